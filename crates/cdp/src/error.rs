@@ -1,0 +1,30 @@
+use std::time::Duration;
+
+/// Everything that can go wrong talking to a browser over CDP.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CdpError {
+    /// No Chromium binary was found; the message says how to install one.
+    #[error("no Chromium found ({searched}); install it with `apt-get install -y chromium`, or pass --chrome PATH / set SIGHTLINE_CHROME")]
+    ChromiumNotFound { searched: String },
+    /// Chromium started but did not print its DevTools endpoint.
+    #[error("Chromium did not start: {detail}")]
+    LaunchFailed { detail: String },
+    /// The websocket could not be opened or an endpoint could not be resolved.
+    #[error("cannot connect to {endpoint}: {detail}")]
+    Connect { endpoint: String, detail: String },
+    /// The browser answered a command with a protocol error.
+    #[error("{method} failed: {message} (code {code})")]
+    Protocol { method: String, code: i64, message: String },
+    /// The connection to the browser is gone (crash, kill, remote close).
+    #[error("browser connection closed")]
+    Disconnected,
+    /// A command got no answer in time.
+    #[error("{method} timed out after {after:?}")]
+    Timeout { method: String, after: Duration },
+    /// A reply did not have the shape we expected.
+    #[error("cannot decode the reply to {method}: {detail}")]
+    Decode { method: String, detail: String },
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}

@@ -1,0 +1,253 @@
+//! Finding, starting and attaching to Chromium.
+//!
+//! A launched browser runs in its own process group with a fresh profile
+//! directory. Dropping [`Chromium`] kills the whole group and removes the
+//! profile, so no process outlives us on EOF, error, Ctrl-C (the binary turns
+//! the signal into a normal return) or panic (unwinding drops it). On Linux the
+//! browser also gets `PR_SET_PDEATHSIG`, which covers a `kill -9` of our process.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::{Child, Command};
+
+use crate::{CdpError, Client};
+
+/// How to start Chromium.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchOptions {
+    /// Explicit binary; otherwise `SIGHTLINE_CHROME`, then `PATH`.
+    pub chrome: Option<PathBuf>,
+    /// Extra command-line switches (for example `--site-per-process`).
+    pub extra_args: Vec<String>,
+}
+
+/// The flags every launch uses: headless, quiet on the network, no first-run UI.
+pub const BASE_FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--disable-breakpad",
+    "--disable-dev-shm-usage",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,PaintHolding",
+    "--disable-smooth-scrolling",
+    "--hide-scrollbars",
+    "--mute-audio",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--remote-debugging-port=0",
+    "about:blank",
+];
+
+/// Locate a Chromium binary: the explicit path, `SIGHTLINE_CHROME`, then
+/// `chromium`, `chromium-browser`, `google-chrome` on `PATH`.
+pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, CdpError> {
+    if let Some(p) = explicit {
+        return if p.is_file() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(CdpError::ChromiumNotFound { searched: format!("--chrome {} does not exist", p.display()) })
+        };
+    }
+    if let Some(p) = std::env::var_os("SIGHTLINE_CHROME").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(CdpError::ChromiumNotFound { searched: format!("SIGHTLINE_CHROME={} does not exist", p.display()) })
+        };
+    }
+    let names = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in names {
+        for dir in std::env::split_paths(&path) {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    Err(CdpError::ChromiumNotFound { searched: format!("looked for {} on PATH", names.join(", ")) })
+}
+
+/// A browser process we started (or, with `connect`, one we only attached to).
+pub struct Chromium {
+    client: Client,
+    child: Option<Child>,
+    profile: Option<PathBuf>,
+}
+
+impl Chromium {
+    /// Start a fresh headless Chromium with a temporary profile.
+    pub async fn launch(opts: &LaunchOptions) -> Result<Chromium, CdpError> {
+        let binary = find_chromium(opts.chrome.as_deref())?;
+        let profile = fresh_profile_dir()?;
+        let mut cmd = Command::new(&binary);
+        cmd.args(BASE_FLAGS.iter().filter(|f| **f != "about:blank"))
+            .args(&opts.extra_args)
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
+        #[cfg(target_os = "linux")]
+        unsafe {
+            // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().map_err(|e| CdpError::LaunchFailed {
+            detail: format!("cannot run {}: {e}", binary.display()),
+        })?;
+        let mut chromium = Chromium { client: dummy_client_placeholder(), child: None, profile: Some(profile) };
+        let stderr = child.stderr.take().expect("stderr is piped");
+        chromium.child = Some(child);
+        let mut lines = BufReader::new(stderr).lines();
+        let mut seen = Vec::new();
+        let ws = tokio::time::timeout(Duration::from_secs(30), async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Some(url) = line.strip_prefix("DevTools listening on ") {
+                    return Some(url.trim().to_string());
+                }
+                if seen.len() < 20 {
+                    seen.push(line);
+                }
+            }
+            None
+        })
+        .await;
+        let ws = match ws {
+            Ok(Some(ws)) => ws,
+            Ok(None) => {
+                return Err(CdpError::LaunchFailed { detail: format!("it exited; stderr: {}", seen.join(" | ")) })
+            }
+            Err(_) => return Err(CdpError::LaunchFailed { detail: "no DevTools endpoint within 30 s".into() }),
+        };
+        // Keep draining stderr so Chromium never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        chromium.client = Client::connect(&ws).await?;
+        Ok(chromium)
+    }
+
+    /// Attach to a running browser (`ws://…` or `http://host:port`). We never
+    /// close a browser we did not start.
+    pub async fn connect(endpoint: &str) -> Result<Chromium, CdpError> {
+        let ws = resolve_endpoint(endpoint).await?;
+        Ok(Chromium { client: Client::connect(&ws).await?, child: None, profile: None })
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// True when this process started the browser.
+    pub fn owns_process(&self) -> bool {
+        self.child.is_some()
+    }
+
+    /// The process group id of a launched browser (for last-resort cleanup hooks).
+    pub fn process_group(&self) -> Option<i32> {
+        self.child.as_ref().and_then(|c| c.id()).map(|p| p as i32)
+    }
+
+    /// Kill the browser (if we started it) and remove its profile.
+    pub async fn close(mut self) {
+        if let Some(mut child) = self.child.take() {
+            kill_group(&child);
+            let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+        }
+        if let Some(p) = self.profile.take() {
+            let _ = tokio::fs::remove_dir_all(p).await;
+        }
+    }
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.take() {
+            kill_group(&child);
+        }
+        if let Some(p) = self.profile.take() {
+            // Renderers may still be writing for a moment after the kill.
+            for _ in 0..20 {
+                if std::fs::remove_dir_all(&p).is_ok() || !p.exists() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(25));
+            }
+        }
+    }
+}
+
+fn kill_group(child: &Child) {
+    if let Some(pid) = child.id() {
+        // SAFETY: plain syscall on a process group we created.
+        unsafe {
+            libc::kill(-(pid as i32), libc::SIGKILL);
+        }
+    }
+}
+
+fn fresh_profile_dir() -> Result<PathBuf, CdpError> {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!(
+        "sightline-profile-{}-{}-{nanos}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+fn dummy_client_placeholder() -> Client {
+    // Only used between spawning and connecting; replaced before `launch` returns.
+    Client::detached()
+}
+
+/// Turn `http://host:port` into the browser websocket URL via `/json/version`;
+/// a `ws://` or `wss://` URL is returned as is.
+pub async fn resolve_endpoint(endpoint: &str) -> Result<String, CdpError> {
+    if endpoint.starts_with("ws://") || endpoint.starts_with("wss://") {
+        return Ok(endpoint.to_string());
+    }
+    let err = |detail: String| CdpError::Connect { endpoint: endpoint.to_string(), detail };
+    let rest = endpoint
+        .strip_prefix("http://")
+        .ok_or_else(|| err("expected ws://…/devtools/browser/… or http://host:port".into()))?;
+    let hostport = rest.split('/').next().unwrap_or_default();
+    if hostport.is_empty() {
+        return Err(err("missing host".into()));
+    }
+    let fut = async {
+        let mut stream = TcpStream::connect(hostport).await.map_err(|e| err(e.to_string()))?;
+        let req = format!("GET /json/version HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n");
+        stream.write_all(req.as_bytes()).await.map_err(|e| err(e.to_string()))?;
+        let mut body = Vec::new();
+        stream.read_to_end(&mut body).await.map_err(|e| err(e.to_string()))?;
+        let text = String::from_utf8_lossy(&body);
+        let json = text.split("\r\n\r\n").nth(1).ok_or_else(|| err("empty reply from /json/version".into()))?;
+        let v: serde_json::Value = serde_json::from_str(json.trim()).map_err(|e| err(format!("bad /json/version: {e}")))?;
+        v["webSocketDebuggerUrl"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| err("/json/version has no webSocketDebuggerUrl".into()))
+    };
+    tokio::time::timeout(Duration::from_secs(10), fut).await.map_err(|_| err("timed out".into()))?
+}

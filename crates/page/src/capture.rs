@@ -1,0 +1,141 @@
+//! The page model's input: what one capture of a tab holds.
+//!
+//! The snapshot types mirror `DOMSnapshot.captureSnapshot`'s reply closely enough
+//! to deserialize it directly, so a recorded capture (JSON) is a unit-test input.
+
+use serde::{Deserialize, Serialize};
+
+/// The computed styles the model needs, in the order it reads them. The browser
+/// layer passes exactly this list to `DOMSnapshot.captureSnapshot`.
+pub const COMPUTED_STYLES: &[&str] =
+    &["display", "visibility", "opacity", "cursor", "pointer-events", "overflow-x", "overflow-y", "position"];
+
+pub(crate) const S_DISPLAY: usize = 0;
+pub(crate) const S_VISIBILITY: usize = 1;
+pub(crate) const S_OPACITY: usize = 2;
+pub(crate) const S_CURSOR: usize = 3;
+pub(crate) const S_POINTER_EVENTS: usize = 4;
+pub(crate) const S_OVERFLOW_X: usize = 5;
+pub(crate) const S_OVERFLOW_Y: usize = 6;
+pub(crate) const S_POSITION: usize = 7;
+
+/// One capture of a tab: the main frame's snapshot plus one per out-of-process frame.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Capture {
+    /// Layout viewport size in CSS pixels.
+    pub viewport: Viewport,
+    /// `frames[0]` is the page target; the others are OOPIF targets.
+    pub frames: Vec<FrameCapture>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct Viewport {
+    pub width: f64,
+    pub height: f64,
+}
+
+/// One `captureSnapshot` reply from one target session.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FrameCapture {
+    pub snapshot: Snapshot,
+    /// For an OOPIF: the `<iframe>` element that owns it, in an earlier frame capture.
+    pub owner: Option<FrameOwner>,
+    /// Backend node ids of elements known to have pointer listeners the snapshot
+    /// cannot report (`pointerdown`, `pointerup`, `touchstart`).
+    #[serde(default)]
+    pub pointer_listeners: Vec<i64>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FrameOwner {
+    /// Index into [`Capture::frames`] of the capture holding the iframe element.
+    pub frame: usize,
+    pub backend_node_id: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub documents: Vec<DocumentSnapshot>,
+    pub strings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentSnapshot {
+    #[serde(rename = "documentURL")]
+    pub document_url: i64,
+    pub title: i64,
+    #[serde(rename = "baseURL")]
+    pub base_url: i64,
+    pub frame_id: i64,
+    pub nodes: NodeTree,
+    pub layout: LayoutTree,
+    #[serde(default)]
+    pub scroll_offset_x: f64,
+    #[serde(default)]
+    pub scroll_offset_y: f64,
+    #[serde(default)]
+    pub content_width: f64,
+    #[serde(default)]
+    pub content_height: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeTree {
+    pub parent_index: Vec<i64>,
+    pub node_type: Vec<i64>,
+    pub shadow_root_type: RareString,
+    pub node_name: Vec<i64>,
+    pub node_value: Vec<i64>,
+    pub backend_node_id: Vec<i64>,
+    pub attributes: Vec<Vec<i64>>,
+    pub text_value: RareString,
+    pub input_value: RareString,
+    pub input_checked: RareBool,
+    pub option_selected: RareBool,
+    pub content_document_index: RareInt,
+    pub is_clickable: RareBool,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LayoutTree {
+    pub node_index: Vec<usize>,
+    pub styles: Vec<Vec<i64>>,
+    pub bounds: Vec<Vec<f64>>,
+    pub text: Vec<i64>,
+    pub paint_orders: Vec<i64>,
+    pub client_rects: Vec<Vec<f64>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RareString {
+    pub index: Vec<usize>,
+    pub value: Vec<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RareBool {
+    pub index: Vec<usize>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RareInt {
+    pub index: Vec<usize>,
+    pub value: Vec<i64>,
+}
+
+impl Snapshot {
+    /// The string at `i`, or `""` for the protocol's `-1`.
+    pub fn str(&self, i: i64) -> &str {
+        if i < 0 {
+            ""
+        } else {
+            self.strings.get(i as usize).map(String::as_str).unwrap_or("")
+        }
+    }
+}

@@ -1,0 +1,577 @@
+//! Which elements are interactive, whether they can be seen, and what an agent
+//! is told about each (the seed's element descriptor).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::arena::{Arena, NodeId, NodeKind};
+use crate::geometry::Rect;
+use crate::text::{collapse, cut, visible_text};
+use crate::url::resolve;
+
+/// Roles that make an element interactive on their own (the seed's list plus the
+/// other widget roles real sites use for clickable things).
+const INTERACTIVE_ROLES: &[&str] = &[
+    "button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox", "listbox",
+    "option", "tab", "menuitemcheckbox", "menuitemradio", "treeitem", "slider", "spinbutton",
+];
+
+const NATIVE: &[&str] = &["a", "button", "input", "textarea", "select", "option", "summary"];
+const LABELABLE: &[&str] = &["input", "select", "textarea", "button", "meter", "output", "progress"];
+
+/// Why an element counts as interactive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// Its tag (`<a>`, `<button>`, …).
+    Native,
+    /// An explicit interactive ARIA role.
+    Role,
+    /// A `<label>` tied to a form control.
+    Label,
+    /// `contenteditable`.
+    Editable,
+    /// A click listener, `onclick`, or a non-inherited `cursor: pointer`.
+    Evidence,
+}
+
+/// The seed's element descriptor, as plain data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Descriptor {
+    pub tag: String,
+    pub role: Option<String>,
+    pub aria_label: Option<String>,
+    pub text_content: Option<String>,
+    pub name: Option<String>,
+    pub value: Option<String>,
+    pub placeholder: Option<String>,
+    pub type_: Option<String>,
+    pub href: Option<String>,
+    pub checked: Option<bool>,
+}
+
+/// One indexed element: what the agent sees plus what the browser layer needs to act.
+#[derive(Debug, Clone)]
+pub struct Element {
+    /// 1-based index, in document order.
+    pub index: u32,
+    pub node: NodeId,
+    /// Which frame capture (CDP session) owns the node.
+    pub frame: usize,
+    pub backend_node_id: i64,
+    pub reason: Reason,
+    pub descriptor: Descriptor,
+    /// A short accessible name for page text and marks.
+    pub label: String,
+    /// Whole box and its visible part, in viewport CSS pixels.
+    pub bounds: Rect,
+    pub visible: Rect,
+    /// A point inside the element that no other element covers.
+    pub click_point: (f64, f64),
+    pub disabled: bool,
+    pub readonly: bool,
+    /// Can take typed text (text inputs, textareas, contenteditable).
+    pub accepts_text: bool,
+    /// For an `<option>`: the index of its `<select>`.
+    pub select: Option<u32>,
+    /// For an `<option>`: selected; for a `<select>`: allows several.
+    pub selected: bool,
+    pub multiple: bool,
+    pub expanded: Option<bool>,
+}
+
+/// An interactive element that is laid out in the viewport but covered.
+#[derive(Debug, Clone)]
+pub struct Covered {
+    pub node: NodeId,
+    pub by: NodeId,
+}
+
+pub struct Found {
+    pub elements: Vec<Element>,
+    pub covered: Vec<Covered>,
+}
+
+const TEXT_INPUT_TYPES: &[&str] =
+    &["text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"];
+
+fn input_type(arena: &Arena, id: NodeId) -> String {
+    arena.node(id).attr("type").map(|t| t.trim().to_ascii_lowercase()).filter(|t| !t.is_empty()).unwrap_or_else(|| "text".into())
+}
+
+fn is_editable_attr(v: Option<&str>) -> bool {
+    matches!(v.map(|v| v.trim().to_ascii_lowercase()).as_deref(), Some("" | "true" | "plaintext-only"))
+}
+
+fn explicit_role(arena: &Arena, id: NodeId) -> Option<String> {
+    arena.node(id).attr("role").and_then(|r| r.split_whitespace().next()).map(|r| r.to_ascii_lowercase())
+}
+
+/// The element's ARIA role: explicit, else the implicit role of its tag.
+pub fn role_of(arena: &Arena, id: NodeId) -> Option<String> {
+    if let Some(r) = explicit_role(arena, id) {
+        return Some(r);
+    }
+    let n = arena.node(id);
+    let r = match n.tag.as_str() {
+        "a" | "area" if n.has_attr("href") => "link",
+        "button" | "summary" => "button",
+        "select" => {
+            if n.has_attr("multiple") || n.attr("size").and_then(|s| s.parse::<u32>().ok()).is_some_and(|s| s > 1) {
+                "listbox"
+            } else {
+                "combobox"
+            }
+        }
+        "option" => "option",
+        "textarea" => "textbox",
+        "input" => match input_type(arena, id).as_str() {
+            "checkbox" => "checkbox",
+            "radio" => "radio",
+            "button" | "submit" | "reset" | "image" => "button",
+            "range" => "slider",
+            "number" => "spinbutton",
+            "search" if !n.has_attr("list") => "searchbox",
+            "hidden" | "file" | "color" => return None,
+            _ if n.has_attr("list") => "combobox",
+            _ => "textbox",
+        },
+        _ if is_editable_attr(n.attr("contenteditable")) => "textbox",
+        "dialog" => "dialog",
+        _ => return None,
+    };
+    Some(r.to_string())
+}
+
+fn semantic_reason(arena: &Arena, id: NodeId, label_targets: &HashSet<NodeId>) -> Option<Reason> {
+    let n = arena.node(id);
+    if NATIVE.contains(&n.tag.as_str()) {
+        if n.tag == "input" && input_type(arena, id) == "hidden" {
+            return None;
+        }
+        return Some(Reason::Native);
+    }
+    if explicit_role(arena, id).is_some_and(|r| INTERACTIVE_ROLES.contains(&r.as_str())) {
+        return Some(Reason::Role);
+    }
+    if n.tag == "label" && label_targets.contains(&id) {
+        return Some(Reason::Label);
+    }
+    if is_editable_attr(n.attr("contenteditable")) {
+        return Some(Reason::Editable);
+    }
+    None
+}
+
+/// `<label>`s that are tied to a control (by `for` or by containing one).
+fn associated_labels(arena: &Arena) -> (HashSet<NodeId>, HashMap<NodeId, Vec<NodeId>>) {
+    let mut by_id: HashMap<(usize, &str), NodeId> = HashMap::new();
+    for (i, n) in arena.nodes.iter().enumerate() {
+        if n.is_element() && !n.in_ua_shadow && LABELABLE.contains(&n.tag.as_str()) {
+            if let Some(idv) = n.attr("id") {
+                by_id.entry((n.doc, idv)).or_insert(i as NodeId);
+            }
+        }
+    }
+    let mut labels = HashSet::new();
+    let mut labels_of: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+    for (i, n) in arena.nodes.iter().enumerate() {
+        if n.tag != "label" || n.in_ua_shadow {
+            continue;
+        }
+        let i = i as NodeId;
+        let target = match n.attr("for") {
+            Some(f) => by_id.get(&(n.doc, f)).copied(),
+            None => first_descendant(arena, i, |m| LABELABLE.contains(&m.tag.as_str())),
+        };
+        if let Some(t) = target {
+            labels.insert(i);
+            labels_of.entry(t).or_default().push(i);
+        }
+    }
+    (labels, labels_of)
+}
+
+fn first_descendant(arena: &Arena, id: NodeId, pred: impl Fn(&crate::arena::Node) -> bool + Copy) -> Option<NodeId> {
+    for &c in &arena.node(id).children {
+        let n = arena.node(c);
+        if n.is_element() && pred(n) {
+            return Some(c);
+        }
+        if let Some(f) = first_descendant(arena, c, pred) {
+            return Some(f);
+        }
+    }
+    None
+}
+
+fn is_disabled(arena: &Arena, id: NodeId) -> bool {
+    let n = arena.node(id);
+    if n.attr("aria-disabled").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+        return true;
+    }
+    let form_control = matches!(n.tag.as_str(), "button" | "input" | "select" | "textarea" | "option" | "optgroup");
+    if !form_control {
+        return false;
+    }
+    if n.has_attr("disabled") {
+        return true;
+    }
+    let mut child = id;
+    for a in arena.ancestors(id) {
+        let an = arena.node(a);
+        if an.kind == NodeKind::Document {
+            break;
+        }
+        if (an.tag == "fieldset" || (an.tag == "optgroup" && n.tag == "option")) && an.has_attr("disabled") {
+            // Controls inside the fieldset's first <legend> stay enabled.
+            let first_legend = an.children.iter().copied().find(|&c| arena.node(c).tag == "legend");
+            if an.tag == "fieldset" && first_legend == Some(child) {
+                return false;
+            }
+            return true;
+        }
+        if an.tag == "select" && an.has_attr("disabled") && n.tag == "option" {
+            return true;
+        }
+        child = a;
+    }
+    false
+}
+
+/// The nearest ancestor element with a layout box, skipping shadow roots.
+fn layout_parent(arena: &Arena, id: NodeId) -> Option<NodeId> {
+    arena.ancestors(id).find(|&a| arena.node(a).is_element() && arena.node(a).layout.is_some())
+}
+
+/// Box of an element, or of its laid-out descendants when it has none (`display: contents`,
+/// an inline `<a>` around blocks).
+fn element_rect(arena: &Arena, id: NodeId) -> (Rect, Rect) {
+    let n = arena.node(id);
+    if let Some(l) = &n.layout {
+        if !l.rect.is_empty() {
+            return (l.rect, n.visible_rect().unwrap_or_default());
+        }
+    }
+    let mut full = Rect::default();
+    let mut vis = Rect::default();
+    let mut stack: Vec<NodeId> = n.children.clone();
+    let mut budget = 2000;
+    while let Some(c) = stack.pop() {
+        budget -= 1;
+        if budget == 0 {
+            break;
+        }
+        let cn = arena.node(c);
+        if cn.in_ua_shadow {
+            continue;
+        }
+        if let Some(l) = &cn.layout {
+            if !l.rect.is_empty() {
+                full = full.union(&l.rect);
+                if let Some(v) = cn.visible_rect() {
+                    vis = vis.union(&v);
+                }
+                continue;
+            }
+        }
+        stack.extend(cn.children.iter().copied());
+    }
+    (full, vis)
+}
+
+fn sample_points(r: &Rect) -> [(f64, f64); 5] {
+    let (cx, cy) = r.center();
+    let q = |fx: f64, fy: f64| (r.x + r.w * fx, r.y + r.h * fy);
+    [(cx, cy), q(0.25, 0.25), q(0.75, 0.25), q(0.25, 0.75), q(0.75, 0.75)]
+}
+
+pub fn find(arena: &mut Arena) -> Found {
+    let (label_set, labels_of) = associated_labels(arena);
+    let n_nodes = arena.nodes.len();
+    // Semantic interactivity, and which nodes have a semantic descendant / ancestor.
+    let mut semantic: Vec<Option<Reason>> = vec![None; n_nodes];
+    for i in 0..n_nodes {
+        let n = &arena.nodes[i];
+        if n.is_element() && !n.in_ua_shadow {
+            semantic[i] = semantic_reason(arena, i as NodeId, &label_set);
+        }
+    }
+    let mut has_semantic_desc = vec![false; n_nodes];
+    for i in (1..n_nodes).rev() {
+        if let Some(p) = arena.nodes[i].parent {
+            if semantic[i].is_some() || has_semantic_desc[i] {
+                has_semantic_desc[p as usize] = true;
+            }
+        }
+    }
+    let mut under_semantic = vec![false; n_nodes];
+    for i in 0..n_nodes {
+        if let Some(p) = arena.nodes[i].parent {
+            under_semantic[i] = under_semantic[p as usize] || semantic[p as usize].is_some();
+        }
+    }
+
+    let mut elements: Vec<Element> = Vec::new();
+    let mut covered = Vec::new();
+    let mut select_index: HashMap<NodeId, u32> = HashMap::new();
+    for i in 0..n_nodes {
+        let id = i as NodeId;
+        let n = &arena.nodes[i];
+        if !n.is_element() || n.in_ua_shadow {
+            continue;
+        }
+        let reason = match semantic[i] {
+            Some(r) => r,
+            None => {
+                if matches!(n.tag.as_str(), "html" | "body" | "iframe" | "frame") || under_semantic[i] || has_semantic_desc[i] {
+                    continue;
+                }
+                let pointer = n.layout.as_ref().is_some_and(|l| l.style.cursor_pointer)
+                    && !layout_parent(arena, id)
+                        .and_then(|p| arena.node(p).layout.as_ref())
+                        .is_some_and(|l| l.style.cursor_pointer);
+                if !(n.clickable || n.pointer_listener || pointer) {
+                    continue;
+                }
+                Reason::Evidence
+            }
+        };
+        // Options belong to the select that holds them: listed right after it when it is.
+        if n.tag == "option" {
+            let Some(sel) = arena.ancestors(id).take(3).find(|&a| arena.node(a).tag == "select") else { continue };
+            let Some(&sel_index) = select_index.get(&sel) else { continue };
+            if n.has_attr("hidden") {
+                continue;
+            }
+            let parent = elements[sel_index as usize - 1].clone();
+            let descriptor = describe(arena, id, &labels_of);
+            elements.push(Element {
+                index: elements.len() as u32 + 1,
+                node: id,
+                frame: n.frame,
+                backend_node_id: n.backend_id,
+                reason,
+                label: descriptor.text_content.clone().unwrap_or_default(),
+                descriptor,
+                bounds: parent.bounds,
+                visible: parent.visible,
+                click_point: parent.click_point,
+                disabled: is_disabled(arena, id) || parent.disabled,
+                readonly: false,
+                accepts_text: false,
+                select: Some(sel_index),
+                selected: n.selected,
+                multiple: false,
+                expanded: None,
+            });
+            continue;
+        }
+        let (bounds, visible) = element_rect(arena, id);
+        if visible.is_empty() {
+            continue;
+        }
+        let mut click = None;
+        let mut cover = None;
+        for (x, y) in sample_points(&visible) {
+            match arena.cover_at(id, x, y) {
+                None => {
+                    click = Some((x, y));
+                    break;
+                }
+                Some(by) => {
+                    if cover.is_none() {
+                        cover = by;
+                    }
+                }
+            }
+        }
+        let Some(click_point) = click else {
+            if let Some(by) = cover {
+                covered.push(Covered { node: id, by });
+            }
+            continue;
+        };
+        let n = &arena.nodes[i];
+        let descriptor = describe(arena, id, &labels_of);
+        let itype = if n.tag == "input" { input_type(arena, id) } else { String::new() };
+        let accepts_text = match n.tag.as_str() {
+            "textarea" => true,
+            "input" => TEXT_INPUT_TYPES.contains(&itype.as_str()),
+            _ => is_editable_attr(n.attr("contenteditable")),
+        };
+        let index = elements.len() as u32 + 1;
+        if n.tag == "select" {
+            select_index.insert(id, index);
+        }
+        let label = accessible_name(arena, id, &labels_of, &descriptor);
+        elements.push(Element {
+            index,
+            node: id,
+            frame: n.frame,
+            backend_node_id: n.backend_id,
+            reason,
+            label,
+            descriptor,
+            bounds,
+            visible,
+            click_point,
+            disabled: is_disabled(arena, id),
+            readonly: n.has_attr("readonly") || n.attr("aria-readonly") == Some("true"),
+            accepts_text,
+            select: None,
+            selected: false,
+            multiple: n.tag == "select" && n.has_attr("multiple"),
+            expanded: expanded(arena, id),
+        });
+    }
+    Found { elements, covered }
+}
+
+fn expanded(arena: &Arena, id: NodeId) -> Option<bool> {
+    let n = arena.node(id);
+    if let Some(v) = n.attr("aria-expanded") {
+        return Some(v.eq_ignore_ascii_case("true"));
+    }
+    if n.tag == "summary" {
+        if let Some(p) = n.parent {
+            let pn = arena.node(p);
+            if pn.tag == "details" {
+                return Some(pn.has_attr("open"));
+            }
+        }
+    }
+    None
+}
+
+fn non_empty(s: Option<&str>) -> Option<String> {
+    s.map(collapse).filter(|s| !s.is_empty())
+}
+
+fn selected_option(arena: &Arena, select: NodeId) -> Option<NodeId> {
+    let mut first = None;
+    let mut stack = arena.node(select).children.clone();
+    stack.reverse();
+    while let Some(c) = stack.pop() {
+        let n = arena.node(c);
+        if n.tag == "option" {
+            if n.selected {
+                return Some(c);
+            }
+            first.get_or_insert(c);
+        } else if n.tag == "optgroup" {
+            stack.extend(n.children.iter().rev().copied());
+        }
+    }
+    // A single-choice select with nothing marked shows its first option.
+    if arena.node(select).has_attr("multiple") {
+        None
+    } else {
+        first
+    }
+}
+
+fn option_value(arena: &Arena, opt: NodeId) -> String {
+    match arena.node(opt).attr("value") {
+        Some(v) => v.to_string(),
+        None => collapse(&visible_text(arena, opt, 200, true)),
+    }
+}
+
+/// Build the seed's descriptor for one element.
+pub fn describe(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Vec<NodeId>>) -> Descriptor {
+    let _ = labels_of;
+    let n = arena.node(id);
+    let tag = n.tag.clone();
+    let itype = (tag == "input").then(|| input_type(arena, id));
+    let text = match tag.as_str() {
+        "input" | "textarea" => None,
+        "select" => selected_option(arena, id).map(|o| collapse(&visible_text(arena, o, 200, true))),
+        "option" => Some(collapse(&visible_text(arena, id, 200, true))),
+        _ => Some(collapse(&visible_text(arena, id, 400, false))),
+    }
+    .filter(|t| !t.is_empty())
+    .map(|t| cut(&t, 200));
+    let value = match tag.as_str() {
+        "input" => match itype.as_deref() {
+            Some("checkbox" | "radio") => Some(n.attr("value").unwrap_or("on").to_string()),
+            _ => Some(n.input_value.clone().or_else(|| n.attr("value").map(str::to_string)).unwrap_or_default()),
+        },
+        "textarea" => Some(n.text_value.clone().or_else(|| n.input_value.clone()).unwrap_or_default()),
+        "select" => Some(selected_option(arena, id).map(|o| option_value(arena, o)).unwrap_or_default()),
+        "option" => Some(option_value(arena, id)),
+        "button" => n.attr("value").map(str::to_string),
+        _ => None,
+    };
+    let checked = match (tag.as_str(), itype.as_deref()) {
+        ("input", Some("checkbox" | "radio")) => Some(n.checked),
+        _ => match explicit_role(arena, id).as_deref() {
+            Some("checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio") => {
+                Some(n.attr("aria-checked").is_some_and(|v| v.eq_ignore_ascii_case("true")))
+            }
+            _ => None,
+        },
+    };
+    let href = match tag.as_str() {
+        "a" | "area" => n.attr("href").map(|h| resolve(&arena.docs[n.doc].base_url_or_url(), h.trim())),
+        _ => None,
+    };
+    let type_ = match tag.as_str() {
+        "input" => itype.clone(),
+        "button" => Some(n.attr("type").map(|t| t.trim().to_ascii_lowercase()).filter(|t| !t.is_empty()).unwrap_or_else(|| "submit".into())),
+        _ => n.attr("type").map(str::to_string),
+    };
+    Descriptor {
+        tag,
+        role: role_of(arena, id),
+        aria_label: n.attr("aria-label").map(str::to_string),
+        text_content: text,
+        name: n.attr("name").map(str::to_string),
+        value,
+        placeholder: n.attr("placeholder").map(str::to_string),
+        type_,
+        href,
+        checked,
+    }
+}
+
+/// A short name for page text and marks: aria-label, aria-labelledby, label text,
+/// alt, title, placeholder, value, then visible text.
+pub fn accessible_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Vec<NodeId>>, d: &Descriptor) -> String {
+    let n = arena.node(id);
+    if let Some(l) = non_empty(n.attr("aria-label")) {
+        return cut(&l, 80);
+    }
+    if let Some(ids) = n.attr("aria-labelledby") {
+        let text: Vec<String> = ids
+            .split_whitespace()
+            .filter_map(|want| {
+                arena.nodes.iter().position(|m| m.doc == n.doc && m.attr("id") == Some(want)).map(|m| visible_text(arena, m as NodeId, 200, true))
+            })
+            .collect();
+        let t = collapse(&text.join(" "));
+        if !t.is_empty() {
+            return cut(&t, 80);
+        }
+    }
+    if matches!(n.tag.as_str(), "input" | "select" | "textarea") {
+        if let Some(ls) = labels_of.get(&id) {
+            let t = collapse(&ls.iter().map(|&l| visible_text(arena, l, 200, false)).collect::<Vec<_>>().join(" "));
+            if !t.is_empty() {
+                return cut(&t, 80);
+            }
+        }
+    }
+    let img_alt = || {
+        first_descendant(arena, id, |m| m.tag == "img" && m.attr("alt").is_some_and(|a| !a.trim().is_empty()))
+            .and_then(|img| arena.node(img).attr("alt").map(collapse))
+    };
+    let is_button_input = n.tag == "input" && matches!(d.type_.as_deref(), Some("submit" | "button" | "reset"));
+    let candidates = [
+        non_empty(n.attr("alt")),
+        d.text_content.clone().filter(|_| !matches!(n.tag.as_str(), "select")),
+        img_alt(),
+        non_empty(n.attr("title")),
+        non_empty(n.attr("placeholder")),
+        if is_button_input { d.value.clone().filter(|v| !v.is_empty()) } else { None },
+    ];
+    candidates.into_iter().flatten().find(|s| !s.is_empty()).map(|s| cut(&s, 80)).unwrap_or_default()
+}
