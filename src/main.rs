@@ -1,1 +1,44 @@
-fn main() {}
+//! `sightline`: thin front ends over `sightline-api`.
+
+mod bench;
+mod cli;
+mod demo;
+mod run;
+
+use anyhow::Result;
+
+fn main() -> std::process::ExitCode {
+    let args = match cli::parse(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("sightline: {e:#}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    if args.version {
+        println!("sightline {}", env!("CARGO_PKG_VERSION"));
+        return std::process::ExitCode::SUCCESS;
+    }
+    if args.help || args.command.is_empty() {
+        print!("{}", cli::USAGE);
+        return if args.help { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::from(2) };
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
+    let result: Result<u8> = rt.block_on(async move {
+        match args.command.as_str() {
+            "env" => run::env(&args).await,
+            "state" => run::state(&args).await,
+            "demo" => demo::run(&args).await,
+            "bench" => bench::run(&args).await,
+            other => anyhow::bail!("unknown command '{other}'\n\n{}", cli::USAGE),
+        }
+    });
+    rt.shutdown_timeout(std::time::Duration::from_secs(2));
+    match result {
+        Ok(code) => std::process::ExitCode::from(code),
+        Err(e) => {
+            eprintln!("sightline: {e:#}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}

@@ -1,5 +1,6 @@
 use serde_json::{json, Value};
 use sightline_cdp::*;
+use std::time::Instant;
 #[tokio::main]
 async fn main() {
     let c = Chromium::launch(&LaunchOptions::default()).await.unwrap();
@@ -8,31 +9,21 @@ async fn main() {
     let a: Value = cl.call(None, "Target.attachToTarget", json!({"targetId": t["targetId"], "flatten": true})).await.unwrap();
     let s = SessionId(a["sessionId"].as_str().unwrap().into());
     let _: Value = cl.call(Some(&s), "Page.enable", json!({})).await.unwrap();
+    let _: Value = cl.call(Some(&s), "Page.setLifecycleEventsEnabled", json!({"enabled": true})).await.unwrap();
     let url = std::env::args().nth(1).unwrap();
-    let r: Value = cl.call(Some(&s), "Page.navigate", json!({"url": url})).await.unwrap();
-    println!("nav {r}");
+    let _: Value = cl.call(Some(&s), "Page.navigate", json!({"url": url})).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
-    let _: Value = cl.call(Some(&s), "Runtime.evaluate", json!({"expression":"window.scrollTo(0,200)"})).await.unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    let snap: Value = cl.call(Some(&s), "DOMSnapshot.captureSnapshot", json!({"computedStyles":["cursor","display"],"includePaintOrder":true,"includeDOMRects":true})).await.unwrap();
-    let strings = snap["strings"].as_array().unwrap();
-    let st = |i: &Value| -> String { let i = i.as_i64().unwrap(); if i < 0 { "".into() } else { strings[i as usize].as_str().unwrap().to_string() } };
-    for (di, d) in snap["documents"].as_array().unwrap().iter().enumerate() {
-        println!("doc {di} url={} scroll=({},{}) frame={}", st(&d["documentURL"]), d["scrollOffsetX"], d["scrollOffsetY"], st(&d["frameId"]));
-        let nodes = &d["nodes"]; let lay = &d["layout"];
-        println!(" rare: inputValue={} clickable={} checked={} contentDoc={}", nodes["inputValue"], nodes["isClickable"], nodes["inputChecked"], nodes["contentDocumentIndex"]);
-        let names = nodes["nodeName"].as_array().unwrap();
-        for (li, ni) in lay["nodeIndex"].as_array().unwrap().iter().enumerate() {
-            let ni = ni.as_u64().unwrap() as usize;
-            let name = st(&names[ni]);
-            if name.starts_with('#') { continue; }
-            println!("  {ni} {name} bounds={} style={:?} client={} scroll={}", lay["bounds"][li], lay["styles"][li].as_array().unwrap().iter().map(|v| st(v)).collect::<Vec<_>>(), lay["clientRects"][li], lay["scrollRects"][li]);
-        }
+    let r: Value = cl.call(Some(&s), "Runtime.evaluate", json!({"expression": "(() => {email.value='a@b.c'; password.value='x'; const r = document.querySelector('button').getBoundingClientRect(); return [r.x + r.width/2, r.y + r.height/2]})()", "returnByValue": true})).await.unwrap();
+    let (x, y) = (r["result"]["value"][0].as_f64().unwrap(), r["result"]["value"][1].as_f64().unwrap());
+    let mut rx = cl.subscribe(None);
+    let t0 = Instant::now();
+    let _: Value = cl.call(Some(&s), "Input.dispatchMouseEvent", json!({"type":"mouseMoved","x":x,"y":y})).await.unwrap();
+    let _: Value = cl.call(Some(&s), "Input.dispatchMouseEvent", json!({"type":"mousePressed","x":x,"y":y,"button":"left","clickCount":1,"buttons":1})).await.unwrap();
+    let _: Value = cl.call(Some(&s), "Input.dispatchMouseEvent", json!({"type":"mouseReleased","x":x,"y":y,"button":"left","clickCount":1,"buttons":1})).await.unwrap();
+    println!("released at {:?} at {x},{y}", t0.elapsed()); let h: Value = cl.call(Some(&s), "Runtime.evaluate", json!({"expression": "location.href + document.activeElement.outerHTML", "returnByValue": true})).await.unwrap(); println!("{h}");
+    let end = Instant::now() + std::time::Duration::from_millis(1500);
+    while let Ok(Some(ev)) = tokio::time::timeout_at(end.into(), rx.recv()).await {
+        if ev.method.starts_with("Page.") { println!("{:?} {} {}", t0.elapsed(), ev.method, &ev.params.get()[..ev.params.get().len().min(90)]); }
     }
-    let bad: Value = cl.call(Some(&s), "Page.navigate", json!({"url": "http://127.0.0.1:1/"})).await.unwrap();
-    println!("bad nav {bad}");
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let h: Value = cl.call(Some(&s), "Page.getNavigationHistory", json!({})).await.unwrap();
-    println!("history {h}");
     c.close().await;
 }

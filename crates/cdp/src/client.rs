@@ -184,6 +184,17 @@ impl Client {
         method: &str,
         params: impl Serialize,
     ) -> Result<Box<RawValue>, CdpError> {
+        self.call_raw_within(session, method, params, self.inner.timeout).await
+    }
+
+    /// [`Client::call_raw`] with its own time limit.
+    pub async fn call_raw_within(
+        &self,
+        session: Option<&SessionId>,
+        method: &str,
+        params: impl Serialize,
+        limit: Duration,
+    ) -> Result<Box<RawValue>, CdpError> {
         if self.inner.closed.load(Ordering::Acquire) {
             return Err(CdpError::Disconnected);
         }
@@ -196,7 +207,7 @@ impl Client {
         if self.inner.out.send(Message::Text(text.into())).is_err() {
             return Err(CdpError::Disconnected);
         }
-        match tokio::time::timeout(self.inner.timeout, rx).await {
+        match tokio::time::timeout(limit, rx).await {
             Ok(Ok(reply)) => reply.map_err(|e| match e {
                 CdpError::Protocol { code, message, .. } => {
                     CdpError::Protocol { method: method.to_string(), code, message }
@@ -204,7 +215,7 @@ impl Client {
                 other => other,
             }),
             Ok(Err(_)) => Err(CdpError::Disconnected),
-            Err(_) => Err(CdpError::Timeout { method: method.to_string(), after: self.inner.timeout }),
+            Err(_) => Err(CdpError::Timeout { method: method.to_string(), after: limit }),
         }
     }
 

@@ -41,7 +41,7 @@ pub const BASE_FLAGS: &[&str] = &[
     "--disable-default-apps",
     "--disable-breakpad",
     "--disable-dev-shm-usage",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,PaintHolding",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
     "--disable-smooth-scrolling",
     "--hide-scrollbars",
     "--mute-audio",

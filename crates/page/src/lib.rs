@@ -23,6 +23,10 @@ mod text;
 mod url;
 
 pub use arena::{Arena, NodeId};
+/// The joined tree's node type.
+pub mod arena_node {
+    pub use crate::arena::{Node, NodeKind};
+}
 pub use capture::{Capture, FrameCapture, FrameOwner, Snapshot, Viewport, COMPUTED_STYLES};
 pub use content::token;
 pub use geometry::Rect;

@@ -1,0 +1,262 @@
+//! The seven actions of the element-index protocol, validated strictly.
+//!
+//! Anything that is not exactly one of the seven shapes is rejected with a
+//! message naming the field and what was expected: not JSON, not an object,
+//! an unknown action, a missing, mistyped or unknown field, a non-integer or
+//! negative number, a bad direction, a relative URL.
+
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+/// One validated action.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    ClickElement { element_index: u64 },
+    InputText { element_index: u64, text: String, overwrite: bool },
+    SelectOption { element_index: u64, option_index: u64 },
+    /// `element_index` is Sightline's extension: scroll that element's scroll container.
+    Scroll { direction: Direction, pixels: Option<u64>, element_index: Option<u64> },
+    Navigate { url: String },
+    FinishTask { message: String },
+    FailTask { message: String },
+}
+
+/// Why an action was rejected (becomes `ACTION_VALIDATION_FAILED`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ValidationError {
+    pub message: String,
+}
+
+fn fail<T>(message: impl Into<String>) -> Result<T, ValidationError> {
+    Err(ValidationError { message: message.into() })
+}
+
+pub const ACTIONS: &[&str] =
+    &["click_element", "input_text", "select_option", "scroll", "navigate", "finish_task", "fail_task"];
+
+/// URL schemes `navigate` accepts. `javascript:` is refused: it would run agent code in the page.
+pub const NAVIGABLE_SCHEMES: &[&str] = &["http", "https", "about", "data"];
+
+struct Fields<'a> {
+    action: &'a str,
+    obj: &'a Map<String, Value>,
+}
+
+impl Fields<'_> {
+    fn allow(&self, allowed: &[&str]) -> Result<(), ValidationError> {
+        for k in self.obj.keys() {
+            if k != "action" && !allowed.contains(&k.as_str()) {
+                let expected = if allowed.is_empty() { "no other fields".to_string() } else { allowed.join(", ") };
+                return fail(format!("unknown field '{k}' for {}: expected {expected}", self.action));
+            }
+        }
+        Ok(())
+    }
+
+    fn index(&self, name: &str) -> Result<u64, ValidationError> {
+        match self.obj.get(name) {
+            None => fail(format!("{} requires '{name}' (a non-negative integer)", self.action)),
+            Some(v) => as_index(name, v),
+        }
+    }
+
+    fn opt_index(&self, name: &str) -> Result<Option<u64>, ValidationError> {
+        self.obj.get(name).map(|v| as_index(name, v)).transpose()
+    }
+
+    fn string(&self, name: &str) -> Result<String, ValidationError> {
+        match self.obj.get(name) {
+            None => fail(format!("{} requires '{name}' (a string)", self.action)),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(v) => fail(format!("'{name}' must be a string, got {}", kind(v))),
+        }
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn as_index(name: &str, v: &Value) -> Result<u64, ValidationError> {
+    match v {
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Ok(u),
+            (None, Some(_)) => fail(format!("'{name}' must be a non-negative integer, got {n}")),
+            _ => fail(format!("'{name}' must be an integer, got {n}")),
+        },
+        other => fail(format!("'{name}' must be a non-negative integer, got {}", kind(other))),
+    }
+}
+
+/// Check that `url` is absolute with a scheme `navigate` accepts.
+pub fn check_url(url: &str) -> Result<(), ValidationError> {
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return fail(format!("'url' must be an absolute URL (like https://example.com/), got '{url}'"));
+    };
+    let valid_scheme = scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !valid_scheme {
+        return fail(format!("'url' must be an absolute URL (like https://example.com/), got '{url}'"));
+    }
+    let scheme = scheme.to_ascii_lowercase();
+    if !NAVIGABLE_SCHEMES.contains(&scheme.as_str()) {
+        return fail(format!("'url' scheme '{scheme}:' is not allowed; use one of {}", NAVIGABLE_SCHEMES.join(", ")));
+    }
+    if matches!(scheme.as_str(), "http" | "https") {
+        let host = rest.strip_prefix("//").map(|r| r.split(['/', '?', '#']).next().unwrap_or(""));
+        if host.is_none_or(|h| h.is_empty() || h.contains(char::is_whitespace)) {
+            return fail(format!("'url' must have a host, like {scheme}://example.com/, got '{url}'"));
+        }
+    }
+    Ok(())
+}
+
+impl Action {
+    /// Parse and validate one line of agent input.
+    pub fn parse(line: &str) -> Result<Action, ValidationError> {
+        let v: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => return fail(format!("not valid JSON: {e}")),
+        };
+        Action::from_value(&v)
+    }
+
+    pub fn from_value(v: &Value) -> Result<Action, ValidationError> {
+        let Value::Object(obj) = v else {
+            return fail(format!("an action must be a JSON object, got {}", kind(v)));
+        };
+        let action = match obj.get("action") {
+            None => return fail(format!("missing 'action': expected one of {}", ACTIONS.join(", "))),
+            Some(Value::String(s)) => s.as_str(),
+            Some(other) => return fail(format!("'action' must be a string, got {}", kind(other))),
+        };
+        let f = Fields { action, obj };
+        match action {
+            "click_element" => {
+                f.allow(&["element_index"])?;
+                Ok(Action::ClickElement { element_index: f.index("element_index")? })
+            }
+            "input_text" => {
+                f.allow(&["element_index", "text", "overwrite"])?;
+                let overwrite = match obj.get("overwrite") {
+                    None => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(v) => return fail(format!("'overwrite' must be a boolean, got {}", kind(v))),
+                };
+                Ok(Action::InputText { element_index: f.index("element_index")?, text: f.string("text")?, overwrite })
+            }
+            "select_option" => {
+                f.allow(&["element_index", "option_index"])?;
+                Ok(Action::SelectOption { element_index: f.index("element_index")?, option_index: f.index("option_index")? })
+            }
+            "scroll" => {
+                f.allow(&["direction", "pixels", "element_index"])?;
+                let d = f.string("direction").map_err(|_| ValidationError {
+                    message: "scroll requires 'direction': one of \"up\", \"down\", \"left\", \"right\"".into(),
+                })?;
+                let direction = match d.as_str() {
+                    "up" => Direction::Up,
+                    "down" => Direction::Down,
+                    "left" => Direction::Left,
+                    "right" => Direction::Right,
+                    other => {
+                        return fail(format!("'direction' must be one of \"up\", \"down\", \"left\", \"right\", got \"{other}\""))
+                    }
+                };
+                let pixels = f.opt_index("pixels")?;
+                if pixels == Some(0) {
+                    return fail("'pixels' must be a positive integer, got 0");
+                }
+                Ok(Action::Scroll { direction, pixels, element_index: f.opt_index("element_index")? })
+            }
+            "navigate" => {
+                f.allow(&["url"])?;
+                let url = f.string("url")?;
+                check_url(url.trim())?;
+                Ok(Action::Navigate { url: url.trim().to_string() })
+            }
+            "finish_task" => {
+                f.allow(&["message"])?;
+                Ok(Action::FinishTask { message: f.string("message")? })
+            }
+            "fail_task" => {
+                f.allow(&["message"])?;
+                Ok(Action::FailTask { message: f.string("message")? })
+            }
+            other => fail(format!("unknown action '{other}': expected one of {}", ACTIONS.join(", "))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(s: &str) -> String {
+        Action::parse(s).unwrap_err().message
+    }
+
+    #[test]
+    fn accepts_the_seven_shapes() {
+        assert_eq!(Action::parse(r#"{"action":"click_element","element_index":4}"#), Ok(Action::ClickElement { element_index: 4 }));
+        assert_eq!(
+            Action::parse(r#"{"action":"input_text","element_index":12,"text":"a@b.c","overwrite":true}"#),
+            Ok(Action::InputText { element_index: 12, text: "a@b.c".into(), overwrite: true })
+        );
+        assert_eq!(
+            Action::parse(r#"{"action":"input_text","element_index":1,"text":"x"}"#),
+            Ok(Action::InputText { element_index: 1, text: "x".into(), overwrite: false })
+        );
+        assert_eq!(
+            Action::parse(r#"{"action":"select_option","element_index":21,"option_index":23}"#),
+            Ok(Action::SelectOption { element_index: 21, option_index: 23 })
+        );
+        assert_eq!(
+            Action::parse(r#"{"action":"scroll","direction":"down","pixels":800}"#),
+            Ok(Action::Scroll { direction: Direction::Down, pixels: Some(800), element_index: None })
+        );
+        assert_eq!(
+            Action::parse(r#"{"action":"navigate","url":"https://clawpedia.io/docs"}"#),
+            Ok(Action::Navigate { url: "https://clawpedia.io/docs".into() })
+        );
+        assert!(matches!(Action::parse(r#"{"action":"finish_task","message":"ok"}"#), Ok(Action::FinishTask { .. })));
+        assert!(matches!(Action::parse(r#"{"action":"fail_task","message":"no"}"#), Ok(Action::FailTask { .. })));
+    }
+
+    #[test]
+    fn names_what_is_wrong() {
+        assert!(err("{nope").starts_with("not valid JSON"));
+        assert_eq!(err("[1]"), "an action must be a JSON object, got an array");
+        assert!(err(r#"{"element_index":1}"#).starts_with("missing 'action'"));
+        assert!(err(r#"{"action":"hover"}"#).starts_with("unknown action 'hover'"));
+        assert_eq!(err(r#"{"action":"click_element"}"#), "click_element requires 'element_index' (a non-negative integer)");
+        assert_eq!(err(r#"{"action":"click_element","element_index":"4"}"#), "'element_index' must be a non-negative integer, got a string");
+        assert_eq!(err(r#"{"action":"click_element","element_index":-1}"#), "'element_index' must be a non-negative integer, got -1");
+        assert_eq!(err(r#"{"action":"click_element","element_index":1.5}"#), "'element_index' must be an integer, got 1.5");
+        assert!(err(r#"{"action":"click_element","element_index":1,"x":2}"#).starts_with("unknown field 'x' for click_element"));
+        assert_eq!(err(r#"{"action":"input_text","element_index":1,"text":5}"#), "'text' must be a string, got a number");
+        assert_eq!(err(r#"{"action":"input_text","element_index":1,"text":"a","overwrite":"yes"}"#), "'overwrite' must be a boolean, got a string");
+        assert!(err(r#"{"action":"scroll","direction":"sideways"}"#).starts_with("'direction' must be one of"));
+        assert!(err(r#"{"action":"scroll"}"#).starts_with("scroll requires 'direction'"));
+        assert_eq!(err(r#"{"action":"scroll","direction":"up","pixels":0}"#), "'pixels' must be a positive integer, got 0");
+        assert!(err(r#"{"action":"navigate","url":"/docs"}"#).contains("absolute URL"));
+        assert!(err(r#"{"action":"navigate","url":"javascript:alert(1)"}"#).contains("not allowed"));
+        assert!(err(r#"{"action":"navigate","url":"http:///x"}"#).contains("must have a host"));
+        assert_eq!(err(r#"{"action":"finish_task"}"#), "finish_task requires 'message' (a string)");
+    }
+}

@@ -1,0 +1,199 @@
+//! The element-index protocol environment: one tab, turn by turn.
+//!
+//! [`Env::step`] takes one line of agent input and returns exactly one State
+//! Object. On any error the browser is left as it was and the previous State
+//! Object is returned unchanged (same `state_hash`, same `element_index`) with
+//! an `error` attached.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sightline_browser::{BrowserError, Captured, Refusal, Tab};
+
+use crate::action::{Action, Direction};
+use crate::state::{ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus};
+
+/// Options for an environment.
+#[derive(Debug, Clone)]
+pub struct EnvOptions {
+    /// Attach a base64 PNG screenshot to each state (`--no-screenshot` turns it off).
+    pub screenshot: bool,
+}
+
+impl Default for EnvOptions {
+    fn default() -> Self {
+        EnvOptions { screenshot: true }
+    }
+}
+
+/// Errors that end an environment (the browser is gone).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnvError {
+    #[error("browser error: {0}")]
+    Browser(#[from] BrowserError),
+}
+
+/// What one turn produced.
+pub struct Turn {
+    pub state: StateObject,
+    /// Set after `finish_task` / `fail_task`.
+    pub ended: bool,
+    /// The browser is gone; the caller should exit with a failure.
+    pub fatal: bool,
+    /// Time spent acting (incl. waiting for a stable page) and capturing.
+    pub act_time: Duration,
+    pub capture_time: Duration,
+}
+
+pub struct Env {
+    tab: Tab,
+    opts: EnvOptions,
+    current: Captured,
+    state: StateObject,
+}
+
+impl Env {
+    /// Capture the tab as it is (load a page with a `navigate` step).
+    pub async fn new(tab: Tab, opts: EnvOptions) -> Result<Env, EnvError> {
+        let current = tab.capture(opts.screenshot).await?;
+        let state = StateObject::from_view(&current.view, current.screenshot.clone());
+        Ok(Env { tab, opts, current, state })
+    }
+
+    /// The last State Object emitted.
+    pub fn state(&self) -> &StateObject {
+        &self.state
+    }
+
+    pub fn captured(&self) -> &Captured {
+        &self.current
+    }
+
+    pub fn tab(&self) -> &Tab {
+        &self.tab
+    }
+
+    pub async fn close(self) {
+        self.tab.close().await;
+    }
+
+    /// One turn: parse, validate, act, wait, capture.
+    pub async fn step(&mut self, line: &str) -> Turn {
+        let raw: Value = serde_json::from_str(line).unwrap_or_else(|_| Value::String(line.to_string()));
+        let action = match Action::parse(line) {
+            Ok(a) => a,
+            Err(e) => return self.error(ErrorCode::ActionValidationFailed, e.message, raw, false),
+        };
+        self.step_action(action, raw).await
+    }
+
+    /// One turn for an already validated action (`raw` is echoed in errors).
+    pub async fn step_action(&mut self, action: Action, raw: Value) -> Turn {
+        let started = Instant::now();
+        let count = self.current.view.elements.len();
+        let check = |i: u64, field: &str| -> Result<u32, (ErrorCode, String)> {
+            if i >= 1 && i <= count as u64 {
+                Ok(i as u32)
+            } else {
+                let range = if count == 0 { "the index is empty".to_string() } else { format!("valid indexes are 1..{count}") };
+                Err((ErrorCode::InvalidElementIndex, format!("Element with index {i} ({field}) not found in the current element index; {range}.")))
+            }
+        };
+        let result: Result<(), (ErrorCode, String)> = async {
+            match &action {
+                Action::ClickElement { element_index } => {
+                    let i = check(*element_index, "element_index")?;
+                    self.tab.click(&self.current, i).await.map_err(map_err)
+                }
+                Action::InputText { element_index, text, overwrite } => {
+                    let i = check(*element_index, "element_index")?;
+                    self.tab.type_text(&self.current, i, text, *overwrite).await.map_err(map_err)
+                }
+                Action::SelectOption { element_index, option_index } => {
+                    let s = check(*element_index, "element_index")?;
+                    let o = check(*option_index, "option_index")?;
+                    self.tab.select_option(&self.current, s, o).await.map_err(map_err)
+                }
+                Action::Scroll { direction, pixels, element_index } => {
+                    let e = element_index.map(|i| check(i, "element_index")).transpose()?;
+                    let d = match direction {
+                        Direction::Up => sightline_browser::Direction::Up,
+                        Direction::Down => sightline_browser::Direction::Down,
+                        Direction::Left => sightline_browser::Direction::Left,
+                        Direction::Right => sightline_browser::Direction::Right,
+                    };
+                    let px = pixels.map(|p| p.min(u32::MAX as u64) as u32);
+                    self.tab.scroll(&self.current, d, px, e).await.map_err(map_err)
+                }
+                Action::Navigate { url } => self.tab.navigate(url).await.map_err(map_err),
+                Action::FinishTask { .. } | Action::FailTask { .. } => Ok(()),
+            }
+        }
+        .await;
+        let act_time = started.elapsed();
+        if let Err((code, message)) = result {
+            let fatal = code == ErrorCode::InternalBrowserError && self.tab_is_gone();
+            let mut t = self.error(code, message, raw, fatal);
+            t.act_time = act_time;
+            return t;
+        }
+        let task = match &action {
+            Action::FinishTask { message } => Some(TaskEnd { status: TaskStatus::Finished, message: message.clone() }),
+            Action::FailTask { message } => Some(TaskEnd { status: TaskStatus::Failed, message: message.clone() }),
+            _ => None,
+        };
+        if let Some(task) = task {
+            let mut state = self.state.clone();
+            state.task = Some(task);
+            return Turn { state, ended: true, fatal: false, act_time, capture_time: Duration::ZERO };
+        }
+        let t = Instant::now();
+        match self.tab.capture(self.opts.screenshot).await {
+            Ok(c) => {
+                self.state = StateObject::from_view(&c.view, c.screenshot.clone());
+                self.current = c;
+                Turn { state: self.state.clone(), ended: false, fatal: false, act_time, capture_time: t.elapsed() }
+            }
+            Err(e) => {
+                let fatal = e.is_fatal();
+                self.error(ErrorCode::InternalBrowserError, format!("capturing the page failed: {e}"), raw, fatal)
+            }
+        }
+    }
+
+    fn tab_is_gone(&self) -> bool {
+        self.tab.browser().client().is_closed() || self.tab.is_dead()
+    }
+
+    fn error(&self, code: ErrorCode, message: String, failed_action: Value, fatal: bool) -> Turn {
+        Turn {
+            state: self.state.with_error(ErrorObject { code, message, failed_action }),
+            ended: false,
+            fatal,
+            act_time: Duration::ZERO,
+            capture_time: Duration::ZERO,
+        }
+    }
+}
+
+fn map_err(e: BrowserError) -> (ErrorCode, String) {
+    match e {
+        BrowserError::NotInteractive { index, reason } => {
+            let hint = match &reason {
+                Refusal::Covered { .. } => " Close or scroll away what covers it, or pick another element.",
+                Refusal::Disabled => " It may become enabled after other fields are filled.",
+                _ => "",
+            };
+            (ErrorCode::ElementNotInteractive, format!("Element {index} cannot be used: {reason}.{hint}"))
+        }
+        BrowserError::ForeignOption { select, option } => (
+            ErrorCode::ElementNotInteractive,
+            format!("Element {option} is not an option of the select at element {select}; option_index must be one of that select's options."),
+        ),
+        BrowserError::NavigationFailed { url, reason } => {
+            (ErrorCode::NavigationFailed, format!("Navigation to {url} failed: {reason}. The previous page is still loaded."))
+        }
+        other => (ErrorCode::InternalBrowserError, other.to_string()),
+    }
+}

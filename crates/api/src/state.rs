@@ -1,0 +1,131 @@
+//! The State Object and its error object, exactly as the seed specifies them.
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::Value;
+use sightline_page::{Element, PageView};
+
+/// The protocol's error codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    InvalidElementIndex,
+    ElementNotInteractive,
+    ActionValidationFailed,
+    NavigationFailed,
+    InternalBrowserError,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ErrorObject {
+    pub code: ErrorCode,
+    pub message: String,
+    /// The action as received: the parsed JSON, or the raw line when it was not JSON.
+    pub failed_action: Value,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskStatus {
+    Finished,
+    Failed,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TaskEnd {
+    pub status: TaskStatus,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Attributes {
+    pub name: Option<String>,
+    pub value: Option<String>,
+    pub placeholder: Option<String>,
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    pub href: Option<String>,
+    pub checked: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ElementDescriptor {
+    pub tag: String,
+    pub role: Option<String>,
+    #[serde(rename = "aria-label")]
+    pub aria_label: Option<String>,
+    pub text_content: Option<String>,
+    pub attributes: Attributes,
+}
+
+impl From<&Element> for ElementDescriptor {
+    fn from(e: &Element) -> Self {
+        let d = &e.descriptor;
+        ElementDescriptor {
+            tag: d.tag.clone(),
+            role: d.role.clone(),
+            aria_label: d.aria_label.clone(),
+            text_content: d.text_content.clone(),
+            attributes: Attributes {
+                name: d.name.clone(),
+                value: d.value.clone(),
+                placeholder: d.placeholder.clone(),
+                type_: d.type_.clone(),
+                href: d.href.clone(),
+                checked: d.checked,
+            },
+        }
+    }
+}
+
+/// `element_index`: keys `"1".."N"`, written in numeric order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ElementIndex(pub Vec<ElementDescriptor>);
+
+impl Serialize for ElementIndex {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (i, d) in self.0.iter().enumerate() {
+            m.serialize_entry(&(i + 1).to_string(), d)?;
+        }
+        m.end()
+    }
+}
+
+/// The per-turn State Object.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StateObject {
+    pub url: String,
+    pub page_content: String,
+    pub element_index: ElementIndex,
+    /// Base64 PNG of the viewport, `""` when screenshots are off.
+    pub screenshot: String,
+    pub state_hash: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskEnd>,
+}
+
+impl StateObject {
+    pub fn from_view(view: &PageView, screenshot: Option<String>) -> StateObject {
+        StateObject {
+            url: view.url.clone(),
+            page_content: view.page_content.clone(),
+            element_index: ElementIndex(view.elements.iter().map(ElementDescriptor::from).collect()),
+            screenshot: screenshot.unwrap_or_default(),
+            state_hash: view.state_hash(),
+            error: None,
+            task: None,
+        }
+    }
+
+    /// This state again, with an error attached.
+    pub fn with_error(&self, error: ErrorObject) -> StateObject {
+        StateObject { error: Some(error), task: None, ..self.clone() }
+    }
+
+    pub fn to_json_line(&self) -> String {
+        serde_json::to_string(self).expect("state serializes")
+    }
+}

@@ -1,0 +1,366 @@
+//! The protocol's actions, delivered as a user would: real mouse, wheel and key
+//! events through `Input.*`, each followed by a wait for a stable page. Every
+//! action re-checks its target right before acting, and refuses (changing
+//! nothing) when the element is disabled, gone, hidden or covered.
+
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use sightline_cdp::SessionId;
+use sightline_page::Element;
+
+use crate::capture::Captured;
+use crate::keys::{key_events, named};
+use crate::{BrowserError, Refusal, Tab};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+const PREPARE_TYPING: &str = r#"function (overwrite) {
+  if (!this.isConnected) return 'detached';
+  this.focus();
+  if (this.isContentEditable) {
+    const r = document.createRange();
+    r.selectNodeContents(this);
+    if (!overwrite) r.collapse(false);
+    const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+    return overwrite && this.textContent.length > 0 ? 'delete' : 'ok';
+  }
+  try {
+    const n = this.value.length;
+    if (overwrite) this.setSelectionRange(0, n); else this.setSelectionRange(n, n);
+  } catch (e) {
+    if (overwrite) this.select(); else return 'end';
+  }
+  return overwrite && this.value.length > 0 ? 'delete' : 'ok';
+}"#;
+
+const SELECT_OPTION: &str = r#"function () {
+  if (!this.isConnected) return 'detached';
+  const s = this.closest('select');
+  if (!s) return 'no-select';
+  this.selected = true;
+  s.dispatchEvent(new Event('input', { bubbles: true }));
+  s.dispatchEvent(new Event('change', { bubbles: true }));
+  return 'ok';
+}"#;
+
+fn describe_element(e: &Element) -> String {
+    let d = &e.descriptor;
+    match &d.type_ {
+        Some(t) if d.tag == "input" => format!("<input type={t}>"),
+        _ => format!("<{}>", d.tag),
+    }
+}
+
+impl Tab {
+    fn element<'a>(&self, cap: &'a Captured, index: u32) -> Result<&'a Element, BrowserError> {
+        cap.view.element(index).ok_or_else(|| BrowserError::Unexpected(format!("no element {index}")))
+    }
+
+    async fn object_id(&self, session: &SessionId, backend: i64, index: u32) -> Result<String, BrowserError> {
+        let r: Result<Value, _> = self.client.call(Some(session), "DOM.resolveNode", json!({ "backendNodeId": backend })).await;
+        match r {
+            Ok(v) => v["object"]["objectId"]
+                .as_str()
+                .map(str::to_string)
+                .ok_or(BrowserError::NotInteractive { index, reason: Refusal::Detached }),
+            Err(sightline_cdp::CdpError::Protocol { .. }) => Err(BrowserError::NotInteractive { index, reason: Refusal::Detached }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn call_on(&self, session: &SessionId, object: &str, f: &str, args: Value) -> Result<String, BrowserError> {
+        let v: Value = self
+            .client
+            .call(
+                Some(session),
+                "Runtime.callFunctionOn",
+                json!({ "objectId": object, "functionDeclaration": f, "arguments": args, "returnByValue": true }),
+            )
+            .await?;
+        Ok(v["result"]["value"].as_str().unwrap_or_default().to_string())
+    }
+
+    /// Check, at the moment of acting, that the element is still what is on top at its click point.
+    async fn verify_hit(&self, cap: &Captured, e: &Element) -> Result<(), BrowserError> {
+        let (x, y) = e.click_point;
+        let r: Result<Value, _> = self
+            .client
+            .call(
+                Some(&self.session),
+                "DOM.getNodeForLocation",
+                json!({ "x": x.round() as i64, "y": y.round() as i64, "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": true }),
+            )
+            .await;
+        let hit = match r {
+            Ok(v) => v["backendNodeId"].as_i64().unwrap_or(0),
+            Err(sightline_cdp::CdpError::Protocol { .. }) => {
+                return Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Hidden })
+            }
+            Err(err) => return Err(err.into()),
+        };
+        let arena = &cap.view.arena;
+        // Hits in the main session are reported for frame 0 and its same-process frames.
+        let found = arena.nodes.iter().position(|n| n.backend_id == hit && n.frame == 0).map(|i| i as u32);
+        if let Some(h) = found {
+            let related = arena.is_ancestor_or_self(e.node, h) || arena.is_ancestor_or_self(h, e.node);
+            // A transparent control on top (a styled file input, a custom checkbox) takes the click for the element.
+            if related || arena.node(h).opacity_hidden {
+                return Ok(());
+            }
+        }
+        // Not on top: gone, or covered by something.
+        let session = &cap.sessions[e.frame];
+        let object = self.object_id(session, e.backend_node_id, e.index).await?;
+        if self.call_on(session, &object, "function(){return this.isConnected ? 'yes' : 'no'}", json!([])).await? != "yes" {
+            return Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Detached });
+        }
+        let by = match found {
+            Some(h) => node_label(arena.node(h)),
+            None => self.describe_backend(hit).await,
+        };
+        Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Covered { by } })
+    }
+
+    async fn describe_backend(&self, backend: i64) -> String {
+        let r: Result<Value, _> = self.call("DOM.describeNode", json!({ "backendNodeId": backend })).await;
+        match r {
+            Ok(v) => {
+                let node = &v["node"];
+                let attrs: Vec<String> = node["attributes"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default();
+                let mut n = format!("<{}", node["localName"].as_str().unwrap_or("?"));
+                for pair in attrs.chunks(2) {
+                    if matches!(pair[0].as_str(), "id" | "class" | "role") {
+                        n.push_str(&format!(" {}=\"{}\"", pair[0], pair.get(1).map(String::as_str).unwrap_or("")));
+                    }
+                }
+                n + ">"
+            }
+            Err(_) => "another element".into(),
+        }
+    }
+
+    async fn mouse(&self, kind: &str, x: f64, y: f64, extra: Value) -> Result<(), BrowserError> {
+        let mut p = json!({ "type": kind, "x": x, "y": y });
+        if let (Some(p), Some(extra)) = (p.as_object_mut(), extra.as_object()) {
+            p.extend(extra.clone());
+        }
+        let _: Value = self.call("Input.dispatchMouseEvent", p).await?;
+        Ok(())
+    }
+
+    /// Move the pointer in a few steps, so hover effects and menus react.
+    async fn move_pointer(&self, x: f64, y: f64) -> Result<(), BrowserError> {
+        let (fx, fy) = self.state.lock().unwrap().pointer;
+        const STEPS: u32 = 3;
+        for i in 1..=STEPS {
+            let t = i as f64 / STEPS as f64;
+            self.mouse("mouseMoved", fx + (x - fx) * t, fy + (y - fy) * t, json!({})).await?;
+        }
+        self.state.lock().unwrap().pointer = (x, y);
+        Ok(())
+    }
+
+    /// `click_element`.
+    pub async fn click(&self, cap: &Captured, index: u32) -> Result<(), BrowserError> {
+        let e = self.element(cap, index)?;
+        if e.disabled {
+            return Err(BrowserError::NotInteractive { index, reason: Refusal::Disabled });
+        }
+        // Clicking an option of a closed select means choosing it.
+        if let Some(select) = e.select {
+            return self.select_option(cap, select, index).await;
+        }
+        if e.frame == 0 {
+            self.verify_hit(cap, e).await?;
+        } else {
+            self.object_id(&cap.sessions[e.frame], e.backend_node_id, index).await?;
+        }
+        let since = self.mark().await;
+        let (x, y) = e.click_point;
+        self.move_pointer(x, y).await?;
+        let b = json!({ "button": "left", "buttons": 1, "clickCount": 1 });
+        self.mouse("mousePressed", x, y, b.clone()).await?;
+        self.mouse("mouseReleased", x, y, json!({ "button": "left", "buttons": 0, "clickCount": 1 })).await?;
+        self.settle(since).await
+    }
+
+    async fn press(&self, events: [Value; 2]) -> Result<(), BrowserError> {
+        for ev in events {
+            let _: Value = self.call("Input.dispatchKeyEvent", ev).await?;
+        }
+        Ok(())
+    }
+
+    /// `input_text`: focus, then type key by key (`overwrite` clears first).
+    pub async fn type_text(&self, cap: &Captured, index: u32, text: &str, overwrite: bool) -> Result<(), BrowserError> {
+        let e = self.element(cap, index)?;
+        if e.disabled {
+            return Err(BrowserError::NotInteractive { index, reason: Refusal::Disabled });
+        }
+        if !e.accepts_text {
+            return Err(BrowserError::NotInteractive {
+                index,
+                reason: Refusal::Unsupported { action: "input_text", element: describe_element(e) },
+            });
+        }
+        if e.readonly {
+            return Err(BrowserError::NotInteractive { index, reason: Refusal::ReadOnly });
+        }
+        let session = &cap.sessions[e.frame];
+        let object = self.object_id(session, e.backend_node_id, index).await?;
+        let since = self.mark().await;
+        match self.call_on(session, &object, PREPARE_TYPING, json!([{ "value": overwrite }])).await?.as_str() {
+            "detached" => return Err(BrowserError::NotInteractive { index, reason: Refusal::Detached }),
+            "delete" => self.press(named("Backspace", 8, None)).await?,
+            "end" => self.press(named("End", 35, None)).await?,
+            _ => {}
+        }
+        for c in text.chars() {
+            self.press(key_events(c)).await?;
+        }
+        self.settle(since).await
+    }
+
+    /// `select_option`: choose `option` of `select`, firing `input` and `change`.
+    pub async fn select_option(&self, cap: &Captured, select: u32, option: u32) -> Result<(), BrowserError> {
+        let s = self.element(cap, select)?;
+        if s.descriptor.tag != "select" {
+            return Err(BrowserError::NotInteractive {
+                index: select,
+                reason: Refusal::Unsupported { action: "select_option", element: describe_element(s) },
+            });
+        }
+        let o = self.element(cap, option)?;
+        if o.select != Some(select) {
+            return Err(BrowserError::ForeignOption { select, option });
+        }
+        if s.disabled {
+            return Err(BrowserError::NotInteractive { index: select, reason: Refusal::Disabled });
+        }
+        if o.disabled {
+            return Err(BrowserError::NotInteractive { index: option, reason: Refusal::Disabled });
+        }
+        let session = &cap.sessions[o.frame];
+        let object = self.object_id(session, o.backend_node_id, option).await?;
+        let since = self.mark().await;
+        if self.call_on(session, &object, SELECT_OPTION, json!([])).await? != "ok" {
+            return Err(BrowserError::NotInteractive { index: option, reason: Refusal::Detached });
+        }
+        self.settle(since).await
+    }
+
+    /// `scroll`: a wheel turn at the pointer (or over `element`), by `pixels` or one viewport.
+    pub async fn scroll(&self, cap: &Captured, direction: Direction, pixels: Option<u32>, element: Option<u32>) -> Result<(), BrowserError> {
+        let (vw, vh) = self.opts.viewport;
+        let amount = match direction {
+            Direction::Up | Direction::Down => pixels.unwrap_or(vh) as f64,
+            Direction::Left | Direction::Right => pixels.unwrap_or(vw) as f64,
+        };
+        let (dx, dy) = match direction {
+            Direction::Up => (0.0, -amount),
+            Direction::Down => (0.0, amount),
+            Direction::Left => (-amount, 0.0),
+            Direction::Right => (amount, 0.0),
+        };
+        let since = self.mark().await;
+        let (x, y) = match element {
+            Some(i) => {
+                let e = self.element(cap, i)?;
+                self.move_pointer(e.click_point.0, e.click_point.1).await?;
+                e.click_point
+            }
+            None => self.state.lock().unwrap().pointer,
+        };
+        self.mouse("mouseWheel", x, y, json!({ "deltaX": dx, "deltaY": dy })).await?;
+        // The wheel is applied on the next frames.
+        let _: Value = self
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", "awaitPromise": true }),
+            )
+            .await?;
+        self.settle(since).await
+    }
+
+    /// `navigate`: load `url`. On failure the previous page is restored and
+    /// `NavigationFailed` returned.
+    pub async fn navigate(&self, url: &str) -> Result<(), BrowserError> {
+        // Unavailable when the current page is itself an error page: then there is nothing to restore.
+        let before: Option<Value> = self.call("Page.getNavigationHistory", json!({})).await.ok();
+        let since = self.mark().await;
+        let nav = tokio::time::timeout(self.opts.settle.load_timeout, self.call::<Value>("Page.navigate", json!({ "url": url }))).await;
+        let failure = match nav {
+            Ok(Ok(v)) => v["errorText"].as_str().filter(|t| !t.is_empty()).map(str::to_string),
+            Ok(Err(e)) => match e {
+                BrowserError::Cdp(sightline_cdp::CdpError::Protocol { message, .. }) => Some(message),
+                other => return Err(other),
+            },
+            Err(_) => {
+                let _: Result<Value, _> = self.call("Page.stopLoading", json!({})).await;
+                Some(format!("timed out after {:?}", self.opts.settle.load_timeout))
+            }
+        };
+        if let Some(reason) = failure {
+            if let Some(before) = &before {
+                self.restore_history(before).await?;
+            }
+            return Err(BrowserError::NavigationFailed { url: url.to_string(), reason });
+        }
+        self.settle(since).await
+    }
+
+    /// Go back to the history entry that was current in `before`, if an error page replaced it.
+    async fn restore_history(&self, before: &Value) -> Result<(), BrowserError> {
+        let idx = |v: &Value| v["currentIndex"].as_u64().unwrap_or(0) as usize;
+        let entry = |v: &Value, i: usize| v["entries"][i]["id"].clone();
+        let target = entry(before, idx(before));
+        // The error page commits shortly after `Page.navigate` reports the failure;
+        // until then the frame is in transition and Page calls are refused.
+        let since = Instant::now();
+        self.settle(since).await?;
+        let deadline = Instant::now() + std::time::Duration::from_secs(3);
+        loop {
+            if let Ok(after) = self.call::<Value>("Page.getNavigationHistory", json!({})).await {
+                if entry(&after, idx(&after)) == target {
+                    return Ok(());
+                }
+            }
+            let since = Instant::now();
+            match self.call::<Value>("Page.navigateToHistoryEntry", json!({ "entryId": target })).await {
+                Ok(_) => {
+                    self.state.lock().unwrap().main_loading = true;
+                    return self.settle(since).await;
+                }
+                Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) if Instant::now() < deadline => {
+                    tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Load the first page (used by front ends before the first state).
+    pub async fn goto(&self, url: &str) -> Result<(), BrowserError> {
+        self.navigate(url).await
+    }
+}
+
+fn node_label(n: &sightline_page::arena_node::Node) -> String {
+    let mut s = format!("<{}", if n.tag.is_empty() { "#text" } else { n.tag.as_str() });
+    for k in ["id", "class", "role"] {
+        if let Some(v) = n.attr(k) {
+            s.push_str(&format!(" {k}=\"{}\"", sightline_page::cut(v, 40)));
+        }
+    }
+    s + ">"
+}

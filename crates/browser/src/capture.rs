@@ -1,0 +1,122 @@
+//! One capture: the CDP calls that fill the page model's input, run concurrently.
+//!
+//! Per capture: `DOMSnapshot.captureSnapshot` on the page session (covering the
+//! main frame, same-process iframes and shadow roots), the same on each
+//! out-of-process iframe's session plus `DOM.getFrameOwner` to place it, and
+//! `Page.captureScreenshot` when asked. Nothing walks the accessibility tree.
+
+use std::time::{Duration, Instant};
+
+use futures_util::future::join_all;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use sightline_page::{Capture, FrameCapture, FrameOwner, PageView, Snapshot, Viewport, COMPUTED_STYLES};
+
+use crate::{BrowserError, Tab};
+
+/// A capture and what was derived from it.
+pub struct Captured {
+    pub view: PageView,
+    /// Base64 PNG of the viewport, when asked for.
+    pub screenshot: Option<String>,
+    /// The raw capture (kept for recording fixtures and for marks).
+    pub capture: Capture,
+    /// The CDP session of each frame capture (`capture.frames[i]`).
+    pub sessions: Vec<sightline_cdp::SessionId>,
+    /// Wall time of the CDP calls, and of building the view.
+    pub cdp_time: Duration,
+    pub model_time: Duration,
+}
+
+/// A capture call that takes longer than this is failing, not slow.
+const CAPTURE_LIMIT: Duration = Duration::from_secs(15);
+
+#[derive(Deserialize)]
+struct Shot {
+    data: String,
+}
+
+impl Tab {
+    async fn snapshot(&self, session: &sightline_cdp::SessionId) -> Result<Snapshot, BrowserError> {
+        let raw = self
+            .client
+            .call_raw_within(
+                Some(session),
+                "DOMSnapshot.captureSnapshot",
+                json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true, "includeDOMRects": true }),
+                CAPTURE_LIMIT,
+            )
+            .await?;
+        serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))
+    }
+
+    /// Capture the page (and a screenshot when `screenshot`), then build its view.
+    pub async fn capture(&self, screenshot: bool) -> Result<Captured, BrowserError> {
+        self.check_alive()?;
+        let started = Instant::now();
+        let sessions = self.sessions();
+        let oop: Vec<String> = self.state.lock().unwrap().oopifs.iter().map(|f| f.frame_id.clone()).collect();
+        let shot = async {
+            if screenshot {
+                let raw = self
+                    .client
+                    .call_raw_within(Some(&self.session), "Page.captureScreenshot", json!({ "format": "png" }), CAPTURE_LIMIT)
+                    .await?;
+                let s: Shot = serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("screenshot: {e}")))?;
+                Ok::<_, BrowserError>(Some(s.data))
+            } else {
+                Ok(None)
+            }
+        };
+        let snaps = join_all(sessions.iter().map(|s| self.snapshot(s)));
+        let owners = join_all(oop.iter().map(|frame_id| self.frame_owner(frame_id, &sessions)));
+        let (shot, snaps, owners) = tokio::join!(shot, snaps, owners);
+        let mut frames = Vec::with_capacity(snaps.len());
+        let mut frame_sessions = Vec::with_capacity(snaps.len());
+        // Session index → frame index, for the frames we keep.
+        let mut kept: Vec<Option<usize>> = vec![None; sessions.len()];
+        for (i, snap) in snaps.into_iter().enumerate() {
+            match snap {
+                Ok(snapshot) => {
+                    let owner = if i == 0 {
+                        None
+                    } else {
+                        // An OOPIF we cannot place is left out.
+                        match owners.get(i - 1).copied().flatten() {
+                            Some(o) => match kept.get(o.frame).copied().flatten() {
+                                Some(f) => Some(FrameOwner { frame: f, backend_node_id: o.backend_node_id }),
+                                None => continue,
+                            },
+                            None => continue,
+                        }
+                    };
+                    kept[i] = Some(frames.len());
+                    frames.push(FrameCapture { snapshot, owner, pointer_listeners: Vec::new() });
+                    frame_sessions.push(sessions[i].clone());
+                }
+                Err(e) if i == 0 => return Err(e),
+                Err(_) => {}
+            }
+        }
+        let (w, h) = self.opts.viewport;
+        let capture = Capture { viewport: Viewport { width: w as f64, height: h as f64 }, frames };
+        let cdp_time = started.elapsed();
+        let screenshot = shot?;
+        let t = Instant::now();
+        let view = PageView::build(&capture);
+        Ok(Captured { view, screenshot, capture, sessions: frame_sessions, cdp_time, model_time: t.elapsed() })
+    }
+
+    /// Which `<iframe>` element (in which session's capture) holds an OOPIF.
+    async fn frame_owner(&self, frame_id: &str, sessions: &[sightline_cdp::SessionId]) -> Option<FrameOwner> {
+        for (i, s) in sessions.iter().enumerate() {
+            let r: Result<Value, _> = self.client.call(Some(s), "DOM.getFrameOwner", json!({ "frameId": frame_id })).await;
+            if let Ok(v) = r {
+                if let Some(b) = v["backendNodeId"].as_i64() {
+                    return Some(FrameOwner { frame: i, backend_node_id: b });
+                }
+            }
+        }
+        None
+    }
+}

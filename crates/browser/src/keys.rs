@@ -1,0 +1,65 @@
+//! Key events for typed text, as a keyboard would send them.
+
+use serde_json::{json, Value};
+
+/// `Input.dispatchKeyEvent` params for pressing and releasing the key that types `c`.
+/// `\n` is Enter (submits a form from a text input, breaks a line in a textarea);
+/// `\t` is Tab (moves focus); `\u{8}` is Backspace.
+pub(crate) fn key_events(c: char) -> [Value; 2] {
+    match c {
+        '\n' | '\r' => named("Enter", 13, Some("\r")),
+        '\t' => named("Tab", 9, None),
+        '\u{8}' => named("Backspace", 8, None),
+        _ => {
+            let s = c.to_string();
+            let (code, vk) = code_of(c);
+            [
+                json!({ "type": "keyDown", "key": s, "text": s, "unmodifiedText": s, "code": code, "windowsVirtualKeyCode": vk }),
+                json!({ "type": "keyUp", "key": s, "code": code, "windowsVirtualKeyCode": vk }),
+            ]
+        }
+    }
+}
+
+/// A non-character key such as `End` or `Backspace`.
+pub(crate) fn named(key: &str, vk: u32, text: Option<&str>) -> [Value; 2] {
+    let down = match text {
+        Some(t) => json!({ "type": "keyDown", "key": key, "code": key, "windowsVirtualKeyCode": vk, "text": t, "unmodifiedText": t }),
+        None => json!({ "type": "rawKeyDown", "key": key, "code": key, "windowsVirtualKeyCode": vk }),
+    };
+    [down, json!({ "type": "keyUp", "key": key, "code": key, "windowsVirtualKeyCode": vk })]
+}
+
+fn code_of(c: char) -> (String, u32) {
+    match c {
+        'a'..='z' | 'A'..='Z' => (format!("Key{}", c.to_ascii_uppercase()), c.to_ascii_uppercase() as u32),
+        '0'..='9' => (format!("Digit{c}"), c as u32),
+        ' ' => ("Space".into(), 32),
+        '-' => ("Minus".into(), 189),
+        '=' => ("Equal".into(), 187),
+        ',' => ("Comma".into(), 188),
+        '.' => ("Period".into(), 190),
+        '/' => ("Slash".into(), 191),
+        ';' => ("Semicolon".into(), 186),
+        '\'' => ("Quote".into(), 222),
+        '@' => ("Digit2".into(), 50),
+        _ => (String::new(), 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enter_and_letters() {
+        let [down, up] = key_events('\n');
+        assert_eq!(down["key"], "Enter");
+        assert_eq!(down["text"], "\r");
+        assert_eq!(up["type"], "keyUp");
+        let [down, _] = key_events('q');
+        assert_eq!(down["code"], "KeyQ");
+        assert_eq!(down["windowsVirtualKeyCode"], 81);
+        assert_eq!(down["text"], "q");
+    }
+}

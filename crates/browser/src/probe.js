@@ -1,0 +1,53 @@
+// Installed in every frame at document start (main world). It only observes:
+// DOM mutations, short timers scheduled by event handlers, running animations.
+// Sightline reads it after an action to decide when the page is stable.
+(() => {
+  if (window.__sightline) return;
+  const now = () => performance.now();
+  let lastMutation = -1, markedAt = 0, inTimer = 0;
+  const pending = new Set();
+  const st = window.setTimeout, ct = window.clearTimeout;
+  window.setTimeout = function (fn, delay, ...args) {
+    const short = !inTimer && typeof fn === 'function' && (+delay || 0) <= 1000;
+    let id;
+    const wrapped = function () {
+      pending.delete(id);
+      inTimer++;
+      try { return fn.apply(this, args); } finally { inTimer--; }
+    };
+    id = st.call(window, typeof fn === 'function' ? wrapped : fn, delay);
+    if (short) pending.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) { pending.delete(id); return ct.call(window, id); };
+  try {
+    const native = (f, name) => Object.defineProperty(f, 'toString', { value: () => `function ${name}() { [native code] }` });
+    native(window.setTimeout, 'setTimeout'); native(window.clearTimeout, 'clearTimeout');
+  } catch (e) {}
+  new MutationObserver(() => { lastMutation = now(); })
+    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  const api = {
+    mark() { markedAt = now(); lastMutation = -1; pending.clear(); },
+    // Resolves after the next frame and one task: whatever the action queued has started by then.
+    afterFrame() {
+      return new Promise((resolve) => {
+        let done = false;
+        const finish = () => { if (!done) { done = true; resolve(api.probe()); } };
+        requestAnimationFrame(() => st.call(window, finish, 0));
+        st.call(window, finish, 100);
+      });
+    },
+    probe() {
+      let anims = 0;
+      try {
+        for (const a of document.getAnimations()) {
+          const end = a.effect && a.effect.getComputedTiming().endTime;
+          if (a.playState === 'running' && isFinite(end) && end < 10000) anims++;
+        }
+      } catch (e) {}
+      const quietFor = lastMutation < 0 ? 1e9 : now() - lastMutation;
+      return [pending.size, Math.round(quietFor), anims, document.readyState === 'complete' ? 1 : 0];
+    },
+  };
+  Object.defineProperty(window, '__sightline', { value: api, enumerable: false, configurable: false, writable: false });
+})();

@@ -1,0 +1,131 @@
+//! Waiting for a stable page after an action or a navigation.
+//!
+//! Stable means: no main-frame load in progress, no request started since the
+//! action still in flight, no short timer the page scheduled from an event
+//! handler still pending, no finite animation running, and no DOM mutation for
+//! a short quiet window. Each condition is capped, so a page that never rests
+//! (a long-poll, an endless spinner) costs at most `cap`. An action that changes
+//! nothing returns after one probe, with no fixed sleep.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::{BrowserError, Tab};
+
+pub(crate) const PROBE_SCRIPT: &str = include_str!("probe.js");
+
+/// Limits for [`Tab::settle`].
+#[derive(Debug, Clone)]
+pub struct SettleOptions {
+    /// The most one wait may take after an action (default 3 s).
+    pub cap: Duration,
+    /// The most a navigation's load may take before we give up on it (default 15 s).
+    pub load_timeout: Duration,
+    /// How long the DOM must stay unchanged (default 40 ms).
+    pub quiet: Duration,
+}
+
+impl Default for SettleOptions {
+    fn default() -> Self {
+        SettleOptions { cap: Duration::from_secs(3), load_timeout: Duration::from_secs(15), quiet: Duration::from_millis(40) }
+    }
+}
+
+/// What the probe saw.
+#[derive(Debug, Default, Clone, Copy)]
+struct Probe {
+    timers: u32,
+    quiet_ms: f64,
+    animations: u32,
+    complete: bool,
+}
+
+impl Tab {
+    /// Reset the in-page probe's notion of "since the action".
+    pub(crate) async fn mark(&self) -> Instant {
+        let started = Instant::now();
+        let _: Result<Value, _> = self
+            .call("Runtime.evaluate", json!({ "expression": "window.__sightline && window.__sightline.mark()", "returnByValue": true }))
+            .await;
+        started
+    }
+
+    async fn probe(&self, after_frame: bool) -> Option<Probe> {
+        let expression = if after_frame {
+            "window.__sightline ? window.__sightline.afterFrame() : null"
+        } else {
+            "window.__sightline ? window.__sightline.probe() : null"
+        };
+        let v: Value = self
+            .call("Runtime.evaluate", json!({ "expression": expression, "returnByValue": true, "awaitPromise": after_frame }))
+            .await
+            .ok()?;
+        let a = v["result"]["value"].as_array()?;
+        Some(Probe {
+            timers: a.first()?.as_u64()? as u32,
+            quiet_ms: a.get(1)?.as_f64()?,
+            animations: a.get(2)?.as_u64()? as u32,
+            complete: a.get(3)?.as_u64()? == 1,
+        })
+    }
+
+    /// Wait until the page is stable, counting requests started after `since`.
+    pub async fn settle(&self, since: Instant) -> Result<(), BrowserError> {
+        let o = self.opts.settle.clone();
+        let start = Instant::now();
+        let mut first = true;
+        loop {
+            self.check_alive()?;
+            let elapsed = start.elapsed();
+            let (loading, inflight) = {
+                let st = self.state.lock().unwrap();
+                // A requested navigation that never starts (204, download, cancelled) stops counting after 1 s.
+                let requested = st.nav_requested.is_some_and(|t| t >= since && t.elapsed() < Duration::from_secs(1));
+                (st.main_loading || requested, st.inflight.values().filter(|t| **t >= since).count())
+            };
+            if loading && elapsed < o.load_timeout {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+            if elapsed >= o.cap.max(if loading { o.load_timeout } else { Duration::ZERO }) {
+                return Ok(());
+            }
+            let probe = self.probe(std::mem::take(&mut first)).await;
+            // The first probe waited a frame: a navigation the action caused has been requested by now.
+            let busy_now = {
+                let st = self.state.lock().unwrap();
+                st.main_loading || st.nav_requested.is_some_and(|t| t >= since && t.elapsed() < Duration::from_secs(1))
+            };
+            if busy_now && start.elapsed() < o.load_timeout {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+            let quiet = match probe {
+                Some(p) => {
+                    inflight == 0
+                        && p.timers == 0
+                        && p.animations == 0
+                        && p.complete
+                        && p.quiet_ms >= o.quiet.as_millis() as f64
+                }
+                // No probe: the document is being replaced, or a page where
+                // scripts cannot run (about:blank, error pages): judge by network alone.
+                None => inflight == 0 && !loading && elapsed >= o.quiet,
+            };
+            if quiet {
+                if std::env::var_os("SIGHTLINE_TRACE").is_some() {
+                    eprintln!("[trace] settled after {:?} (probe {probe:?}, inflight {inflight}, loading {loading})", start.elapsed());
+                }
+                return Ok(());
+            }
+            let wait = match probe {
+                Some(p) if inflight == 0 && p.timers == 0 && p.animations == 0 && p.complete => {
+                    Duration::from_millis(((o.quiet.as_millis() as f64 - p.quiet_ms).max(5.0)) as u64)
+                }
+                _ => Duration::from_millis(20),
+            };
+            tokio::time::sleep(wait.min(Duration::from_millis(50))).await;
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! One page target: its sessions, and what its events tell us (requests in
+//! flight, main-frame loading, out-of-process frames, crashes).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use sightline_cdp::{Client, Event, SessionId};
+
+use crate::settle::{SettleOptions, PROBE_SCRIPT};
+use crate::{Browser, BrowserError};
+
+/// How a tab is set up.
+#[derive(Debug, Clone)]
+pub struct TabOptions {
+    /// Viewport in CSS pixels; screenshots have exactly this size.
+    pub viewport: (u32, u32),
+    pub settle: SettleOptions,
+}
+
+impl Default for TabOptions {
+    fn default() -> Self {
+        TabOptions { viewport: (1280, 720), settle: SettleOptions::default() }
+    }
+}
+
+/// An out-of-process iframe attached to this tab.
+#[derive(Debug, Clone)]
+pub(crate) struct OopFrame {
+    pub frame_id: String,
+    pub session: SessionId,
+}
+
+#[derive(Default)]
+pub(crate) struct Tracker {
+    pub main_frame: String,
+    /// request id → when it started.
+    pub inflight: HashMap<String, Instant>,
+    pub main_loading: bool,
+    /// The main frame asked to navigate (link, form, script) and has not started loading yet.
+    pub nav_requested: Option<Instant>,
+    pub crashed: bool,
+    pub detached: bool,
+    pub oopifs: Vec<OopFrame>,
+    pub pointer: (f64, f64),
+    pub last_activity: Option<Instant>,
+}
+
+pub struct Tab {
+    pub(crate) browser: Browser,
+    pub(crate) client: Client,
+    pub(crate) target_id: String,
+    pub(crate) context_id: Option<String>,
+    pub(crate) session: SessionId,
+    pub(crate) opts: TabOptions,
+    pub(crate) state: Arc<Mutex<Tracker>>,
+    events: tokio::task::JoinHandle<()>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AttachedToTarget {
+    session_id: String,
+    target_info: TargetInfo,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TargetInfo {
+    target_id: String,
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+impl Tab {
+    pub(crate) async fn open(browser: Browser, opts: TabOptions) -> Result<Tab, BrowserError> {
+        let client = browser.client().clone();
+        let ctx: Value = client.call(None, "Target.createBrowserContext", json!({ "disposeOnDetach": true })).await?;
+        let context_id = ctx["browserContextId"].as_str().map(str::to_string);
+        let created: Value = client
+            .call(None, "Target.createTarget", json!({ "url": "about:blank", "browserContextId": context_id }))
+            .await?;
+        let target_id = created["targetId"].as_str().unwrap_or_default().to_string();
+        let attached: Value =
+            client.call(None, "Target.attachToTarget", json!({ "targetId": target_id, "flatten": true })).await?;
+        let session = SessionId(attached["sessionId"].as_str().unwrap_or_default().to_string());
+        let state = Arc::new(Mutex::new(Tracker {
+            pointer: (opts.viewport.0 as f64 / 2.0, opts.viewport.1 as f64 / 2.0),
+            ..Tracker::default()
+        }));
+        let events = tokio::spawn(track(client.clone(), client.subscribe(None), session.clone(), state.clone()));
+        let tab = Tab { browser, client, target_id, context_id, session, opts, state, events };
+        tab.setup_session(&tab.session.clone(), true).await?;
+        let tree: Value = tab.call("Page.getFrameTree", json!({})).await?;
+        tab.state.lock().unwrap().main_frame = tree["frameTree"]["frame"]["id"].as_str().unwrap_or_default().to_string();
+        Ok(tab)
+    }
+
+    /// Enable what we listen to on a page or OOPIF session.
+    pub(crate) async fn setup_session(&self, s: &SessionId, page: bool) -> Result<(), BrowserError> {
+        let c = &self.client;
+        let (w, h) = self.opts.viewport;
+        let mut calls = vec![
+            c.call_raw(Some(s), "Page.enable", json!({})),
+            c.call_raw(Some(s), "Network.enable", json!({})),
+            c.call_raw(Some(s), "Page.addScriptToEvaluateOnNewDocument", json!({ "source": PROBE_SCRIPT })),
+            c.call_raw(
+                Some(s),
+                "Target.setAutoAttach",
+                json!({ "autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true }),
+            ),
+        ];
+        if page {
+            calls.push(c.call_raw(
+                Some(s),
+                "Emulation.setDeviceMetricsOverride",
+                json!({ "width": w, "height": h, "deviceScaleFactor": 1, "mobile": false }),
+            ));
+            calls.push(c.call_raw(Some(s), "Page.setLifecycleEventsEnabled", json!({ "enabled": true })));
+        }
+        for r in futures_util::future::join_all(calls).await {
+            r?;
+        }
+        Ok(())
+    }
+
+    /// A command on the page session.
+    pub(crate) async fn call<T: serde::de::DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, BrowserError> {
+        self.check_alive()?;
+        Ok(self.client.call(Some(&self.session), method, params).await?)
+    }
+
+    pub(crate) fn check_alive(&self) -> Result<(), BrowserError> {
+        let st = self.state.lock().unwrap();
+        if st.crashed || st.detached || self.client.is_closed() {
+            return Err(if self.client.is_closed() {
+                BrowserError::Cdp(sightline_cdp::CdpError::Disconnected)
+            } else {
+                BrowserError::Crashed
+            });
+        }
+        Ok(())
+    }
+
+    /// The CDP session of a frame capture: 0 is the page, then the OOPIFs in capture order.
+    pub(crate) fn sessions(&self) -> Vec<SessionId> {
+        let st = self.state.lock().unwrap();
+        std::iter::once(self.session.clone()).chain(st.oopifs.iter().map(|f| f.session.clone())).collect()
+    }
+
+    /// True once the page crashed or its target went away.
+    pub fn is_dead(&self) -> bool {
+        let st = self.state.lock().unwrap();
+        st.crashed || st.detached
+    }
+
+    pub fn options(&self) -> &TabOptions {
+        &self.opts
+    }
+
+    /// Close the target and its browser context.
+    pub async fn close(self) {
+        let _: Result<Value, _> = self.client.call(None, "Target.closeTarget", json!({ "targetId": self.target_id })).await;
+        if let Some(ctx) = &self.context_id {
+            let _: Result<Value, _> =
+                self.client.call(None, "Target.disposeBrowserContext", json!({ "browserContextId": ctx })).await;
+        }
+        self.events.abort();
+    }
+
+    pub fn browser(&self) -> &Browser {
+        &self.browser
+    }
+}
+
+impl Drop for Tab {
+    fn drop(&mut self) {
+        self.events.abort();
+    }
+}
+
+/// Follows the tab's events until the connection closes.
+async fn track(
+    client: Client,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<Event>,
+    page: SessionId,
+    state: Arc<Mutex<Tracker>>,
+) {
+    let trace = std::env::var_os("SIGHTLINE_TRACE").is_some();
+    let t0 = Instant::now();
+    while let Some(ev) = rx.recv().await {
+        if trace && (ev.method.starts_with("Page.") || ev.method.starts_with("Target.")) {
+            eprintln!("[trace {:>7.1} ms] {} {}", t0.elapsed().as_secs_f64() * 1000.0, ev.method, sightline_page::cut(ev.params.get(), 120));
+        }
+        let ours = {
+            let st = state.lock().unwrap();
+            ev.session.as_ref() == Some(&page) || st.oopifs.iter().any(|f| Some(&f.session) == ev.session.as_ref())
+        };
+        if !ours {
+            if ev.method == "Target.detachedFromTarget" && ev.session.is_none() {
+                let v: Value = ev.parse().unwrap_or_default();
+                if v["sessionId"].as_str() == Some(page.0.as_str()) {
+                    state.lock().unwrap().detached = true;
+                }
+            }
+            continue;
+        }
+        let now = Instant::now();
+        match ev.method.as_str() {
+            "Network.requestWillBeSent" => {
+                let v: Value = ev.parse().unwrap_or_default();
+                let kind = v["type"].as_str().unwrap_or("");
+                if !matches!(kind, "WebSocket" | "EventSource") {
+                    if let Some(id) = v["requestId"].as_str() {
+                        let mut st = state.lock().unwrap();
+                        st.inflight.insert(id.to_string(), now);
+                        st.last_activity = Some(now);
+                    }
+                }
+            }
+            "Network.loadingFinished" | "Network.loadingFailed" => {
+                let v: Value = ev.parse().unwrap_or_default();
+                if let Some(id) = v["requestId"].as_str() {
+                    let mut st = state.lock().unwrap();
+                    st.inflight.remove(id);
+                    st.last_activity = Some(now);
+                }
+            }
+            "Page.frameStartedLoading" | "Page.frameStoppedLoading" => {
+                let v: Value = ev.parse().unwrap_or_default();
+                let mut st = state.lock().unwrap();
+                if ev.session.as_ref() == Some(&page) && v["frameId"].as_str() == Some(st.main_frame.as_str()) {
+                    st.main_loading = ev.method == "Page.frameStartedLoading";
+                    st.nav_requested = None;
+                    st.last_activity = Some(now);
+                }
+            }
+            "Page.frameRequestedNavigation" => {
+                let v: Value = ev.parse().unwrap_or_default();
+                let mut st = state.lock().unwrap();
+                if ev.session.as_ref() == Some(&page) && v["frameId"].as_str() == Some(st.main_frame.as_str()) {
+                    st.nav_requested = Some(now);
+                }
+            }
+            "Page.frameNavigated" => {
+                let v: Value = ev.parse().unwrap_or_default();
+                let mut st = state.lock().unwrap();
+                if v["frame"]["parentId"].is_null() && ev.session.as_ref() == Some(&page) {
+                    if let Some(id) = v["frame"]["id"].as_str() {
+                        st.main_frame = id.to_string();
+                    }
+                    // Requests of the old document no longer matter.
+                    st.inflight.retain(|_, t| now.duration_since(*t) < Duration::from_millis(50));
+                }
+            }
+            "Inspector.targetCrashed" => {
+                if ev.session.as_ref() == Some(&page) {
+                    state.lock().unwrap().crashed = true;
+                }
+            }
+            "Target.attachedToTarget" => {
+                if let Some(a) = ev.parse::<AttachedToTarget>() {
+                    let s = SessionId(a.session_id);
+                    if a.target_info.kind == "iframe" {
+                        state.lock().unwrap().oopifs.push(OopFrame { frame_id: a.target_info.target_id, session: s.clone() });
+                        let c = client.clone();
+                        tokio::spawn(async move {
+                            let _ = c.call_raw(Some(&s), "Network.enable", json!({})).await;
+                            let _ = c
+                                .call_raw(
+                                    Some(&s),
+                                    "Target.setAutoAttach",
+                                    json!({ "autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true }),
+                                )
+                                .await;
+                            let _ = c.call_raw(Some(&s), "Page.addScriptToEvaluateOnNewDocument", json!({ "source": PROBE_SCRIPT })).await;
+                        });
+                    } else {
+                        // Workers and the like: let them run, we do not drive them.
+                        let c = client.clone();
+                        tokio::spawn(async move {
+                            let _ = c.call_raw(Some(&s), "Runtime.runIfWaitingForDebugger", json!({})).await;
+                        });
+                    }
+                }
+            }
+            "Target.detachedFromTarget" => {
+                let v: Value = ev.parse().unwrap_or_default();
+                if let Some(sid) = v["sessionId"].as_str() {
+                    state.lock().unwrap().oopifs.retain(|f| f.session.0 != sid);
+                }
+            }
+            _ => {}
+        }
+    }
+    state.lock().unwrap().detached = true;
+}

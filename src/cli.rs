@@ -1,0 +1,96 @@
+//! Command-line parsing in two stages: raw words become plain data (`Args`),
+//! then `Args` is checked into the options the commands take.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+
+pub const USAGE: &str = "\
+sightline — a real browser for AI agents, over the element-index protocol
+
+USAGE:
+    sightline env URL [OPTIONS]      JSON-lines loop: first State Object, then one per action read on stdin
+    sightline state URL [OPTIONS]    print one State Object [--pretty] [--out FILE]
+    sightline demo [--out DIR]       drive a built-in local site through a scripted run
+    sightline bench [--runs N] [--sizes 30,1000,5000]
+                                     capture/action medians next to the raw CDP calls
+
+OPTIONS:
+    --viewport WIDTHxHEIGHT   viewport in CSS pixels (default 1280x720)
+    --no-screenshot           leave the screenshot field empty (\"\")
+    --connect URL             attach to a running browser (ws://…/devtools/browser/… or http://host:port)
+    --chrome PATH             Chromium binary (else $SIGHTLINE_CHROME, then chromium on PATH)
+    --settle-ms MS            the most one wait for a stable page may take (default 3000)
+    -h, --help                this text
+    -V, --version             version
+";
+
+#[derive(Debug, Default)]
+pub struct Args {
+    pub command: String,
+    pub positional: Vec<String>,
+    pub viewport: Option<String>,
+    pub no_screenshot: bool,
+    pub connect: Option<String>,
+    pub chrome: Option<PathBuf>,
+    pub settle_ms: Option<String>,
+    pub pretty: bool,
+    pub out: Option<PathBuf>,
+    pub runs: Option<String>,
+    pub sizes: Option<String>,
+    pub help: bool,
+    pub version: bool,
+}
+
+pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
+    let mut a = Args::default();
+    let mut it = words.into_iter();
+    while let Some(w) = it.next() {
+        let mut value = |name: &str| it.next().with_context(|| format!("{name} needs a value"));
+        match w.as_str() {
+            "-h" | "--help" => a.help = true,
+            "-V" | "--version" => a.version = true,
+            "--viewport" => a.viewport = Some(value("--viewport")?),
+            "--no-screenshot" => a.no_screenshot = true,
+            "--connect" => a.connect = Some(value("--connect")?),
+            "--chrome" => a.chrome = Some(value("--chrome")?.into()),
+            "--settle-ms" => a.settle_ms = Some(value("--settle-ms")?),
+            "--pretty" => a.pretty = true,
+            "--out" => a.out = Some(value("--out")?.into()),
+            "--runs" => a.runs = Some(value("--runs")?),
+            "--sizes" => a.sizes = Some(value("--sizes")?),
+            s if s.starts_with('-') && s.len() > 1 => bail!("unknown option {s}\n\n{USAGE}"),
+            _ if a.command.is_empty() => a.command = w,
+            _ => a.positional.push(w),
+        }
+    }
+    Ok(a)
+}
+
+/// `WIDTHxHEIGHT` → (w, h).
+pub fn viewport(s: Option<&str>) -> Result<(u32, u32)> {
+    let Some(s) = s else { return Ok((1280, 720)) };
+    let (w, h) = s.split_once(['x', 'X']).with_context(|| format!("--viewport expects WIDTHxHEIGHT, got {s}"))?;
+    let (w, h): (u32, u32) = (w.parse().context("viewport width")?, h.parse().context("viewport height")?);
+    if !(100..=8000).contains(&w) || !(100..=8000).contains(&h) {
+        bail!("--viewport sides must be between 100 and 8000 pixels, got {s}");
+    }
+    Ok((w, h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_commands_and_options() {
+        let a = parse(["env", "http://x.test/", "--viewport", "800x600", "--no-screenshot"].map(String::from)).unwrap();
+        assert_eq!(a.command, "env");
+        assert_eq!(a.positional, ["http://x.test/"]);
+        assert_eq!(viewport(a.viewport.as_deref()).unwrap(), (800, 600));
+        assert!(a.no_screenshot);
+        assert!(parse(["env", "--bogus"].map(String::from)).is_err());
+        assert!(viewport(Some("800")).is_err());
+        assert!(viewport(Some("5x5")).is_err());
+    }
+}

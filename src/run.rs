@@ -1,0 +1,99 @@
+//! `sightline env` and `sightline state`.
+
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+use sightline_api::{check_url, Action, Env, EnvOptions};
+use sightline_browser::{Browser, BrowserOptions, SettleOptions, TabOptions};
+use sightline_cdp::LaunchOptions;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::cli::{self, Args};
+
+pub fn browser_options(a: &Args) -> BrowserOptions {
+    BrowserOptions { launch: LaunchOptions { chrome: a.chrome.clone(), extra_args: Vec::new() }, connect: a.connect.clone() }
+}
+
+pub fn tab_options(a: &Args) -> Result<TabOptions> {
+    let mut settle = SettleOptions::default();
+    if let Some(ms) = &a.settle_ms {
+        let ms: u64 = ms.parse().with_context(|| format!("--settle-ms expects milliseconds, got {ms}"))?;
+        settle.cap = Duration::from_millis(ms.clamp(0, 10_000));
+    }
+    Ok(TabOptions { viewport: cli::viewport(a.viewport.as_deref())?, settle })
+}
+
+fn url_arg(a: &Args) -> Result<String> {
+    let [url] = a.positional.as_slice() else { bail!("expected one URL\n\n{}", cli::USAGE) };
+    check_url(url).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(url.clone())
+}
+
+/// Open a browser and a tab, and load `url` as the first turn.
+async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn)> {
+    let browser = Browser::start(&browser_options(a)).await?;
+    let tab = browser.new_tab(tab_options(a)?).await?;
+    let mut env = Env::new(tab, EnvOptions { screenshot: !a.no_screenshot }).await?;
+    let first = env.step_action(Action::Navigate { url: url.to_string() }, json!({ "action": "navigate", "url": url })).await;
+    Ok((browser, env, first))
+}
+
+async fn write_line(out: &mut tokio::io::Stdout, line: &str) -> Result<()> {
+    out.write_all(line.as_bytes()).await?;
+    out.write_all(b"\n").await?;
+    out.flush().await?;
+    Ok(())
+}
+
+/// The stdio JSON-lines loop.
+pub async fn env(a: &Args) -> Result<u8> {
+    let url = url_arg(a)?;
+    let (browser, mut env, first) = open(a, &url).await?;
+    let mut out = tokio::io::stdout();
+    write_line(&mut out, &first.state.to_json_line()).await?;
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut code = 0u8;
+    #[cfg(unix)]
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    loop {
+        #[cfg(unix)]
+        let stop = term.recv();
+        #[cfg(not(unix))]
+        let stop = std::future::pending::<Option<()>>();
+        let line = tokio::select! {
+            l = lines.next_line() => l?,
+            _ = tokio::signal::ctrl_c() => { eprintln!("sightline: interrupted"); code = 130; break; }
+            _ = stop => { eprintln!("sightline: terminated"); code = 143; break; }
+        };
+        let Some(line) = line else { break };
+        let turn = env.step(&line).await;
+        write_line(&mut out, &turn.state.to_json_line()).await?;
+        if turn.fatal {
+            eprintln!("sightline: the browser is gone; exiting");
+            code = 3;
+            break;
+        }
+        if turn.ended {
+            break;
+        }
+    }
+    env.close().await;
+    browser.shutdown().await;
+    Ok(code)
+}
+
+/// One State Object.
+pub async fn state(a: &Args) -> Result<u8> {
+    let url = url_arg(a)?;
+    let (browser, env, first) = open(a, &url).await?;
+    let text = if a.pretty { serde_json::to_string_pretty(&first.state)? } else { first.state.to_json_line() };
+    match &a.out {
+        Some(path) => std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?,
+        None => println!("{text}"),
+    }
+    let failed = first.state.error.is_some();
+    env.close().await;
+    browser.shutdown().await;
+    Ok(if failed { 1 } else { 0 })
+}
