@@ -11,6 +11,7 @@ sightline — a real browser for AI agents, over the element-index protocol
 USAGE:
     sightline env URL [OPTIONS]      JSON-lines loop: first State Object, then one per action read on stdin
     sightline state URL [OPTIONS]    print one State Object [--pretty] [--out FILE]
+                                     [--explain: list covered elements and what covers them on stderr]
     sightline demo [--out DIR]       drive a built-in local site through a scripted run
     sightline bench [--runs N] [--sizes 30,1000,5000]
                                      capture/action medians next to the raw CDP calls
@@ -35,6 +36,7 @@ pub struct Args {
     pub chrome: Option<PathBuf>,
     pub settle_ms: Option<String>,
     pub pretty: bool,
+    pub explain: bool,
     pub out: Option<PathBuf>,
     pub runs: Option<String>,
     pub sizes: Option<String>,
@@ -56,6 +58,7 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--chrome" => a.chrome = Some(value("--chrome")?.into()),
             "--settle-ms" => a.settle_ms = Some(value("--settle-ms")?),
             "--pretty" => a.pretty = true,
+            "--explain" => a.explain = true,
             "--out" => a.out = Some(value("--out")?.into()),
             "--runs" => a.runs = Some(value("--runs")?),
             "--sizes" => a.sizes = Some(value("--sizes")?),

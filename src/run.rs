@@ -92,8 +92,33 @@ pub async fn state(a: &Args) -> Result<u8> {
         Some(path) => std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?,
         None => println!("{text}"),
     }
+    if a.explain {
+        let view = &env.captured().view;
+        for c in &view.covered {
+            eprintln!("covered: {} by {}", describe(&view.arena, c.node), describe(&view.arena, c.by));
+        }
+        eprintln!("{} indexed, {} covered", view.elements.len(), view.covered.len());
+    }
     let failed = first.state.error.is_some();
     env.close().await;
     browser.shutdown().await;
     Ok(if failed { 1 } else { 0 })
+}
+
+fn describe(arena: &sightline_page::Arena, id: sightline_page::NodeId) -> String {
+    let n = arena.node(id);
+    let text = sightline_page::cut(&sightline_page::collapse(&n.value), 30);
+    let mut s = if n.tag.is_empty() { format!("#text {text:?}") } else { format!("<{}", n.tag) };
+    for k in ["id", "class", "role", "name"] {
+        if let Some(v) = n.attr(k) {
+            s.push_str(&format!(" {k}={v:?}"));
+        }
+    }
+    if !n.tag.is_empty() {
+        s.push('>');
+    }
+    if let Some(l) = &n.layout {
+        s.push_str(&format!(" @({:.0},{:.0} {:.0}x{:.0}) paint {}", l.rect.x, l.rect.y, l.rect.w, l.rect.h, l.paint));
+    }
+    s
 }

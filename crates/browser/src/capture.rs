@@ -68,7 +68,10 @@ impl Tab {
                 Ok(None)
             }
         };
-        let snaps = join_all(sessions.iter().map(|s| self.snapshot(s)));
+        let snaps = join_all(sessions.iter().map(|s| async move {
+            let (snap, pointer) = tokio::join!(self.snapshot(s), self.pointer_listeners(s));
+            snap.map(|snap| (snap, pointer))
+        }));
         let owners = join_all(oop.iter().map(|frame_id| self.frame_owner(frame_id, &sessions)));
         let (shot, snaps, owners) = tokio::join!(shot, snaps, owners);
         let mut frames = Vec::with_capacity(snaps.len());
@@ -77,7 +80,7 @@ impl Tab {
         let mut kept: Vec<Option<usize>> = vec![None; sessions.len()];
         for (i, snap) in snaps.into_iter().enumerate() {
             match snap {
-                Ok(snapshot) => {
+                Ok((snapshot, pointer_listeners)) => {
                     let owner = if i == 0 {
                         None
                     } else {
@@ -91,7 +94,7 @@ impl Tab {
                         }
                     };
                     kept[i] = Some(frames.len());
-                    frames.push(FrameCapture { snapshot, owner, pointer_listeners: Vec::new() });
+                    frames.push(FrameCapture { snapshot, owner, pointer_listeners });
                     frame_sessions.push(sessions[i].clone());
                 }
                 Err(e) if i == 0 => return Err(e),
@@ -105,6 +108,34 @@ impl Tab {
         let t = Instant::now();
         let view = PageView::build(&capture);
         Ok(Captured { view, screenshot, capture, sessions: frame_sessions, cdp_time, model_time: t.elapsed() })
+    }
+
+    /// Backend ids of elements with pointer/touch listeners, as recorded by the
+    /// probe script. One cheap call when there are none (the common case).
+    async fn pointer_listeners(&self, session: &sightline_cdp::SessionId) -> Vec<i64> {
+        let c = &self.client;
+        let count: Result<Value, _> = c
+            .call(Some(session), "Runtime.evaluate", json!({ "expression": "window.__sightline ? window.__sightline.pointerCount() : 0", "returnByValue": true }))
+            .await;
+        if count.ok().and_then(|v| v["result"]["value"].as_u64()).unwrap_or(0) == 0 {
+            return Vec::new();
+        }
+        let list: Result<Value, _> =
+            c.call(Some(session), "Runtime.evaluate", json!({ "expression": "window.__sightline.pointerElements()" })).await;
+        let Some(array) = list.ok().and_then(|v| v["result"]["objectId"].as_str().map(str::to_string)) else { return Vec::new() };
+        let props: Result<Value, _> =
+            c.call(Some(session), "Runtime.getProperties", json!({ "objectId": array, "ownProperties": true })).await;
+        let ids: Vec<String> = props
+            .ok()
+            .and_then(|p| p["result"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter(|p| p["name"].as_str().is_some_and(|n| n.parse::<u32>().is_ok()))
+            .filter_map(|p| p["value"]["objectId"].as_str().map(str::to_string))
+            .collect();
+        let described = join_all(ids.iter().map(|id| c.call::<Value>(Some(session), "DOM.describeNode", json!({ "objectId": id })))).await;
+        let _ = c.call_raw(Some(session), "Runtime.releaseObject", json!({ "objectId": array })).await;
+        described.into_iter().filter_map(|d| d.ok()?["node"]["backendNodeId"].as_i64()).collect()
     }
 
     /// Which `<iframe>` element (in which session's capture) holds an OOPIF.

@@ -24,10 +24,26 @@
     const native = (f, name) => Object.defineProperty(f, 'toString', { value: () => `function ${name}() { [native code] }` });
     native(window.setTimeout, 'setTimeout'); native(window.clearTimeout, 'clearTimeout');
   } catch (e) {}
+  // Elements given pointer/touch listeners: the DOM snapshot reports click and
+  // mousedown listeners, not these. Weakly held, so detached nodes can go.
+  const pointerTargets = [];
+  const POINTER = new Set(['pointerdown', 'pointerup', 'touchstart', 'touchend']);
+  const ael = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, listener, options) {
+    try { if (POINTER.has(type) && this instanceof Element && pointerTargets.length < 5000) pointerTargets.push(new WeakRef(this)); } catch (e) {}
+    return ael.call(this, type, listener, options);
+  };
+  try { Object.defineProperty(EventTarget.prototype.addEventListener, 'toString', { value: () => 'function addEventListener() { [native code] }' }); } catch (e) {}
   new MutationObserver(() => { lastMutation = now(); })
     .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   const api = {
     mark() { markedAt = now(); lastMutation = -1; pending.clear(); },
+    pointerCount() { return pointerTargets.length; },
+    pointerElements() {
+      const out = [];
+      for (const r of pointerTargets) { const e = r.deref(); if (e && e.isConnected) out.push(e); }
+      return out;
+    },
     // Resolves after the next frame and one task: whatever the action queued has started by then.
     afterFrame() {
       return new Promise((resolve) => {

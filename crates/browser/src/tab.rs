@@ -150,6 +150,16 @@ impl Tab {
         std::iter::once(self.session.clone()).chain(st.oopifs.iter().map(|f| f.session.clone())).collect()
     }
 
+    /// Evaluate a fixed expression in the main frame and return its value. For
+    /// diagnostics and tests; agents never reach this.
+    pub async fn evaluate(&self, expression: &str) -> Result<Value, BrowserError> {
+        let v: Value = self.call("Runtime.evaluate", json!({ "expression": expression, "returnByValue": true, "awaitPromise": true })).await?;
+        if let Some(e) = v.get("exceptionDetails") {
+            return Err(BrowserError::Unexpected(format!("evaluate threw: {e}")));
+        }
+        Ok(v["result"]["value"].clone())
+    }
+
     /// True once the page crashed or its target went away.
     pub fn is_dead(&self) -> bool {
         let st = self.state.lock().unwrap();

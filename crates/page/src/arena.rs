@@ -41,6 +41,8 @@ pub struct Layout {
     pub text: Option<String>,
     /// Client (padding) box relative to the border box.
     pub client: Option<Rect>,
+    /// Line fragments of a text node, in viewport coordinates.
+    pub boxes: Vec<Rect>,
 }
 
 #[derive(Debug, Clone)]
@@ -129,6 +131,7 @@ struct Local<'a> {
     doc: &'a DocumentSnapshot,
     children: Vec<Vec<usize>>,
     layout_of: HashMap<usize, usize>,
+    boxes_of: HashMap<usize, Vec<Rect>>,
     rare_input: HashMap<usize, i64>,
     rare_text: HashMap<usize, i64>,
     rare_shadow: HashMap<usize, i64>,
@@ -165,12 +168,17 @@ impl<'a> Local<'a> {
         for (li, &ni) in doc.layout.node_index.iter().enumerate() {
             layout_of.entry(ni).or_insert(li);
         }
+        let mut boxes_of: HashMap<usize, Vec<Rect>> = HashMap::new();
+        for (li, b) in doc.text_boxes.layout_index.iter().zip(&doc.text_boxes.bounds) {
+            boxes_of.entry(*li).or_default().push(Rect::from_slice(b));
+        }
         Local {
             frame,
             snap,
             doc,
             children,
             layout_of,
+            boxes_of,
             rare_input: rare_map(&doc.nodes.input_value),
             rare_text: rare_map(&doc.nodes.text_value),
             rare_shadow: rare_map(&doc.nodes.shadow_root_type),
@@ -233,7 +241,8 @@ impl Arena {
             let area = self.docs[doc].clip;
             let mut g = Grid::new(area, 96.0);
             for (i, n) in self.nodes.iter().enumerate() {
-                if n.doc != doc || n.in_ua_shadow {
+                // Text never blocks a click on its own: its element's box does.
+                if n.doc != doc || n.in_ua_shadow || n.kind == NodeKind::Text {
                     continue;
                 }
                 let Some(l) = &n.layout else { continue };
@@ -248,48 +257,62 @@ impl Arena {
         }
     }
 
-    fn topmost_in(&mut self, doc: usize, x: f64, y: f64) -> Option<NodeId> {
+    /// The nodes of the top paint layer at a point of one document.
+    fn top_layer(&mut self, doc: usize, x: f64, y: f64) -> Vec<NodeId> {
         self.ensure_grid(doc);
         let grid = self.grids[doc].as_ref().expect("grid just built");
-        let mut best: Option<(i64, NodeId)> = None;
+        let mut best = i64::MIN;
+        let mut top = Vec::new();
         for &id in grid.at(x, y) {
             let n = &self.nodes[id as usize];
             let l = n.layout.as_ref().expect("grid holds laid-out nodes");
             if !l.rect.intersect(&n.clip).contains(x, y) {
                 continue;
             }
-            let key = (l.paint, id);
-            if best.is_none_or(|b| key > b) {
-                best = Some(key);
+            if l.paint > best {
+                best = l.paint;
+                top.clear();
+            }
+            if l.paint == best {
+                top.push(id);
             }
         }
-        best.map(|(_, id)| id)
+        top
     }
 
-    /// The topmost node at a viewport point, descending into iframes.
-    pub fn hit(&mut self, x: f64, y: f64) -> Option<NodeId> {
-        let mut doc = 0usize;
-        let mut last = None;
-        loop {
-            let Some(top) = self.topmost_in(doc, x, y) else { return last };
-            match self.docs.iter().position(|d| d.owner == Some(top) && d.clip.contains(x, y)) {
-                Some(d) => {
-                    last = Some(top);
-                    doc = d;
-                }
-                None => return Some(top),
-            }
-        }
+    fn related(&self, a: NodeId, b: NodeId) -> bool {
+        self.is_ancestor_or_self(a, b) || self.is_ancestor_or_self(b, a)
     }
 
-    /// The node painted on top at the point, unless it is `id` itself or related
-    /// to it (ancestor or descendant): then `None`, meaning `id` is not covered there.
+    /// Whether `id` is covered at a viewport point: `None` when it is not (the
+    /// top paint layer there holds `id`, a relative of it, or nothing), else
+    /// `Some(by)`. Nodes of one paint layer are in flow and do not overlap, so
+    /// only a higher layer covers. Descends into the iframe holding `id`.
     pub fn cover_at(&mut self, id: NodeId, x: f64, y: f64) -> Option<Option<NodeId>> {
-        let top = self.hit(x, y);
-        match top {
-            None => Some(None),
-            Some(t) if self.is_ancestor_or_self(id, t) || self.is_ancestor_or_self(t, id) => None,
-            Some(t) => Some(Some(t)),
+        let mut doc = 0usize;
+        loop {
+            let top = self.top_layer(doc, x, y);
+            if top.is_empty() {
+                return None;
+            }
+            if let Some(&frame_owner) = top.iter().find(|&&t| self.is_ancestor_or_self(t, id) && self.docs.iter().any(|d| d.owner == Some(t))) {
+                if let Some(d) = self.docs.iter().position(|d| d.owner == Some(frame_owner) && d.clip.contains(x, y)) {
+                    if self.is_ancestor_or_self(self.docs[d].root, id) {
+                        doc = d;
+                        continue;
+                    }
+                }
+            }
+            if top.iter().any(|&t| self.related(t, id)) {
+                return None;
+            }
+            // `id` itself sits in the top layer here (in-flow siblings share a layer).
+            let own = self.nodes[id as usize].layout.as_ref().map(|l| l.paint);
+            let best = self.nodes[top[0] as usize].layout.as_ref().map(|l| l.paint);
+            if own.is_some() && own == best && self.nodes[id as usize].doc == doc {
+                return None;
+            }
+            return Some(top.last().copied());
         }
     }
 }
@@ -400,7 +423,8 @@ impl Builder<'_, '_> {
             let style = lt.styles.get(li).map(|s| parse_style(snap, s)).unwrap_or_default();
             let text = lt.text.get(li).copied().filter(|&t| t >= 0).map(|t| snap.str(t).to_string());
             let client = lt.client_rects.get(li).filter(|c| c.len() == 4).map(|c| Rect::from_slice(c));
-            Layout { rect, style, paint: lt.paint_orders.get(li).copied().unwrap_or(0), text, client }
+            let boxes = l.boxes_of.get(&li).map(|v| v.iter().map(|b| b.offset(ctx.dx, ctx.dy)).collect()).unwrap_or_default();
+            Layout { rect, style, paint: lt.paint_orders.get(li).copied().unwrap_or(0), text, client, boxes }
         });
         let opacity_hidden = parent_opacity_hidden || layout.as_ref().is_some_and(|l| l.style.opacity_zero);
         let tag = if kind == NodeKind::Element { raw_name.to_ascii_lowercase() } else { String::new() };

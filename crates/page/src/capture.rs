@@ -71,6 +71,8 @@ pub struct DocumentSnapshot {
     pub nodes: NodeTree,
     pub layout: LayoutTree,
     #[serde(default)]
+    pub text_boxes: TextBoxes,
+    #[serde(default)]
     pub scroll_offset_x: f64,
     #[serde(default)]
     pub scroll_offset_y: f64,
@@ -107,6 +109,14 @@ pub struct LayoutTree {
     pub text: Vec<i64>,
     pub paint_orders: Vec<i64>,
     pub client_rects: Vec<Vec<f64>>,
+}
+
+/// Line fragments of laid-out text, indexed by layout node.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TextBoxes {
+    pub layout_index: Vec<usize>,
+    pub bounds: Vec<Vec<f64>>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -75,11 +75,14 @@ impl Renderer<'_> {
         let n = self.arena.node(id);
         let Some(r) = n.visible_rect() else { return false };
         let owner = n.parent.unwrap_or(id);
-        let (x, y) = r.center();
-        match self.arena.hit(x, y) {
-            None => true,
-            Some(top) => self.arena.is_ancestor_or_self(top, owner) || self.arena.is_ancestor_or_self(owner, top),
-        }
+        // The first visible line fragment, else the box centre.
+        let point = n
+            .layout
+            .as_ref()
+            .and_then(|l| l.boxes.iter().map(|b| b.intersect(&r)).find(|b| !b.is_empty()))
+            .map(|b| b.center())
+            .unwrap_or_else(|| r.center());
+        self.arena.cover_at(owner, point.0, point.1).is_none()
     }
 
     /// `quiet`: inside an indexed element, whose text its token already carries.

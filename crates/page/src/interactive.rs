@@ -284,6 +284,32 @@ fn sample_points(r: &Rect) -> [(f64, f64); 5] {
     [(cx, cy), q(0.25, 0.25), q(0.75, 0.25), q(0.25, 0.75), q(0.75, 0.75)]
 }
 
+/// Visible line fragments of the text inside an inline element (a wrapped
+/// link's box spans whole lines; its fragments are where it really is).
+fn text_fragments(arena: &Arena, id: NodeId, clip: &Rect) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![id];
+    while let Some(c) = stack.pop() {
+        let n = arena.node(c);
+        if n.kind == NodeKind::Text {
+            if let Some(l) = &n.layout {
+                for b in &l.boxes {
+                    let v = b.intersect(clip).intersect(&n.clip);
+                    if !v.is_empty() {
+                        out.push(v.center());
+                    }
+                }
+            }
+        } else {
+            stack.extend(n.children.iter().rev().copied());
+        }
+        if out.len() >= 6 {
+            break;
+        }
+    }
+    out
+}
+
 pub fn find(arena: &mut Arena) -> Found {
     let (label_set, labels_of) = associated_labels(arena);
     let n_nodes = arena.nodes.len();
@@ -371,7 +397,10 @@ pub fn find(arena: &mut Arena) -> Found {
         }
         let mut click = None;
         let mut cover = None;
-        for (x, y) in sample_points(&visible) {
+        let inline = n.layout.as_ref().is_some_and(|l| l.style.display == "inline");
+        let mut points = if inline { text_fragments(arena, id, &visible) } else { Vec::new() };
+        points.extend(sample_points(&visible));
+        for (x, y) in points {
             match arena.cover_at(id, x, y) {
                 None => {
                     click = Some((x, y));

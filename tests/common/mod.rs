@@ -1,0 +1,147 @@
+//! Shared test harness: one Chromium per test binary, a fresh browser context
+//! per test, fixture pages served from `tests/fixtures` on two loopback ports
+//! (the second one, addressed as `localhost`, is cross-site for OOPIF tests).
+//!
+//! A missing Chromium fails the run with the command that installs it.
+
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::sync::{LazyLock, OnceLock};
+
+use serde_json::{json, Value};
+use sightline_api::{Action, Env, EnvOptions, StateObject, Turn};
+use sightline_browser::{Browser, BrowserOptions, Tab, TabOptions};
+use sightline_cdp::LaunchOptions;
+use sightline_serve::Server;
+
+static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
+});
+
+pub struct World {
+    pub browser: Browser,
+    pub site: Server,
+    pub other: Server,
+}
+
+static WORLD: OnceLock<World> = OnceLock::new();
+static GROUP: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+extern "C" fn kill_browser() {
+    let g = GROUP.load(std::sync::atomic::Ordering::SeqCst);
+    if g > 0 {
+        // SAFETY: kill(2) on the process group we launched.
+        unsafe {
+            libc::kill(-g, libc::SIGKILL);
+        }
+    }
+}
+
+pub fn fixtures_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+pub fn world() -> &'static World {
+    WORLD.get_or_init(|| {
+        RT.block_on(async {
+            // Launched from a runtime worker thread, which lives as long as the process
+            // (PR_SET_PDEATHSIG follows the spawning thread).
+            let browser = RT
+                .spawn(async {
+                    let opts = BrowserOptions {
+                        launch: LaunchOptions { chrome: None, extra_args: vec!["--site-per-process".into()] },
+                        connect: None,
+                    };
+                    Browser::start(&opts).await
+                })
+                .await
+                .expect("launch task");
+            let browser = match browser {
+                Ok(b) => b,
+                Err(e) => panic!(
+                    "\n\nThese tests need a real Chromium and could not start one: {e}\n\
+                     Install it with:  sudo apt-get install -y chromium\n\
+                     (or point SIGHTLINE_CHROME at a Chromium binary)\n\n"
+                ),
+            };
+            if let Some(g) = browser.process_group() {
+                GROUP.store(g, std::sync::atomic::Ordering::SeqCst);
+                // SAFETY: registering a plain extern "C" fn.
+                unsafe {
+                    libc::atexit(kill_browser);
+                }
+            }
+            let site = RT.spawn(Server::dir(fixtures_dir())).await.unwrap().expect("fixture server");
+            let other = RT.spawn(Server::dir(fixtures_dir())).await.unwrap().expect("second fixture server");
+            World { browser, site, other }
+        })
+    })
+}
+
+/// Run an async test body on the shared runtime.
+pub fn run<F: Future>(f: F) -> F::Output {
+    world();
+    RT.block_on(f)
+}
+
+/// URL of a fixture on the main server.
+pub fn url(path: &str) -> String {
+    world().site.url(path)
+}
+
+/// Same fixture tree, other port, addressed by name: a different site.
+pub fn other_url(path: &str) -> String {
+    format!("http://localhost:{}{}", world().other.addr().port(), path)
+}
+
+pub async fn tab() -> Tab {
+    tab_with(TabOptions::default()).await
+}
+
+pub async fn tab_with(opts: TabOptions) -> Tab {
+    world().browser.new_tab(opts).await.expect("new tab")
+}
+
+/// An environment on a fixture page; panics if the page does not load.
+pub async fn env(path: &str) -> Env {
+    env_with(path, EnvOptions { screenshot: false }).await
+}
+
+pub async fn env_with(path: &str, opts: EnvOptions) -> Env {
+    let target = if path.starts_with("http") { path.to_string() } else { url(path) };
+    let mut env = Env::new(tab().await, opts).await.expect("env");
+    let first = env.step_action(Action::Navigate { url: target.clone() }, json!({"action": "navigate", "url": target})).await;
+    assert!(first.state.error.is_none(), "loading {path}: {:?}", first.state.error);
+    env
+}
+
+/// One step with a JSON action.
+pub async fn step(env: &mut Env, action: Value) -> Turn {
+    env.step(&action.to_string()).await
+}
+
+/// Index of the first element matching `pred`, panicking with the index when none does.
+pub fn find(s: &StateObject, what: &str, pred: impl Fn(&sightline_api::ElementDescriptor) -> bool) -> u64 {
+    match s.element_index.0.iter().position(pred) {
+        Some(i) => i as u64 + 1,
+        None => panic!("no element {what} in index:\n{}", s.page_content),
+    }
+}
+
+pub fn by_text(s: &StateObject, text: &str) -> u64 {
+    find(s, &format!("with text {text:?}"), |d| d.text_content.as_deref() == Some(text))
+}
+
+pub fn by_id_name(s: &StateObject, name: &str) -> u64 {
+    find(s, &format!("named {name:?}"), |d| d.attributes.name.as_deref() == Some(name))
+}
+
+pub fn texts(s: &StateObject) -> Vec<String> {
+    s.element_index.0.iter().map(|d| d.text_content.clone().unwrap_or_default()).collect()
+}
+
+/// Evaluate an expression in the page (test-side inspection only).
+pub async fn eval(env: &Env, expr: &str) -> Value {
+    env.tab().evaluate(expr).await.expect("evaluate")
+}

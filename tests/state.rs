@@ -1,0 +1,198 @@
+//! The State Object against real Chromium: which elements are indexed, what
+//! their descriptors say, what page_content shows, how state_hash behaves.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+#[test]
+fn indexes_every_interactive_kind_in_document_order() {
+    run(async {
+        let env = env("/kinds.html").await;
+        let s = env.state();
+        let t = texts(s);
+        let want = [
+            "Relative link", "Absolute link", "Native button", "Disabled button", "Alpha", "Beta", "Role button", "Role link",
+            "Role checkbox", "Label for text", "Editable", "Onclick div", "Listener div", "Mousedown div", "Pointerdown div",
+            "Summary toggle",
+        ];
+        for w in want {
+            assert!(t.iter().any(|x| x.starts_with(w)), "{w} missing from {t:?}");
+        }
+        // Document order: the relative link comes before the native button, which comes before the summary.
+        let pos = |w: &str| t.iter().position(|x| x.starts_with(w)).unwrap();
+        assert!(pos("Relative link") < pos("Native button") && pos("Native button") < pos("Summary toggle"));
+        assert!(t.iter().any(|x| x.starts_with("Cursor span")), "cursor:pointer span is indexed");
+        // Inherited cursor, plain text and hidden inputs are not.
+        assert!(!t.iter().any(|x| x == "inherited bold" || x == "Plain div" || x.starts_with("Plain paragraph")), "{t:?}");
+        assert!(!s.element_index.0.iter().any(|d| d.attributes.name.as_deref() == Some("secret")));
+        // Keys are "1".."N".
+        let v = serde_json::to_value(s).unwrap();
+        let keys: Vec<String> = v["element_index"].as_object().unwrap().keys().cloned().collect();
+        assert!(keys.contains(&"1".to_string()) && keys.contains(&s.element_index.0.len().to_string()));
+    })
+}
+
+#[test]
+fn descriptors_follow_the_seed_schema() {
+    run(async {
+        let env = env("/kinds.html").await;
+        let s = env.state();
+        let v = serde_json::to_value(s).unwrap();
+        for (_, d) in v["element_index"].as_object().unwrap() {
+            for k in ["tag", "role", "aria-label", "text_content", "attributes"] {
+                assert!(d.get(k).is_some(), "{k} missing in {d}");
+            }
+            for k in ["name", "value", "placeholder", "type", "href", "checked"] {
+                assert!(d["attributes"].get(k).is_some(), "attributes.{k} missing in {d}");
+            }
+        }
+        let link = &s.element_index.0[by_text(s, "Relative link") as usize - 1];
+        assert_eq!(link.role.as_deref(), Some("link"));
+        assert_eq!(link.attributes.href.as_deref(), Some(url("/next.html?x=1").as_str()), "href is absolute");
+        assert_eq!(link.attributes.checked, None);
+        let text = &s.element_index.0[by_id_name(s, "q") as usize - 1];
+        assert_eq!(text.tag, "input");
+        assert_eq!(text.role.as_deref(), Some("textbox"));
+        assert_eq!(text.attributes.value.as_deref(), Some("live value"), "value is the live value, not the attribute");
+        assert_eq!(text.attributes.placeholder.as_deref(), Some("Search here"));
+        assert_eq!(text.attributes.type_.as_deref(), Some("text"));
+        assert_eq!(text.text_content, None);
+        let agree = &s.element_index.0[by_id_name(s, "agree") as usize - 1];
+        assert_eq!(agree.attributes.checked, Some(true));
+        assert_eq!(agree.attributes.type_.as_deref(), Some("checkbox"));
+        let radio = &s.element_index.0[by_id_name(s, "size") as usize - 1];
+        assert_eq!(radio.attributes.checked, Some(false));
+        let role_cb = &s.element_index.0[by_text(s, "Role checkbox") as usize - 1];
+        assert_eq!(role_cb.attributes.checked, Some(true));
+        let select = &s.element_index.0[by_id_name(s, "pick") as usize - 1];
+        assert_eq!(select.attributes.value.as_deref(), Some("b"));
+        assert_eq!(select.role.as_deref(), Some("combobox"));
+        let close = find(s, "aria-labelled link", |d| d.aria_label.as_deref() == Some("Close dialog"));
+        assert!(close > 0);
+        let ta = &s.element_index.0[by_id_name(s, "notes") as usize - 1];
+        assert_eq!(ta.attributes.value.as_deref(), Some("note text"));
+        let submit = find(s, "submit input", |d| d.tag == "input" && d.attributes.type_.as_deref() == Some("submit"));
+        assert_eq!(s.element_index.0[submit as usize - 1].attributes.value.as_deref(), Some("Send it"));
+    })
+}
+
+#[test]
+fn page_content_marks_elements_and_state() {
+    run(async {
+        let env = env("/kinds.html").await;
+        let s = env.state();
+        let pc = &s.page_content;
+        assert!(pc.contains("# Every interactive kind"), "{pc}");
+        assert!(pc.contains("Plain paragraph text that is not interactive."));
+        let b = by_text(s, "Native button");
+        assert!(pc.contains(&format!("[{b}]button \"Native button\"")), "{pc}");
+        let d = by_text(s, "Disabled button");
+        assert!(pc.contains(&format!("[{d}]button \"Disabled button\" disabled")), "{pc}");
+        let agree = by_id_name(s, "agree");
+        assert!(pc.contains(&format!("[{agree}]checkbox")) && pc.contains("checked"), "{pc}");
+        assert!(pc.contains("value=\"live value\""), "{pc}");
+        assert!(pc.contains("collapsed"), "summary state shown: {pc}");
+        assert!(!pc.contains("<script") && !pc.contains("addEventListener"), "{pc}");
+        assert!(pc.len() < 3000, "compact: {} chars", pc.len());
+    })
+}
+
+#[test]
+fn hidden_offscreen_clipped_and_covered_elements_are_not_indexed() {
+    run(async {
+        let env = env("/hidden.html").await;
+        let s = env.state();
+        let t = texts(s);
+        assert_eq!(t, vec!["Visible control".to_string(), "Under click-through layer".to_string()], "{}", s.page_content);
+        let pc = &s.page_content;
+        assert!(pc.contains("Visible text"));
+        for hidden in ["hidden text", "invisible text", "noscript text", "Below the fold", "cover sheet"] {
+            if hidden == "cover sheet" {
+                continue;
+            }
+            assert!(!pc.contains(hidden), "{hidden} leaked into page_content: {pc}");
+        }
+        assert!(pc.contains("[scroll: 0px above,"), "scroll hint: {pc}");
+    })
+}
+
+#[test]
+fn iframes_and_shadow_roots_are_indexed() {
+    run(async {
+        let other_port = world().other.addr().port();
+        let env = env(&format!("/frames.html?other={other_port}")).await;
+        // The cross-site frame loads after the main document; give the turn a stable state.
+        let mut env = env;
+        let mut s = env.state().clone();
+        for _ in 0..20 {
+            if texts(&s).iter().any(|t| t == "Button in cross") {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            s = step(&mut env, json!({"action": "scroll", "direction": "up", "pixels": 1})).await.state;
+        }
+        let t = texts(&s);
+        for w in ["Top button", "Button in same", "Button in cross", "Shadow button"] {
+            assert!(t.iter().any(|x| x == w), "{w} missing: {t:?}\n{}", s.page_content);
+        }
+        assert!(s.page_content.contains("Shadow text"), "{}", s.page_content);
+        let framed = s.element_index.0.iter().filter(|d| d.attributes.name.as_deref() == Some("framed")).count();
+        assert_eq!(framed, 2, "inputs of both frames");
+        // Acting inside each frame works.
+        for who in ["same", "cross"] {
+            let i = by_text(&s, &format!("Button in {who}"));
+            s = step(&mut env, json!({"action": "click_element", "element_index": i})).await.state;
+            assert!(s.error.is_none(), "{:?}", s.error);
+            assert!(texts(&s).iter().any(|x| x == &format!("Clicked in {who}")), "{who}: {:?}", texts(&s));
+        }
+        let i = by_text(&s, "Shadow button");
+        s = step(&mut env, json!({"action": "click_element", "element_index": i})).await.state;
+        assert!(s.page_content.contains("Shadow clicked"), "{}", s.page_content);
+        let i = find(&s, "cross frame input", |d| d.attributes.name.as_deref() == Some("framed"));
+        let s2 = step(&mut env, json!({"action": "input_text", "element_index": i + 0, "text": "hi"})).await.state;
+        assert!(s2.error.is_none(), "{:?}", s2.error);
+    })
+}
+
+#[test]
+fn state_hash_is_stable_and_changes_with_what_is_seen() {
+    run(async {
+        let mut env = env("/scroll.html").await;
+        let a = env.state().clone();
+        assert_eq!(a.state_hash.len(), 64);
+        // Nothing changes: the same hash.
+        let again = env.tab().capture(false).await.unwrap();
+        let b = sightline_api::StateObject::from_view(&again.view, None);
+        assert_eq!(a.state_hash, b.state_hash);
+        assert_eq!(a.page_content, b.page_content);
+        // Two scrolls in a row give two different states.
+        let s1 = step(&mut env, json!({"action": "scroll", "direction": "down", "pixels": 200})).await.state;
+        let s2 = step(&mut env, json!({"action": "scroll", "direction": "down", "pixels": 200})).await.state;
+        assert_ne!(a.state_hash, s1.state_hash);
+        assert_ne!(s1.state_hash, s2.state_hash);
+        // And the canonical form includes the scroll offsets.
+        let canon = sightline_page::canonical(&env.captured().view.url, &env.captured().view.page_content, env.captured().view.scroll, &env.captured().view.elements);
+        assert!(canon.contains("\nscroll 0 400\n"), "{}", &canon[..200]);
+    })
+}
+
+#[test]
+fn screenshot_has_the_viewport_size() {
+    run(async {
+        use base64::Engine;
+        let opts = sightline_browser::TabOptions { viewport: (800, 500), ..Default::default() };
+        let tab = tab_with(opts).await;
+        let mut env = sightline_api::Env::new(tab, sightline_api::EnvOptions { screenshot: true }).await.unwrap();
+        let s = env.step(&json!({"action": "navigate", "url": url("/kinds.html")}).to_string()).await.state;
+        let png = base64::engine::general_purpose::STANDARD.decode(&s.screenshot).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        let w = u32::from_be_bytes(png[16..20].try_into().unwrap());
+        let h = u32::from_be_bytes(png[20..24].try_into().unwrap());
+        assert_eq!((w, h), (800, 500));
+        // --no-screenshot gives "".
+        let env2 = env_with("/kinds.html", sightline_api::EnvOptions { screenshot: false }).await;
+        assert_eq!(env2.state().screenshot, "");
+    })
+}
