@@ -70,6 +70,14 @@ impl Tab {
         })
     }
 
+    /// Tracker view: (a main-frame load is pending, requests started since `since`).
+    fn network(&self, since: Instant) -> (bool, usize) {
+        let st = self.state.lock().unwrap();
+        // A requested navigation that never starts (204, download, cancelled) stops counting after 1 s.
+        let requested = st.nav_requested.is_some_and(|t| t >= since && t.elapsed() < Duration::from_secs(1));
+        (st.main_loading || requested, st.inflight.values().filter(|t| **t >= since).count())
+    }
+
     /// Wait until the page is stable, counting requests started after `since`.
     pub async fn settle(&self, since: Instant) -> Result<(), BrowserError> {
         let o = self.opts.settle.clone();
@@ -77,52 +85,39 @@ impl Tab {
         let mut first = true;
         loop {
             self.check_alive()?;
-            let elapsed = start.elapsed();
-            let (loading, inflight) = {
-                let st = self.state.lock().unwrap();
-                // A requested navigation that never starts (204, download, cancelled) stops counting after 1 s.
-                let requested = st.nav_requested.is_some_and(|t| t >= since && t.elapsed() < Duration::from_secs(1));
-                (st.main_loading || requested, st.inflight.values().filter(|t| **t >= since).count())
-            };
-            if loading && elapsed < o.load_timeout {
+            let (loading, _) = self.network(since);
+            if loading {
+                if start.elapsed() >= o.load_timeout {
+                    return Ok(());
+                }
                 tokio::time::sleep(Duration::from_millis(20)).await;
                 continue;
             }
-            if elapsed >= o.cap.max(if loading { o.load_timeout } else { Duration::ZERO }) {
+            if start.elapsed() >= o.cap {
                 return Ok(());
             }
+            // The first probe waits a frame and a task, so whatever the action set off
+            // (a navigation, a fetch, a re-render) has reported itself before we read the tracker.
             let probe = self.probe(std::mem::take(&mut first)).await;
-            // The first probe waited a frame: a navigation the action caused has been requested by now.
-            let busy_now = {
-                let st = self.state.lock().unwrap();
-                st.main_loading || st.nav_requested.is_some_and(|t| t >= since && t.elapsed() < Duration::from_secs(1))
-            };
-            if busy_now && start.elapsed() < o.load_timeout {
-                tokio::time::sleep(Duration::from_millis(10)).await;
+            let (loading, inflight) = self.network(since);
+            if loading {
                 continue;
             }
-            let quiet = match probe {
-                Some(p) => {
-                    inflight == 0
-                        && p.timers == 0
-                        && p.animations == 0
-                        && p.complete
-                        && p.quiet_ms >= o.quiet.as_millis() as f64
-                }
-                // No probe: the document is being replaced, or a page where
-                // scripts cannot run (about:blank, error pages): judge by network alone.
-                None => inflight == 0 && !loading && elapsed >= o.quiet,
+            let settled = |p: &Probe| inflight == 0 && p.timers == 0 && p.animations == 0 && p.complete;
+            let quiet = match &probe {
+                Some(p) => settled(p) && p.quiet_ms >= o.quiet.as_millis() as f64,
+                // No probe: the document is being replaced, or scripts cannot run
+                // (about:blank, error pages): judge by the network alone.
+                None => inflight == 0 && start.elapsed() >= o.quiet,
             };
             if quiet {
                 if std::env::var_os("SIGHTLINE_TRACE").is_some() {
-                    eprintln!("[trace] settled after {:?} (probe {probe:?}, inflight {inflight}, loading {loading})", start.elapsed());
+                    eprintln!("[trace] settled after {:?} (probe {probe:?}, inflight {inflight})", start.elapsed());
                 }
                 return Ok(());
             }
-            let wait = match probe {
-                Some(p) if inflight == 0 && p.timers == 0 && p.animations == 0 && p.complete => {
-                    Duration::from_millis(((o.quiet.as_millis() as f64 - p.quiet_ms).max(5.0)) as u64)
-                }
+            let wait = match &probe {
+                Some(p) if settled(p) => Duration::from_millis(((o.quiet.as_millis() as f64 - p.quiet_ms).max(5.0)) as u64),
                 _ => Duration::from_millis(20),
             };
             tokio::time::sleep(wait.min(Duration::from_millis(50))).await;

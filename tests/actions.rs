@@ -1,0 +1,307 @@
+//! Every action and every error code against real Chromium.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::json;
+use sightline_api::ErrorCode;
+
+fn code(s: &sightline_api::StateObject) -> Option<ErrorCode> {
+    s.error.as_ref().map(|e| e.code)
+}
+
+#[test]
+fn click_is_a_real_pointer_sequence_with_hover() {
+    run(async {
+        let mut env = env("/hover.html").await;
+        assert!(!texts(env.state()).iter().any(|t| t == "Menu item"), "menu closed before hover");
+        let i = by_text(env.state(), "Menu");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": i})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        let log = eval(&env, "document.getElementById('log').textContent").await;
+        let log = log.as_str().unwrap();
+        for ev in ["mouseover", "mousemove", "pointerdown", "mousedown", "mouseup", "click"] {
+            assert!(log.contains(ev), "{ev} not seen: {log}");
+        }
+        assert!(!log.contains("untrusted"), "events must be trusted: {log}");
+        // The pointer rests on the menu: the hover-opened item is now in the index.
+        assert!(texts(&s).iter().any(|t| t == "Menu item"), "{}", s.page_content);
+    })
+}
+
+#[test]
+fn input_text_types_key_by_key_and_overwrites_or_appends() {
+    run(async {
+        let mut env = env("/form.html").await;
+        let q = by_id_name(env.state(), "q");
+        let s = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "def"})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(s.element_index.0[q as usize - 1].attributes.value.as_deref(), Some("abcdef"), "appends by default");
+        let counts = eval(&env, "window.counts()").await;
+        assert_eq!(counts["keys"], 3, "one keydown per character");
+        assert_eq!(counts["inputs"], 3, "one input event per character");
+        let s = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "new", "overwrite": true})).await.state;
+        assert_eq!(s.element_index.0[q as usize - 1].attributes.value.as_deref(), Some("new"));
+        // Types without selection support (email, number) still append and overwrite.
+        let e = by_id_name(&s, "email");
+        step(&mut env, json!({"action": "input_text", "element_index": e, "text": "a@b"})).await;
+        let s = step(&mut env, json!({"action": "input_text", "element_index": e, "text": ".test"})).await.state;
+        assert_eq!(s.element_index.0[e as usize - 1].attributes.value.as_deref(), Some("a@b.test"));
+        let n = by_id_name(&s, "num");
+        step(&mut env, json!({"action": "input_text", "element_index": n, "text": "12"})).await;
+        let s = step(&mut env, json!({"action": "input_text", "element_index": n, "text": "34", "overwrite": true})).await.state;
+        assert_eq!(s.element_index.0[n as usize - 1].attributes.value.as_deref(), Some("34"));
+        // A textarea takes \n as a line break; contenteditable takes text too.
+        let ta = by_id_name(&s, "ta");
+        let s = step(&mut env, json!({"action": "input_text", "element_index": ta, "text": "\nline2"})).await.state;
+        assert_eq!(s.element_index.0[ta as usize - 1].attributes.value.as_deref(), Some("line1\nline2"));
+        let ce = find(&s, "contenteditable", |d| d.text_content.as_deref() == Some("start"));
+        let s = step(&mut env, json!({"action": "input_text", "element_index": ce, "text": "replaced", "overwrite": true})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(eval(&env, "document.getElementById('ce').textContent").await, "replaced");
+    })
+}
+
+#[test]
+fn enter_in_a_text_input_submits_the_form() {
+    run(async {
+        let mut env = env("/form.html").await;
+        let q = by_id_name(env.state(), "q");
+        let s = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "zz\n", "overwrite": true})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert!(s.url.contains("/submitted.html?q=zz"), "{}", s.url);
+        assert!(s.page_content.contains("# Submitted"), "{}", s.page_content);
+    })
+}
+
+#[test]
+fn select_option_fires_input_and_change_and_adds_on_multiple() {
+    run(async {
+        let mut env = env("/form.html").await;
+        let s0 = env.state().clone();
+        let one = by_id_name(&s0, "one");
+        let yankee = by_text(&s0, "Yankee");
+        let s = step(&mut env, json!({"action": "select_option", "element_index": one, "option_index": yankee})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(s.element_index.0[one as usize - 1].attributes.value.as_deref(), Some("y"));
+        let log = eval(&env, "document.getElementById('log').textContent").await;
+        assert!(log.as_str().unwrap().contains("input:one change:one=y"), "{log}");
+        assert!(s.page_content.contains("selected=\"Yankee\""), "{}", s.page_content);
+        let many = by_id_name(&s, "many");
+        let green = by_text(&s, "Green");
+        let s = step(&mut env, json!({"action": "select_option", "element_index": many, "option_index": green})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        let log = eval(&env, "document.getElementById('log').textContent").await;
+        assert!(log.as_str().unwrap().contains("change:many=r+g"), "multiple adds: {log}");
+        // An option of another select, a non-option, a disabled option.
+        let xray = by_text(&s, "Xray");
+        let s2 = step(&mut env, json!({"action": "select_option", "element_index": many, "option_index": xray})).await.state;
+        assert_eq!(code(&s2), Some(ErrorCode::ElementNotInteractive));
+        assert!(s2.error.as_ref().unwrap().message.contains("not an option of the select"), "{:?}", s2.error);
+        assert_eq!(s2.state_hash, s.state_hash);
+        let s3 = step(&mut env, json!({"action": "select_option", "element_index": one, "option_index": one})).await.state;
+        assert_eq!(code(&s3), Some(ErrorCode::ElementNotInteractive));
+        let zulu = by_text(&s, "Zulu");
+        let s4 = step(&mut env, json!({"action": "select_option", "element_index": one, "option_index": zulu})).await.state;
+        assert_eq!(code(&s4), Some(ErrorCode::ElementNotInteractive));
+        assert!(s4.error.as_ref().unwrap().message.contains("disabled"));
+        let q = by_id_name(&s, "q");
+        let s5 = step(&mut env, json!({"action": "select_option", "element_index": q, "option_index": zulu})).await.state;
+        assert_eq!(code(&s5), Some(ErrorCode::ElementNotInteractive));
+    })
+}
+
+#[test]
+fn scroll_moves_the_page_or_the_container_under_the_pointer() {
+    run(async {
+        let mut env = env("/scroll.html").await;
+        assert!(texts(env.state()).iter().any(|t| t == "Inner 1"));
+        // The page: by one viewport when pixels is absent.
+        let s = step(&mut env, json!({"action": "scroll", "direction": "down"})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(env.captured().view.scroll.1, 720.0);
+        assert!(!texts(&s).iter().any(|t| t == "Inner 1"));
+        let s = step(&mut env, json!({"action": "scroll", "direction": "up", "pixels": 720})).await.state;
+        assert_eq!(env.captured().view.scroll.1, 0.0);
+        // The container, through an element inside it.
+        let inner = by_text(&s, "Inner 2");
+        let s = step(&mut env, json!({"action": "scroll", "direction": "down", "pixels": 300, "element_index": inner})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(env.captured().view.scroll.1, 0.0, "the page did not move");
+        assert!(!texts(&s).iter().any(|t| t == "Inner 2"), "container scrolled");
+        assert!(texts(&s).iter().any(|t| t == "Inner 10"), "{:?}", texts(&s));
+        let box_top = eval(&env, "document.getElementById('box').scrollTop").await;
+        assert_eq!(box_top, 300);
+    })
+}
+
+#[test]
+fn navigate_loads_pages_and_a_404_is_a_page() {
+    run(async {
+        let mut env = env("/kinds.html").await;
+        let s = step(&mut env, json!({"action": "navigate", "url": url("/form.html")})).await.state;
+        assert!(s.error.is_none());
+        assert_eq!(s.url, url("/form.html"));
+        let s = step(&mut env, json!({"action": "navigate", "url": url("/missing.html")})).await.state;
+        assert!(s.error.is_none(), "a 404 page is a page: {:?}", s.error);
+        assert!(s.page_content.contains("Not found"));
+    })
+}
+
+#[test]
+fn failed_navigation_keeps_the_state_and_the_page() {
+    run(async {
+        let mut env = env("/form.html").await;
+        let q = by_id_name(env.state(), "q");
+        let before = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "typed"})).await.state;
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let s = step(&mut env, json!({"action": "navigate", "url": format!("http://127.0.0.1:{port}/")})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::NavigationFailed), "{:?}", s.error);
+        assert!(s.error.as_ref().unwrap().message.contains("ERR_CONNECTION_REFUSED"), "{:?}", s.error);
+        assert_eq!(s.state_hash, before.state_hash);
+        assert_eq!(s.element_index, before.element_index);
+        let s = step(&mut env, json!({"action": "navigate", "url": "http://no-such-host.invalid/"})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::NavigationFailed), "{:?}", s.error);
+        // The browser really is back on the page.
+        let href = eval(&env, "location.pathname").await;
+        assert_eq!(href, "/form.html");
+        let i = by_text(&s, "Go");
+        let after = step(&mut env, json!({"action": "click_element", "element_index": i})).await.state;
+        assert!(after.url.contains("/submitted.html"), "the restored page still works: {}", after.url);
+    })
+}
+
+#[test]
+fn every_error_code_leaves_the_state_unchanged() {
+    run(async {
+        let mut env = env("/form.html").await;
+        let base = env.state().clone();
+        let cases = [
+            (json!("not an object"), ErrorCode::ActionValidationFailed),
+            (json!({"action": "click_element", "element_index": 0}), ErrorCode::InvalidElementIndex),
+            (json!({"action": "click_element", "element_index": 500}), ErrorCode::InvalidElementIndex),
+            (json!({"action": "click_element", "element_index": -2}), ErrorCode::ActionValidationFailed),
+            (json!({"action": "input_text", "element_index": 1}), ErrorCode::ActionValidationFailed),
+            (json!({"action": "scroll", "direction": "diagonal"}), ErrorCode::ActionValidationFailed),
+            (json!({"action": "navigate", "url": "/relative"}), ErrorCode::ActionValidationFailed),
+            (json!({"action": "click_element", "element_index": 1, "force": true}), ErrorCode::ActionValidationFailed),
+        ];
+        for (action, want) in cases {
+            let s = step(&mut env, action.clone()).await.state;
+            assert_eq!(code(&s), Some(want), "{action}: {:?}", s.error);
+            assert_eq!(s.error.as_ref().unwrap().failed_action, action);
+            assert_eq!(s.state_hash, base.state_hash);
+            assert_eq!(s.element_index, base.element_index);
+            assert_eq!(s.page_content, base.page_content);
+        }
+        let s = env.step("{not json").await.state;
+        assert_eq!(code(&s), Some(ErrorCode::ActionValidationFailed));
+        assert_eq!(s.error.as_ref().unwrap().failed_action, json!("{not json"));
+        // Not interactive: disabled, read-only, wrong kind.
+        let off = by_id_name(&base, "off");
+        let s = step(&mut env, json!({"action": "input_text", "element_index": off, "text": "x"})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::ElementNotInteractive));
+        assert!(s.error.as_ref().unwrap().message.contains("disabled"));
+        let s = step(&mut env, json!({"action": "click_element", "element_index": off})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::ElementNotInteractive));
+        let ro = by_id_name(&base, "ro");
+        let s = step(&mut env, json!({"action": "input_text", "element_index": ro, "text": "x"})).await.state;
+        assert!(s.error.as_ref().unwrap().message.contains("read-only"), "{:?}", s.error);
+        let go = by_text(&base, "Go");
+        let s = step(&mut env, json!({"action": "input_text", "element_index": go, "text": "x"})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::ElementNotInteractive));
+        assert!(s.error.as_ref().unwrap().message.contains("does not support input_text"), "{:?}", s.error);
+        assert_eq!(s.state_hash, base.state_hash);
+        assert_eq!(eval(&env, "document.querySelector('[name=ro]').value").await, "fixed");
+    })
+}
+
+#[test]
+fn covered_and_removed_targets_are_refused_by_name() {
+    run(async {
+        let mut env = env("/modal.html").await;
+        let s = env.state().clone();
+        // Schedule an overlay after the state is taken (1.5 s is a long timer: not waited for).
+        let later = by_text(&s, "Cover later");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": later})).await.state;
+        tokio::time::sleep(Duration::from_millis(1700)).await;
+        let target = by_text(&s, "Target");
+        let s2 = step(&mut env, json!({"action": "click_element", "element_index": target})).await.state;
+        assert_eq!(code(&s2), Some(ErrorCode::ElementNotInteractive), "{:?}", s2.error);
+        let msg = &s2.error.as_ref().unwrap().message;
+        assert!(msg.contains("covered by <div") && msg.contains("late"), "{msg}");
+        assert_eq!(s2.state_hash, s.state_hash);
+        assert_eq!(eval(&env, "document.getElementById('out').textContent").await, "", "nothing was clicked");
+
+        let mut env = common::env("/modal.html").await;
+        let vanish = by_text(env.state(), "Remove later");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": vanish})).await.state;
+        tokio::time::sleep(Duration::from_millis(1700)).await;
+        let target = by_text(&s, "Target");
+        let s2 = step(&mut env, json!({"action": "click_element", "element_index": target})).await.state;
+        assert_eq!(code(&s2), Some(ErrorCode::ElementNotInteractive), "{:?}", s2.error);
+        assert!(s2.error.as_ref().unwrap().message.contains("removed"), "{:?}", s2.error);
+    })
+}
+
+#[test]
+fn an_open_dialog_hides_what_it_covers() {
+    run(async {
+        let mut env = env("/modal.html").await;
+        assert!(texts(env.state()).iter().any(|t| t == "Link under the modal"));
+        let open = by_text(env.state(), "Open dialog");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": open})).await.state;
+        assert_eq!(texts(&s), vec!["Close".to_string()], "{}", s.page_content);
+        assert!(s.page_content.contains("[dialog \"Confirm\"]"), "{}", s.page_content);
+        assert!(s.page_content.contains("Are you sure?"));
+        assert!(!s.page_content.contains("Link under the modal"), "{}", s.page_content);
+        let s = step(&mut env, json!({"action": "click_element", "element_index": 1})).await.state;
+        assert!(texts(&s).iter().any(|t| t == "Link under the modal"));
+    })
+}
+
+#[test]
+fn the_wait_covers_debounce_fetch_images_and_animations_but_not_long_timers() {
+    run(async {
+        let mut env = env("/timing.html").await;
+        let s = env.state().clone();
+        let search = by_id_name(&s, "search");
+        let s = step(&mut env, json!({"action": "input_text", "element_index": search, "text": "rust"})).await.state;
+        assert!(s.page_content.contains("Suggestion for rust"), "debounced update: {}", s.page_content);
+        let f = by_text(&s, "Fetch later");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": f})).await.state;
+        assert!(s.page_content.contains("fetched"), "{}", s.page_content);
+        let img = by_text(&s, "Load image");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": img})).await.state;
+        assert!(s.page_content.contains("(image: loaded image)"), "{}", s.page_content);
+        assert!(texts(&s).iter().any(|t| t == "After image"));
+        let a = by_text(&s, "Animate");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": a})).await.state;
+        assert!(s.page_content.contains("animated"), "{}", s.page_content);
+        // A five-second timer does not hold the state back.
+        let long = by_text(&s, "Five second timer");
+        let t = Instant::now();
+        let s = step(&mut env, json!({"action": "click_element", "element_index": long})).await.state;
+        assert!(t.elapsed() < Duration::from_secs(3), "took {:?}", t.elapsed());
+        assert!(s.error.is_none());
+        assert_eq!(eval(&env, "document.getElementById('out').textContent").await, "animated", "the 5 s timer has not fired");
+    })
+}
+
+#[test]
+fn finish_and_fail_end_the_task() {
+    run(async {
+        let mut env = env("/kinds.html").await;
+        let before = env.state().clone();
+        let t = step(&mut env, json!({"action": "finish_task", "message": "done"})).await;
+        assert!(t.ended);
+        let task = t.state.task.unwrap();
+        assert_eq!(task.status, sightline_api::TaskStatus::Finished);
+        assert_eq!(task.message, "done");
+        assert_eq!(t.state.state_hash, before.state_hash);
+        let t = step(&mut env, json!({"action": "fail_task", "message": "stuck"})).await;
+        assert_eq!(t.state.task.unwrap().status, sightline_api::TaskStatus::Failed);
+    })
+}
