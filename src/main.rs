@@ -25,12 +25,23 @@ fn main() -> std::process::ExitCode {
     }
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
     let result: Result<u8> = rt.block_on(async move {
-        match args.command.as_str() {
-            "env" => run::env(&args).await,
-            "state" => run::state(&args).await,
-            "demo" => demo::run(&args).await,
-            "bench" => bench::run(&args).await,
-            other => anyhow::bail!("unknown command '{other}'\n\n{}", cli::USAGE),
+        // Signals are caught from the first moment: whichever phase they interrupt,
+        // the command future is dropped and the browser with it (killed, profile removed).
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+        let command = async {
+            match args.command.as_str() {
+                "env" => run::env(&args).await,
+                "state" => run::state(&args).await,
+                "demo" => demo::run(&args).await,
+                "bench" => bench::run(&args).await,
+                other => anyhow::bail!("unknown command '{other}'\n\n{}", cli::USAGE),
+            }
+        };
+        tokio::select! {
+            r = command => r,
+            _ = int.recv() => { eprintln!("sightline: interrupted"); Ok(130) }
+            _ = term.recv() => { eprintln!("sightline: terminated"); Ok(143) }
         }
     });
     rt.shutdown_timeout(std::time::Duration::from_secs(2));

@@ -54,19 +54,7 @@ pub async fn env(a: &Args) -> Result<u8> {
     write_line(&mut out, &first.state.to_json_line()).await?;
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut code = 0u8;
-    #[cfg(unix)]
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    loop {
-        #[cfg(unix)]
-        let stop = term.recv();
-        #[cfg(not(unix))]
-        let stop = std::future::pending::<Option<()>>();
-        let line = tokio::select! {
-            l = lines.next_line() => l?,
-            _ = tokio::signal::ctrl_c() => { eprintln!("sightline: interrupted"); code = 130; break; }
-            _ = stop => { eprintln!("sightline: terminated"); code = 143; break; }
-        };
-        let Some(line) = line else { break };
+    while let Some(line) = lines.next_line().await? {
         let turn = env.step(&line).await;
         write_line(&mut out, &turn.state.to_json_line()).await?;
         if turn.fatal {

@@ -27,6 +27,7 @@ pub struct World {
 
 static WORLD: OnceLock<World> = OnceLock::new();
 static GROUP: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+static PROFILE: OnceLock<std::path::PathBuf> = OnceLock::new();
 
 extern "C" fn kill_browser() {
     let g = GROUP.load(std::sync::atomic::Ordering::SeqCst);
@@ -34,6 +35,14 @@ extern "C" fn kill_browser() {
         // SAFETY: kill(2) on the process group we launched.
         unsafe {
             libc::kill(-g, libc::SIGKILL);
+        }
+        if let Some(p) = PROFILE.get() {
+            for _ in 0..40 {
+                if std::fs::remove_dir_all(p).is_ok() || !p.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(25));
+            }
         }
     }
 }
@@ -65,6 +74,9 @@ pub fn world() -> &'static World {
                      (or point SIGHTLINE_CHROME at a Chromium binary)\n\n"
                 ),
             };
+            if let Some(p) = browser.profile_dir() {
+                let _ = PROFILE.set(p.to_path_buf());
+            }
             if let Some(g) = browser.process_group() {
                 GROUP.store(g, std::sync::atomic::Ordering::SeqCst);
                 // SAFETY: registering a plain extern "C" fn.

@@ -68,6 +68,11 @@ impl Browser {
         self.chromium.process_group()
     }
 
+    /// The temporary profile of a launched browser (removed when it closes).
+    pub fn profile_dir(&self) -> Option<&std::path::Path> {
+        self.chromium.profile_dir()
+    }
+
     /// Kill a launched browser now (attached browsers are left running).
     pub async fn shutdown(self) {
         if let Ok(chromium) = Arc::try_unwrap(self.chromium) {

@@ -98,6 +98,8 @@ impl Chromium {
         cmd.args(BASE_FLAGS.iter().filter(|f| **f != "about:blank"))
             .args(&opts.extra_args)
             .arg(format!("--user-data-dir={}", profile.display()))
+            // Crash reports stay inside the throwaway profile, not under ~/.config.
+            .arg(format!("--crash-dumps-dir={}", profile.join("crashes").display()))
             .arg("about:blank")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -161,6 +163,11 @@ impl Chromium {
         self.child.is_some()
     }
 
+    /// The temporary profile directory of a launched browser.
+    pub fn profile_dir(&self) -> Option<&Path> {
+        self.profile.as_deref()
+    }
+
     /// The process group id of a launched browser (for last-resort cleanup hooks).
     pub fn process_group(&self) -> Option<i32> {
         self.child.as_ref().and_then(|c| c.id()).map(|p| p as i32)
@@ -169,38 +176,67 @@ impl Chromium {
     /// Kill the browser (if we started it) and remove its profile.
     pub async fn close(mut self) {
         if let Some(mut child) = self.child.take() {
-            kill_group(&child);
+            let group = kill_group(&child);
             let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+            if let Some(g) = group {
+                let _ = tokio::task::spawn_blocking(move || wait_group_gone(g)).await;
+            }
         }
         if let Some(p) = self.profile.take() {
-            let _ = tokio::fs::remove_dir_all(p).await;
+            let _ = tokio::task::spawn_blocking(move || remove_profile(&p)).await;
         }
     }
 }
 
 impl Drop for Chromium {
     fn drop(&mut self) {
-        if let Some(child) = self.child.take() {
-            kill_group(&child);
+        if let Some(mut child) = self.child.take() {
+            if let Some(g) = kill_group(&child) {
+                // Reap the main process, then wait for its helpers.
+                let _ = child.try_wait();
+                wait_group_gone(g);
+            }
         }
         if let Some(p) = self.profile.take() {
-            // Renderers may still be writing for a moment after the kill.
-            for _ in 0..20 {
-                if std::fs::remove_dir_all(&p).is_ok() || !p.exists() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(25));
-            }
+            remove_profile(&p);
         }
     }
 }
 
-fn kill_group(child: &Child) {
-    if let Some(pid) = child.id() {
-        // SAFETY: plain syscall on a process group we created.
-        unsafe {
-            libc::kill(-(pid as i32), libc::SIGKILL);
+/// Remove a profile directory; the killed browser's helpers may still be
+/// writing into it for a moment, so try for up to two seconds.
+fn remove_profile(p: &Path) {
+    for _ in 0..80 {
+        if std::fs::remove_dir_all(p).is_ok() || !p.exists() {
+            return;
         }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// SIGKILL the browser's process group; returns the group id.
+fn kill_group(child: &Child) -> Option<i32> {
+    let pid = child.id()? as i32;
+    // SAFETY: plain syscall on a process group we created.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+    Some(pid)
+}
+
+/// Wait (up to 3 s) until no process of the group is left. Zombies of our own
+/// child count as alive until reaped, so reap as we go.
+fn wait_group_gone(group: i32) {
+    for _ in 0..300 {
+        // SAFETY: waitpid on our own child (non-blocking) and a signal-0 probe of the group.
+        let gone = unsafe {
+            libc::waitpid(group, std::ptr::null_mut(), libc::WNOHANG);
+            libc::kill(-group, 0) == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+        };
+        if gone {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
