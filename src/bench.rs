@@ -1,1 +1,169 @@
-pub async fn run(_a: &crate::cli::Args) -> anyhow::Result<u8> { anyhow::bail!("bench: not yet") }
+//! `sightline bench`: capture and action medians next to the raw CDP floor.
+//!
+//! For each generated page (about 30, 1,000 and 5,000 interactive elements,
+//! four DOM nodes per element), in the same tab and run:
+//! - the raw `DOMSnapshot.captureSnapshot` call with our parameters (the floor
+//!   any DOM-based capture pays) and the raw `Page.captureScreenshot` call;
+//! - a full State Object without and with screenshot (capture, model, JSON);
+//! - click → next State Object (real mouse events, the wait, a new capture).
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use serde_json::json;
+use sightline_api::{Action, Env, EnvOptions, StateObject};
+use sightline_browser::Browser;
+use sightline_page::COMPUTED_STYLES;
+use sightline_serve::Server;
+
+use crate::cli::Args;
+use crate::run::{browser_options, tab_options};
+
+/// A page with `n` interactive elements in cards, plus a counter button on top.
+pub fn generated_page(n: usize) -> String {
+    let mut html = String::with_capacity(n * 160);
+    html.push_str("<!doctype html><html><head><title>Generated</title><style>body{font-family:sans-serif;margin:8px} .card{display:inline-block;width:230px;margin:3px;padding:3px;border:1px solid #ccc}</style></head><body>");
+    html.push_str("<h1>Generated page</h1><button id=\"count\" onclick=\"this.textContent = 'Clicked ' + (++window.c || (window.c = 1))\">Counter</button><p id=\"out\"></p>");
+    for i in 0..n.saturating_sub(1) {
+        let control = match i % 4 {
+            0 => format!("<a href=\"/item/{i}\">Item link {i}</a>"),
+            1 => format!("<button>Action {i}</button>"),
+            2 => format!("<input name=\"f{i}\" placeholder=\"Field {i}\">"),
+            _ => format!("<label><input type=\"checkbox\" name=\"c{i}\"> Option {i}</label>"),
+        };
+        html.push_str(&format!("<div class=\"card\"><span>Card {i}</span> {control}</div>"));
+    }
+    html.push_str("</body></html>");
+    html
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1}", d.as_secs_f64() * 1000.0)
+}
+
+struct Row {
+    label: String,
+    raw_snapshot: Duration,
+    raw_screenshot: Duration,
+    state_no_shot: Duration,
+    state_shot: Duration,
+    click: Duration,
+    elements: usize,
+    nodes: usize,
+    content_chars: usize,
+}
+
+pub async fn run(a: &Args) -> Result<u8> {
+    let runs: usize = a.runs.as_deref().unwrap_or("7").parse().context("--runs expects a number")?;
+    let runs = runs.clamp(1, 100);
+    let sizes: Vec<usize> = a
+        .sizes
+        .as_deref()
+        .unwrap_or("30,1000,5000")
+        .split(',')
+        .map(|s| s.trim().parse::<usize>().context("--sizes expects numbers like 30,1000,5000"))
+        .collect::<Result<_>>()?;
+    let site = Server::memory().await?;
+    for &n in &sizes {
+        site.page(&format!("/gen-{n}.html"), generated_page(n));
+    }
+    let browser = Browser::start(&browser_options(a)).await?;
+    eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
+    let mut rows = Vec::new();
+    for &n in &sizes {
+        rows.push(measure(&browser, a, &site.url(&format!("/gen-{n}.html")), n, runs).await?);
+    }
+    println!("\nMedians over {runs} runs, viewport {:?} (ms):\n", tab_options(a)?.viewport);
+    println!(
+        "| page | nodes | indexed | raw snapshot | state, no shot | ratio | raw screenshot | state + shot | ratio | click → state | page_content chars |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {:.2}x | {} | {} | {:.2}x | {} | {} |",
+            r.label,
+            r.nodes,
+            r.elements,
+            ms(r.raw_snapshot),
+            ms(r.state_no_shot),
+            r.state_no_shot.as_secs_f64() / r.raw_snapshot.as_secs_f64(),
+            ms(r.raw_screenshot),
+            ms(r.state_shot),
+            r.state_shot.as_secs_f64() / r.raw_screenshot.as_secs_f64(),
+            ms(r.click),
+            r.content_chars,
+        );
+    }
+    browser.shutdown().await;
+    Ok(0)
+}
+
+async fn measure(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) -> Result<Row> {
+    let tab = browser.new_tab(tab_options(a)?).await?;
+    let mut env = Env::new(tab, EnvOptions { screenshot: false }).await?;
+    let first = env.step_action(Action::Navigate { url: url.to_string() }, json!({"action": "navigate", "url": url})).await;
+    anyhow::ensure!(first.state.error.is_none(), "loading {url}: {:?}", first.state.error);
+    let tab = env.tab();
+    let snapshot_params = json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true, "includeDOMRects": true });
+    let (mut raw_snap, mut raw_shot, mut no_shot, mut shot, mut click) = (vec![], vec![], vec![], vec![], vec![]);
+    // One warm-up round, then interleaved measures so drift hits all alike.
+    for round in 0..=runs {
+        let t = Instant::now();
+        tab.raw_call("DOMSnapshot.captureSnapshot", snapshot_params.clone()).await?;
+        let d1 = t.elapsed();
+        let t = Instant::now();
+        tab.raw_call("Page.captureScreenshot", json!({ "format": "png" })).await?;
+        let d2 = t.elapsed();
+        let t = Instant::now();
+        let c = tab.capture(false).await?;
+        let _ = StateObject::from_view(&c.view, c.screenshot).to_json_line();
+        let d3 = t.elapsed();
+        let t = Instant::now();
+        let c = tab.capture(true).await?;
+        let _ = StateObject::from_view(&c.view, c.screenshot).to_json_line();
+        let d4 = t.elapsed();
+        if round > 0 {
+            raw_snap.push(d1);
+            raw_shot.push(d2);
+            no_shot.push(d3);
+            shot.push(d4);
+        }
+    }
+    for round in 0..=runs {
+        let counter = env
+            .state()
+            .element_index
+            .0
+            .iter()
+            .position(|d| d.text_content.as_deref().is_some_and(|t| t.starts_with("Counter") || t.starts_with("Clicked")))
+            .context("counter button not indexed")? as u64
+            + 1;
+        let t = Instant::now();
+        let turn = env.step(&json!({"action": "click_element", "element_index": counter}).to_string()).await;
+        let d = t.elapsed();
+        anyhow::ensure!(turn.state.error.is_none(), "click failed: {:?}", turn.state.error);
+        if round > 0 {
+            click.push(d);
+        }
+    }
+    let view = &env.captured().view;
+    let row = Row {
+        label: format!("{n} elements"),
+        raw_snapshot: median(raw_snap),
+        raw_screenshot: median(raw_shot),
+        state_no_shot: median(no_shot),
+        state_shot: median(shot),
+        click: median(click),
+        elements: view.elements.len(),
+        nodes: view.arena.nodes.len(),
+        content_chars: view.page_content.len(),
+    };
+    eprintln!("  {}: done", row.label);
+    env.close().await;
+    Ok(row)
+}

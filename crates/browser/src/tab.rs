@@ -150,6 +150,12 @@ impl Tab {
         std::iter::once(self.session.clone()).chain(st.oopifs.iter().map(|f| f.session.clone())).collect()
     }
 
+    /// Send one raw CDP command to the page session (benchmarks and diagnostics).
+    pub async fn raw_call(&self, method: &str, params: Value) -> Result<Box<serde_json::value::RawValue>, BrowserError> {
+        self.check_alive()?;
+        Ok(self.client.call_raw(Some(&self.session), method, params).await?)
+    }
+
     /// Evaluate a fixed expression in the main frame and return its value. For
     /// diagnostics and tests; agents never reach this.
     pub async fn evaluate(&self, expression: &str) -> Result<Value, BrowserError> {
