@@ -12,6 +12,7 @@ USAGE:
     sightline env URL [OPTIONS]      JSON-lines loop: first State Object, then one per action read on stdin
     sightline state URL [OPTIONS]    print one State Object [--pretty] [--out FILE]
                                      [--explain: list covered elements and what covers them on stderr]
+                                     [--record FILE: save the raw capture, the page model's input, as JSON]
     sightline demo [--out DIR]       drive a built-in local site through a scripted run
     sightline bench [--runs N] [--sizes 30,1000,5000]
                                      capture/action medians next to the raw CDP calls
@@ -37,6 +38,7 @@ pub struct Args {
     pub settle_ms: Option<String>,
     pub pretty: bool,
     pub explain: bool,
+    pub record: Option<PathBuf>,
     pub out: Option<PathBuf>,
     pub runs: Option<String>,
     pub sizes: Option<String>,
@@ -59,6 +61,7 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--settle-ms" => a.settle_ms = Some(value("--settle-ms")?),
             "--pretty" => a.pretty = true,
             "--explain" => a.explain = true,
+            "--record" => a.record = Some(value("--record")?.into()),
             "--out" => a.out = Some(value("--out")?.into()),
             "--runs" => a.runs = Some(value("--runs")?),
             "--sizes" => a.sizes = Some(value("--sizes")?),

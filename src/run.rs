@@ -80,6 +80,10 @@ pub async fn state(a: &Args) -> Result<u8> {
         Some(path) => std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?,
         None => println!("{text}"),
     }
+    if let Some(path) = &a.record {
+        let json = serde_json::to_string(&env.captured().capture)?;
+        std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
+    }
     if a.explain {
         let view = &env.captured().view;
         for c in &view.covered {
