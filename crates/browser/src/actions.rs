@@ -225,8 +225,15 @@ impl Tab {
             "end" => self.press(named("End", 35, None)).await?,
             _ => {}
         }
-        for c in text.chars() {
-            self.press(key_events(c)).await?;
+        // Pipelined: each call is written to the socket in order on its first poll, and
+        // Chromium handles one session's commands in order, so the page sees the keys in order.
+        let events: Vec<Value> = text.chars().flat_map(key_events).collect();
+        let results = futures_util::future::join_all(
+            events.into_iter().map(|ev| self.client.call_raw(Some(&self.session), "Input.dispatchKeyEvent", ev)),
+        )
+        .await;
+        for r in results {
+            r?;
         }
         self.settle(since).await
     }

@@ -193,7 +193,7 @@ pub fn token(e: &Element) -> String {
                 let _ = write!(s, " value={}", quote(&cut(&collapse(&v), 120)));
             }
             None => {
-                if let Some(p) = d.placeholder.as_deref().map(collapse).filter(|p| !p.is_empty()) {
+                if let Some(p) = d.placeholder.as_deref().map(collapse).filter(|p| !p.is_empty() && *p != e.label) {
                     let _ = write!(s, " placeholder={}", quote(&cut(&p, 80)));
                 }
             }
