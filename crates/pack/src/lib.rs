@@ -1,0 +1,33 @@
+//! The Set-of-Marks browser pack.
+//!
+//! A model writes a short script against a `browser` global instead of emitting
+//! one JSON action per turn, and acts on numbered boxes ([`Mark`]s) instead of
+//! selectors or invented coordinates. Everything here talks to a [`Driver`], a
+//! small seam; this crate has no browser dependency (the Chromium driver lives
+//! in `sightline-chrome`), so deployments that never open a browser keep a
+//! small dependency set.
+//!
+//! ```no_run
+//! # async fn demo<D: sightline_pack::Driver>(driver: std::sync::Arc<D>) {
+//! use sightline_pack::{DefaultPolicy, Pack, ScriptOptions};
+//! let policy = DefaultPolicy { url_allow_prefixes: vec!["https://example.com/".into()], allow_private: false };
+//! let pack = Pack::new(driver, policy, None);
+//! let out = pack.run(r#"
+//!     browser.goto("https://example.com/search");
+//!     var field = browser.mark().find(m => m.role === "textbox" || m.tag === "input");
+//!     browser.typeMark(field.id, "socks");
+//! "#, ScriptOptions::default()).await;
+//! # }
+//! ```
+
+mod draw;
+mod driver;
+mod policy;
+mod primitives;
+mod sandbox;
+
+pub use draw::{draw_marks, mark_box, mark_color, DrawError};
+pub use driver::{CancelToken, Cx, Driver, DriverError, Mark, MarkSet};
+pub use policy::{forbidden_address, DefaultPolicy, Denied, Policy, Request};
+pub use primitives::{describe, Prim, PRIMITIVES};
+pub use sandbox::{listing, Pack, ScriptError, ScriptOptions, ScriptOutcome, Vision};
