@@ -16,6 +16,11 @@ USAGE:
     sightline demo [--out DIR]       drive a built-in local site through a scripted run
     sightline bench [--runs N] [--sizes 30,1000,5000]
                                      capture/action medians next to the raw CDP calls
+    sightline marks URL --out marks.png [--json]
+                                     Set-of-Marks: numbered boxes over the visible interactive elements
+    sightline script FILE.js [--url URL] [--allow PREFIX]... [--allow-private] [--timeout S]
+                     [--vision-url URL --vision-model NAME] [--describe]
+                                     run agent JavaScript against a policy-gated `browser` global
 
 OPTIONS:
     --viewport WIDTHxHEIGHT   viewport in CSS pixels (default 1280x720)
@@ -23,6 +28,7 @@ OPTIONS:
     --connect URL             attach to a running browser (ws://…/devtools/browser/… or http://host:port)
     --chrome PATH             Chromium binary (else $SIGHTLINE_CHROME, then chromium on PATH)
     --settle-ms MS            the most one wait for a stable page may take (default 3000)
+    --vision-url URL          OpenAI-compatible base URL (…/v1) for browser.ask/askMarks; key in $SIGHTLINE_VISION_API_KEY or $OPENAI_API_KEY
     -h, --help                this text
     -V, --version             version
 ";
@@ -44,6 +50,15 @@ pub struct Args {
     pub sizes: Option<String>,
     pub help: bool,
     pub version: bool,
+    // Set-of-Marks pack.
+    pub json: bool,
+    pub url: Option<String>,
+    pub allow: Vec<String>,
+    pub allow_private: bool,
+    pub timeout: Option<String>,
+    pub describe: bool,
+    pub vision_url: Option<String>,
+    pub vision_model: Option<String>,
 }
 
 pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
@@ -65,6 +80,14 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--out" => a.out = Some(value("--out")?.into()),
             "--runs" => a.runs = Some(value("--runs")?),
             "--sizes" => a.sizes = Some(value("--sizes")?),
+            "--json" => a.json = true,
+            "--url" => a.url = Some(value("--url")?),
+            "--allow" => a.allow.push(value("--allow")?),
+            "--allow-private" => a.allow_private = true,
+            "--timeout" => a.timeout = Some(value("--timeout")?),
+            "--describe" => a.describe = true,
+            "--vision-url" => a.vision_url = Some(value("--vision-url")?),
+            "--vision-model" => a.vision_model = Some(value("--vision-model")?),
             s if s.starts_with('-') && s.len() > 1 => bail!("unknown option {s}\n\n{USAGE}"),
             _ if a.command.is_empty() => a.command = w,
             _ => a.positional.push(w),

@@ -3,7 +3,9 @@
 mod bench;
 mod cli;
 mod demo;
+mod pack_cmd;
 mod run;
+mod vision;
 
 use anyhow::Result;
 
@@ -35,6 +37,8 @@ fn main() -> std::process::ExitCode {
                 "state" => run::state(&args).await,
                 "demo" => demo::run(&args).await,
                 "bench" => bench::run(&args).await,
+                "marks" => pack_cmd::marks(&args).await,
+                "script" => pack_cmd::script(&args).await,
                 other => anyhow::bail!("unknown command '{other}'\n\n{}", cli::USAGE),
             }
         };

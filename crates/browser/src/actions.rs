@@ -75,7 +75,7 @@ impl Tab {
         }
     }
 
-    async fn call_on(&self, session: &SessionId, object: &str, f: &str, args: Value) -> Result<String, BrowserError> {
+    pub(crate) async fn call_on(&self, session: &SessionId, object: &str, f: &str, args: Value) -> Result<String, BrowserError> {
         let v: Value = self
             .client
             .call(
@@ -185,11 +185,14 @@ impl Tab {
         } else {
             self.object_id(&cap.sessions[e.frame], e.backend_node_id, index).await?;
         }
+        self.click_at(e.click_point.0, e.click_point.1).await
+    }
+
+    /// A real left click at a viewport point (pointer moved there in steps), then the wait.
+    pub async fn click_at(&self, x: f64, y: f64) -> Result<(), BrowserError> {
         let since = self.mark().await;
-        let (x, y) = e.click_point;
         self.move_pointer(x, y).await?;
-        let b = json!({ "button": "left", "buttons": 1, "clickCount": 1 });
-        self.mouse("mousePressed", x, y, b.clone()).await?;
+        self.mouse("mousePressed", x, y, json!({ "button": "left", "buttons": 1, "clickCount": 1 })).await?;
         self.mouse("mouseReleased", x, y, json!({ "button": "left", "buttons": 0, "clickCount": 1 })).await?;
         self.settle(since).await
     }
@@ -218,13 +221,35 @@ impl Tab {
         }
         let session = &cap.sessions[e.frame];
         let object = self.object_id(session, e.backend_node_id, index).await?;
+        self.type_into_object(session, &object, text, overwrite)
+            .await
+            .map_err(|e| match e {
+                BrowserError::NotInteractive { reason, .. } => BrowserError::NotInteractive { index, reason },
+                other => other,
+            })
+    }
+
+    /// Focus a resolved element, place the caret (or clear it), type `text` key by key, wait.
+    pub async fn type_into_object(&self, session: &SessionId, object: &str, text: &str, overwrite: bool) -> Result<(), BrowserError> {
         let since = self.mark().await;
-        match self.call_on(session, &object, PREPARE_TYPING, json!([{ "value": overwrite }])).await?.as_str() {
-            "detached" => return Err(BrowserError::NotInteractive { index, reason: Refusal::Detached }),
+        match self.call_on(session, object, PREPARE_TYPING, json!([{ "value": overwrite }])).await?.as_str() {
+            "detached" => return Err(BrowserError::NotInteractive { index: 0, reason: Refusal::Detached }),
             "delete" => self.press(named("Backspace", 8, None)).await?,
             "end" => self.press(named("End", 35, None)).await?,
             _ => {}
         }
+        self.send_keys_now(text).await?;
+        self.settle(since).await
+    }
+
+    /// Type `text` into whatever has focus, then wait.
+    pub async fn keys(&self, text: &str) -> Result<(), BrowserError> {
+        let since = self.mark().await;
+        self.send_keys_now(text).await?;
+        self.settle(since).await
+    }
+
+    async fn send_keys_now(&self, text: &str) -> Result<(), BrowserError> {
         // Pipelined: each call is written to the socket in order on its first poll, and
         // Chromium handles one session's commands in order, so the page sees the keys in order.
         let events: Vec<Value> = text.chars().flat_map(key_events).collect();
@@ -235,7 +260,7 @@ impl Tab {
         for r in results {
             r?;
         }
-        self.settle(since).await
+        Ok(())
     }
 
     /// `select_option`: choose `option` of `select`, firing `input` and `change`.

@@ -41,6 +41,10 @@ pub enum BrowserError {
     ForeignOption { select: u32, option: u32 },
     #[error("navigation to {url} failed: {reason}")]
     NavigationFailed { url: String, reason: String },
+    #[error("no element matches {selector:?}")]
+    NoMatch { selector: String },
+    #[error("the page's script threw: {0}")]
+    PageScript(String),
     #[error("the page crashed")]
     Crashed,
     #[error("unexpected reply from the browser: {0}")]

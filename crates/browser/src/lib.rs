@@ -11,6 +11,7 @@ mod actions;
 mod capture;
 mod error;
 mod keys;
+mod selectors;
 mod settle;
 mod tab;
 
@@ -20,6 +21,7 @@ use serde_json::json;
 use sightline_cdp::{Chromium, Client, LaunchOptions};
 
 pub use actions::Direction;
+pub use selectors::Probe;
 pub use capture::Captured;
 pub use error::{BrowserError, Refusal};
 pub use settle::SettleOptions;

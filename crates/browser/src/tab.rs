@@ -45,6 +45,8 @@ pub(crate) struct Tracker {
     pub detached: bool,
     pub oopifs: Vec<OopFrame>,
     pub pointer: (f64, f64),
+    /// Main-frame navigations committed so far (a document replaced).
+    pub navigations: u64,
     pub last_activity: Option<Instant>,
 }
 
@@ -166,6 +168,16 @@ impl Tab {
         Ok(v["result"]["value"].clone())
     }
 
+    /// How many main-frame navigations have committed in this tab.
+    pub fn navigation_count(&self) -> u64 {
+        self.state.lock().unwrap().navigations
+    }
+
+    /// The page's CDP session (the main frame and its same-process frames).
+    pub fn session(&self) -> &sightline_cdp::SessionId {
+        &self.session
+    }
+
     /// True once the page crashed or its target went away.
     pub fn is_dead(&self) -> bool {
         let st = self.state.lock().unwrap();
@@ -267,6 +279,7 @@ async fn track(
                     if let Some(id) = v["frame"]["id"].as_str() {
                         st.main_frame = id.to_string();
                     }
+                    st.navigations += 1;
                     // Requests of the old document no longer matter.
                     st.inflight.retain(|_, t| now.duration_since(*t) < Duration::from_millis(50));
                 }

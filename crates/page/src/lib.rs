@@ -19,6 +19,7 @@ mod content;
 mod geometry;
 mod hash;
 mod interactive;
+mod marks;
 mod text;
 mod url;
 
@@ -32,6 +33,7 @@ pub use content::token;
 pub use geometry::Rect;
 pub use hash::{canonical, state_hash};
 pub use interactive::{Covered, Descriptor, Element, Reason};
+pub use marks::MarkView;
 pub use text::{collapse, cut};
 pub use url::resolve;
 
@@ -84,6 +86,11 @@ impl PageView {
     /// `state_hash` of this view.
     pub fn state_hash(&self) -> String {
         state_hash(&self.url, &self.page_content, self.scroll, &self.elements)
+    }
+
+    /// Set-of-Marks: the visible interactive elements with boxes, numbered in document order.
+    pub fn marks(&self) -> Vec<MarkView> {
+        marks::marks(&self.arena, &self.elements)
     }
 
     /// The element with a 1-based index.

@@ -1,0 +1,97 @@
+//! `sightline marks` and `sightline script`: the Set-of-Marks pack from the command line.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use sightline_browser::Browser;
+use sightline_chrome::ChromeDriver;
+use sightline_pack::{draw_marks, Cx, DefaultPolicy, Driver, Pack, ScriptError, ScriptOptions, PRIMITIVES};
+
+use crate::cli::{self, Args};
+use crate::run::{browser_options, tab_options};
+use crate::vision::OpenAiVision;
+
+/// `sightline marks URL --out marks.png [--json]`
+pub async fn marks(a: &Args) -> Result<u8> {
+    let [url] = a.positional.as_slice() else { bail!("expected one URL\n\n{}", cli::USAGE) };
+    sightline_api::check_url(url).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let out = a.out.clone().context("--out FILE.png is required")?;
+    let browser = Browser::start(&browser_options(a)).await?;
+    let driver = ChromeDriver::new(browser.new_tab(tab_options(a)?).await?);
+    let cx = Cx::new(Duration::from_secs(60));
+    driver.navigate(&cx, url).await?;
+    let set = driver.marks(&cx, true).await?;
+    let png = draw_marks(set.screenshot.as_deref().unwrap_or_default(), &set.marks)?;
+    std::fs::write(&out, png).with_context(|| format!("writing {}", out.display()))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&set.marks)?);
+    } else {
+        println!("{:>4}  {:<10} {:<12} {:<9} {:<9} name", "id", "tag", "role", "x,y", "w×h");
+        for m in &set.marks {
+            println!("{:>4}  {:<10} {:<12} {:<9} {:<9} {}", m.id, m.tag, m.role, format!("{},{}", m.x, m.y), format!("{}×{}", m.w, m.h), m.name);
+        }
+        eprintln!("{} marks; wrote {}", set.marks.len(), out.display());
+    }
+    driver.into_tab().close().await;
+    browser.shutdown().await;
+    Ok(0)
+}
+
+fn vision(a: &Args) -> Result<Option<OpenAiVision>> {
+    match (&a.vision_url, &a.vision_model) {
+        (Some(u), Some(m)) => Ok(Some(OpenAiVision::from_env(u, m))),
+        (None, None) => Ok(None),
+        _ => bail!("--vision-url and --vision-model go together"),
+    }
+}
+
+/// `sightline script FILE.js …`
+pub async fn script(a: &Args) -> Result<u8> {
+    let vision = vision(a)?;
+    if a.describe {
+        let prims: Vec<_> = PRIMITIVES.iter().filter(|p| !p.vision || vision.is_some()).collect();
+        print!("{}", sightline_pack::describe(&prims));
+        return Ok(0);
+    }
+    let [file] = a.positional.as_slice() else { bail!("expected one script file\n\n{}", cli::USAGE) };
+    let source = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
+    let timeout: f64 = a.timeout.as_deref().unwrap_or("30").parse().context("--timeout expects seconds")?;
+    if !(0.1..=3600.0).contains(&timeout) {
+        bail!("--timeout must be between 0.1 and 3600 seconds");
+    }
+    let browser = Browser::start(&browser_options(a)).await?;
+    let driver = Arc::new(ChromeDriver::new(browser.new_tab(tab_options(a)?).await?));
+    if let Some(url) = &a.url {
+        // The operator's starting page: not an agent decision, so not gated.
+        sightline_api::check_url(url).map_err(|e| anyhow::anyhow!("{e}"))?;
+        driver.navigate(&Cx::new(Duration::from_secs(60)), url).await?;
+    }
+    let policy = DefaultPolicy { url_allow_prefixes: a.allow.clone(), allow_private: a.allow_private };
+    let pack = Pack::new(driver.clone(), policy, vision.map(OpenAiVision::into_callback));
+    let name = std::path::Path::new(file).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| file.clone());
+    let opts = ScriptOptions { timeout: Duration::from_secs_f64(timeout), filename: name, ..ScriptOptions::default() };
+    let result = pack.run(&source, opts).await;
+    let code = match result {
+        Ok(out) => {
+            for line in &out.logs {
+                println!("{line}");
+            }
+            println!("{}", out.value);
+            0
+        }
+        Err(e) => {
+            eprintln!("sightline script: {e}");
+            match e {
+                ScriptError::Timeout { .. } => 124,
+                _ => 1,
+            }
+        }
+    };
+    drop(pack);
+    if let Ok(d) = Arc::try_unwrap(driver) {
+        d.into_tab().close().await;
+    }
+    browser.shutdown().await;
+    Ok(code)
+}
