@@ -75,8 +75,11 @@ pub async fn run(a: &Args) -> Result<u8> {
     let browser = Browser::start(&browser_options(a)).await?;
     eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
     let mut rows = Vec::new();
+    let mut mark_rows = Vec::new();
     for &n in &sizes {
-        rows.push(measure(&browser, a, &site.url(&format!("/gen-{n}.html")), n, runs).await?);
+        let url = site.url(&format!("/gen-{n}.html"));
+        rows.push(measure(&browser, a, &url, n, runs).await?);
+        mark_rows.push(measure_marks(&browser, a, &url, n, runs).await?);
     }
     println!("\nMedians over {runs} runs, viewport {:?} (ms):\n", tab_options(a)?.viewport);
     println!(
@@ -99,8 +102,65 @@ pub async fn run(a: &Args) -> Result<u8> {
             r.content_chars,
         );
     }
+    println!("\nSet-of-Marks, same pages (ms):\n");
+    println!("| page | marks | plain screenshot | mark() | ratio | marks screenshot (capture + draw) | ratio | draw only |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for r in &mark_rows {
+        println!(
+            "| {} | {} | {} | {} | {:.2}x | {} | {:.2}x | {} |",
+            r.label,
+            r.marks,
+            ms(r.screenshot),
+            ms(r.mark),
+            r.mark.as_secs_f64() / r.screenshot.as_secs_f64(),
+            ms(r.marks_png),
+            r.marks_png.as_secs_f64() / r.screenshot.as_secs_f64(),
+            ms(r.draw),
+        );
+    }
     browser.shutdown().await;
     Ok(0)
+}
+
+struct MarkRow {
+    label: String,
+    marks: usize,
+    screenshot: Duration,
+    mark: Duration,
+    marks_png: Duration,
+    draw: Duration,
+}
+
+async fn measure_marks(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) -> Result<MarkRow> {
+    use sightline_pack::{draw_marks, Cx, Driver};
+    let driver = sightline_chrome::ChromeDriver::new(browser.new_tab(tab_options(a)?).await?);
+    let cx = Cx::new(Duration::from_secs(600));
+    driver.navigate(&cx, url).await?;
+    let (mut shot, mut mark, mut png, mut draw) = (vec![], vec![], vec![], vec![]);
+    let mut count = 0;
+    for round in 0..=runs {
+        let t = Instant::now();
+        driver.screenshot(&cx).await?;
+        let d1 = t.elapsed();
+        let t = Instant::now();
+        let set = driver.marks(&cx, false).await?;
+        let d2 = t.elapsed();
+        count = set.marks.len();
+        let t = Instant::now();
+        let set = driver.marks(&cx, true).await?;
+        let t2 = Instant::now();
+        draw_marks(set.screenshot.as_deref().unwrap_or_default(), &set.marks)?;
+        let d4 = t2.elapsed();
+        let d3 = t.elapsed();
+        if round > 0 {
+            shot.push(d1);
+            mark.push(d2);
+            png.push(d3);
+            draw.push(d4);
+        }
+    }
+    driver.into_tab().close().await;
+    Ok(MarkRow { label: format!("{n} elements"), marks: count, screenshot: median(shot), mark: median(mark), marks_png: median(png), draw: median(draw) })
 }
 
 async fn measure(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) -> Result<Row> {

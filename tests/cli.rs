@@ -157,3 +157,114 @@ fn bad_command_lines_say_what_is_wrong() {
     let out = bin().arg("--help").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("sightline env URL"));
 }
+
+fn write_script(name: &str, body: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("sightline-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    p
+}
+
+#[test]
+fn marks_writes_a_png_and_lists_marks() {
+    world();
+    let out_png = std::env::temp_dir().join(format!("sightline-marks-{}.png", std::process::id()));
+    let out = bin().args(["marks", &url("/signin.html"), "--out", out_png.to_str().unwrap(), "--json", "--viewport", "900x500"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let marks: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(marks.as_array().unwrap().len(), 6);
+    assert_eq!(marks[0], json!({"id": 1, "tag": "input", "role": "textbox", "name": "Email Address", "x": marks[0]["x"], "y": marks[0]["y"], "w": marks[0]["w"], "h": marks[0]["h"]}));
+    let png = std::fs::read(&out_png).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    assert_eq!((u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap())), (900, 500));
+    let _ = std::fs::remove_file(out_png);
+}
+
+#[test]
+fn script_runs_and_reports_errors_with_exit_codes() {
+    world();
+    let ok = write_script("ok.js", "var m = browser.mark();\nconsole.log('marks', m.length);\nbrowser.text('h1')\n");
+    let out = bin().args(["script", ok.to_str().unwrap(), "--url", &url("/signin.html")]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "marks 6\n\"Sign in\"\n");
+    let runaway = write_script("loop.js", "while (true) {}\n");
+    let out = bin().args(["script", runaway.to_str().unwrap(), "--timeout", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(124));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("time limit"));
+    let bad = write_script("bad.js", "var a = 1;\nbrowser.goto('http://127.0.0.1:9/');\n");
+    let out = bin().args(["script", bad.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("refused by policy") && err.contains("loopback") && err.contains("(line 2)"), "{err}");
+}
+
+#[test]
+fn describe_lists_vision_primitives_only_with_a_backend() {
+    let plain = bin().args(["script", "--describe"]).output().unwrap();
+    let plain = String::from_utf8_lossy(&plain.stdout).to_string();
+    assert!(plain.contains("browser.clickMark(id)") && !plain.contains("ask"), "{plain}");
+    let seeing = bin().args(["script", "--describe", "--vision-url", "http://127.0.0.1:9/v1", "--vision-model", "m"]).output().unwrap();
+    let seeing = String::from_utf8_lossy(&seeing.stdout).to_string();
+    assert!(seeing.contains("browser.ask(question)") && seeing.contains("browser.askMarks(question)"), "{seeing}");
+}
+
+/// Plays an OpenAI-compatible endpoint for one request; returns (head, body) of what it received.
+fn fake_vision_endpoint(answer: &'static str) -> (u16, std::thread::JoinHandle<(String, Value)>) {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handle = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 65536];
+        let (head, body_start) = loop {
+            let n = s.read(&mut chunk).unwrap();
+            buf.extend_from_slice(&chunk[..n]);
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break (String::from_utf8_lossy(&buf[..i]).to_string(), i + 4);
+            }
+        };
+        let len: usize = head
+            .lines()
+            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+            .unwrap();
+        while buf.len() < body_start + len {
+            let n = s.read(&mut chunk).unwrap();
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        let body: Value = serde_json::from_slice(&buf[body_start..body_start + len]).unwrap();
+        let reply = json!({"choices": [{"message": {"role": "assistant", "content": answer}}]}).to_string();
+        write!(s, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}", reply.len()).unwrap();
+        (head, body)
+    });
+    (port, handle)
+}
+
+#[test]
+fn ask_marks_sends_the_marked_screenshot_and_question_to_the_vision_endpoint() {
+    use base64::Engine;
+    world();
+    let (port, server) = fake_vision_endpoint("Mark 5 is the Sign In button.");
+    let script = write_script("ask.js", "browser.askMarks('Which mark signs in?')\n");
+    let out = bin()
+        .args(["script", script.to_str().unwrap(), "--url", &url("/signin.html")])
+        .args(["--vision-url", &format!("http://127.0.0.1:{port}/v1"), "--vision-model", "vision-test"])
+        .env("SIGHTLINE_VISION_API_KEY", "test-key-123")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "\"Mark 5 is the Sign In button.\"");
+    let (head, body) = server.join().unwrap();
+    assert!(head.starts_with("POST /v1/chat/completions HTTP/1.1"), "{head}");
+    assert!(head.contains("Bearer test-key-123"), "{head}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("test-key-123"), "the key is never logged");
+    assert_eq!(body["model"], "vision-test");
+    let parts = &body["messages"][0]["content"];
+    let text = parts[0]["text"].as_str().unwrap();
+    assert!(text.starts_with("Which mark signs in?") && text.contains("[5] button \"Sign In\""), "{text}");
+    let image = parts[1]["image_url"]["url"].as_str().unwrap();
+    let png = base64::engine::general_purpose::STANDARD.decode(image.strip_prefix("data:image/png;base64,").unwrap()).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 1280);
+}
