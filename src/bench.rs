@@ -103,7 +103,9 @@ pub async fn run(a: &Args) -> Result<u8> {
         );
     }
     println!("\nSet-of-Marks, same pages (ms):\n");
-    println!("| page | marks | plain screenshot | mark() | ratio | marks screenshot (capture + draw) | ratio | draw only |");
+    println!(
+        "| page | marks | plain screenshot | mark() | ratio | marks screenshot (capture + draw) | ratio | draw only |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     for r in &mark_rows {
         println!(
@@ -160,16 +162,25 @@ async fn measure_marks(browser: &Browser, a: &Args, url: &str, n: usize, runs: u
         }
     }
     driver.into_tab().close().await;
-    Ok(MarkRow { label: format!("{n} elements"), marks: count, screenshot: median(shot), mark: median(mark), marks_png: median(png), draw: median(draw) })
+    Ok(MarkRow {
+        label: format!("{n} elements"),
+        marks: count,
+        screenshot: median(shot),
+        mark: median(mark),
+        marks_png: median(png),
+        draw: median(draw),
+    })
 }
 
 async fn measure(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) -> Result<Row> {
     let tab = browser.new_tab(tab_options(a)?).await?;
     let mut env = Env::new(tab, EnvOptions { screenshot: false }).await?;
-    let first = env.step_action(Action::Navigate { url: url.to_string() }, json!({"action": "navigate", "url": url})).await;
+    let first =
+        env.step_action(Action::Navigate { url: url.to_string() }, json!({"action": "navigate", "url": url})).await;
     anyhow::ensure!(first.state.error.is_none(), "loading {url}: {:?}", first.state.error);
     let tab = env.tab();
-    let snapshot_params = json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true, "includeDOMRects": true });
+    let snapshot_params =
+        json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true, "includeDOMRects": true });
     let (mut raw_snap, mut raw_shot, mut no_shot, mut shot, mut click) = (vec![], vec![], vec![], vec![], vec![]);
     // One warm-up round, then interleaved measures so drift hits all alike.
     for round in 0..=runs {
@@ -200,7 +211,9 @@ async fn measure(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) 
             .element_index
             .0
             .iter()
-            .position(|d| d.text_content.as_deref().is_some_and(|t| t.starts_with("Counter") || t.starts_with("Clicked")))
+            .position(|d| {
+                d.text_content.as_deref().is_some_and(|t| t.starts_with("Counter") || t.starts_with("Clicked"))
+            })
             .context("counter button not indexed")? as u64
             + 1;
         let t = Instant::now();

@@ -5,7 +5,6 @@
 //! descriptor (never by a remembered number), sends one action, and prints
 //! what came back. Two deliberate mistakes show the typed errors.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -30,34 +29,61 @@ enum Step {
 
 fn steps(refused_url: String) -> Vec<Step> {
     let by_name = |name: &'static str| move |s: &StateObject| find(s, |d| d.attributes.name.as_deref() == Some(name));
-    let by_text = |t: &'static str| move |s: &StateObject| find(s, |d| d.text_content.as_deref().is_some_and(|x| x.contains(t)));
+    let by_text =
+        |t: &'static str| move |s: &StateObject| find(s, |d| d.text_content.as_deref().is_some_and(|x| x.contains(t)));
     vec![
-        Step::Act("type the email", Box::new(move |s| {
-            json!({"action": "input_text", "element_index": by_name("email")(s), "text": "ada@example.com", "overwrite": true})
-        })),
-        Step::Act("type the password", Box::new(move |s| {
-            json!({"action": "input_text", "element_index": by_name("password")(s), "text": "correct horse"})
-        })),
-        Step::Act("choose a country", Box::new(move |s| {
-            let sel = by_name("country")(s);
-            let opt = find(s, |d| d.tag == "option" && d.text_content.as_deref() == Some("Japan"));
-            json!({"action": "select_option", "element_index": sel, "option_index": opt})
-        })),
-        Step::Act("tick 'Remember me'", Box::new(move |s| json!({"action": "click_element", "element_index": by_name("remember")(s)}))),
-        Step::Act("click the div that only has a JS handler", Box::new(move |s| {
-            json!({"action": "click_element", "element_index": by_text("Show tips")(s)})
-        })),
+        Step::Act(
+            "type the email",
+            Box::new(
+                move |s| json!({"action": "input_text", "element_index": by_name("email")(s), "text": "ada@example.com", "overwrite": true}),
+            ),
+        ),
+        Step::Act(
+            "type the password",
+            Box::new(
+                move |s| json!({"action": "input_text", "element_index": by_name("password")(s), "text": "correct horse"}),
+            ),
+        ),
+        Step::Act(
+            "choose a country",
+            Box::new(move |s| {
+                let sel = by_name("country")(s);
+                let opt = find(s, |d| d.tag == "option" && d.text_content.as_deref() == Some("Japan"));
+                json!({"action": "select_option", "element_index": sel, "option_index": opt})
+            }),
+        ),
+        Step::Act(
+            "tick 'Remember me'",
+            Box::new(move |s| json!({"action": "click_element", "element_index": by_name("remember")(s)})),
+        ),
+        Step::Act(
+            "click the div that only has a JS handler",
+            Box::new(move |s| json!({"action": "click_element", "element_index": by_text("Show tips")(s)})),
+        ),
         Step::Raw("a malformed action (mistake on purpose)", r#"{"action":"click_element","element_index":"7"}"#),
-        Step::Raw("an index that does not exist (mistake on purpose)", r#"{"action":"click_element","element_index":999}"#),
-        Step::Act("submit the form", Box::new(move |s| {
-            json!({"action": "click_element", "element_index": find(s, |d| d.tag == "button" && d.text_content.as_deref() == Some("Sign in"))})
-        })),
-        Step::Act("accept the cookie dialog that covers the page", Box::new(move |s| {
-            json!({"action": "click_element", "element_index": by_text("Accept")(s)})
-        })),
+        Step::Raw(
+            "an index that does not exist (mistake on purpose)",
+            r#"{"action":"click_element","element_index":999}"#,
+        ),
+        Step::Act(
+            "submit the form",
+            Box::new(
+                move |s| json!({"action": "click_element", "element_index": find(s, |d| d.tag == "button" && d.text_content.as_deref() == Some("Sign in"))}),
+            ),
+        ),
+        Step::Act(
+            "accept the cookie dialog that covers the page",
+            Box::new(move |s| json!({"action": "click_element", "element_index": by_text("Accept")(s)})),
+        ),
         Step::Act("scroll down one screen", Box::new(|_| json!({"action": "scroll", "direction": "down"}))),
-        Step::Act("navigate to a port nothing listens on", Box::new(move |_| json!({"action": "navigate", "url": refused_url.clone()}))),
-        Step::Act("finish", Box::new(|_| json!({"action": "finish_task", "message": "Signed in and reached the dashboard."}))),
+        Step::Act(
+            "navigate to a port nothing listens on",
+            Box::new(move |_| json!({"action": "navigate", "url": refused_url.clone()})),
+        ),
+        Step::Act(
+            "finish",
+            Box::new(|_| json!({"action": "finish_task", "message": "Signed in and reached the dashboard."})),
+        ),
     ]
 }
 
@@ -81,7 +107,10 @@ pub async fn run(a: &Args) -> Result<u8> {
     let first = env.step_action(Action::Navigate { url: url.clone() }, json!({"action": "navigate", "url": url})).await;
     println!("\n{:>2}  {:<48} {:<26} {:>4} {:>10} {:>8}", "#", "step", "result", "elts", "hash", "ms");
     print_turn(0, "open the sign-in page", &first.state, t.elapsed().as_millis(), &shots)?;
-    println!("\n--- page_content of the first state ---\n{}\n---------------------------------------", first.state.page_content);
+    println!(
+        "\n--- page_content of the first state ---\n{}\n---------------------------------------",
+        first.state.page_content
+    );
     let mut failures = 0;
     for (i, step) in steps(format!("http://127.0.0.1:{}/", refused_port())).into_iter().enumerate() {
         let n = i + 1;
@@ -120,7 +149,7 @@ pub async fn run(a: &Args) -> Result<u8> {
     Ok(0)
 }
 
-fn print_turn(n: usize, label: &str, s: &StateObject, ms: u128, shots: &PathBuf) -> Result<()> {
+fn print_turn(n: usize, label: &str, s: &StateObject, ms: u128, shots: &std::path::Path) -> Result<()> {
     let result = match (&s.error, &s.task) {
         (Some(e), _) => serde_json::to_value(e.code)?.as_str().unwrap_or_default().to_string(),
         (None, Some(t)) => format!("task {:?}", t.status).to_lowercase(),

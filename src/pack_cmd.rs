@@ -29,7 +29,15 @@ pub async fn marks(a: &Args) -> Result<u8> {
     } else {
         println!("{:>4}  {:<10} {:<12} {:<9} {:<9} name", "id", "tag", "role", "x,y", "w×h");
         for m in &set.marks {
-            println!("{:>4}  {:<10} {:<12} {:<9} {:<9} {}", m.id, m.tag, m.role, format!("{},{}", m.x, m.y), format!("{}×{}", m.w, m.h), m.name);
+            println!(
+                "{:>4}  {:<10} {:<12} {:<9} {:<9} {}",
+                m.id,
+                m.tag,
+                m.role,
+                format!("{},{}", m.x, m.y),
+                format!("{}×{}", m.w, m.h),
+                m.name
+            );
         }
         eprintln!("{} marks; wrote {}", set.marks.len(), out.display());
     }
@@ -69,7 +77,8 @@ pub async fn script(a: &Args) -> Result<u8> {
     }
     let policy = DefaultPolicy { url_allow_prefixes: a.allow.clone(), allow_private: a.allow_private };
     let pack = Pack::new(driver.clone(), policy, vision.map(OpenAiVision::into_callback));
-    let name = std::path::Path::new(file).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| file.clone());
+    let name =
+        std::path::Path::new(file).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| file.clone());
     let opts = ScriptOptions { timeout: Duration::from_secs_f64(timeout), filename: name, ..ScriptOptions::default() };
     let result = pack.run(&source, opts).await;
     let code = match result {

@@ -12,7 +12,10 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use crate::cli::{self, Args};
 
 pub fn browser_options(a: &Args) -> BrowserOptions {
-    BrowserOptions { launch: LaunchOptions { chrome: a.chrome.clone(), extra_args: Vec::new() }, connect: a.connect.clone() }
+    BrowserOptions {
+        launch: LaunchOptions { chrome: a.chrome.clone(), extra_args: Vec::new() },
+        connect: a.connect.clone(),
+    }
 }
 
 pub fn tab_options(a: &Args) -> Result<TabOptions> {
@@ -35,7 +38,8 @@ async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn)
     let browser = Browser::start(&browser_options(a)).await?;
     let tab = browser.new_tab(tab_options(a)?).await?;
     let mut env = Env::new(tab, EnvOptions { screenshot: !a.no_screenshot }).await?;
-    let first = env.step_action(Action::Navigate { url: url.to_string() }, json!({ "action": "navigate", "url": url })).await;
+    let first =
+        env.step_action(Action::Navigate { url: url.to_string() }, json!({ "action": "navigate", "url": url })).await;
     Ok((browser, env, first))
 }
 

@@ -22,8 +22,16 @@ pub struct OpenAiVision {
 
 impl OpenAiVision {
     pub fn from_env(base_url: &str, model: &str) -> OpenAiVision {
-        let api_key = std::env::var("SIGHTLINE_VISION_API_KEY").or_else(|_| std::env::var("OPENAI_API_KEY")).ok().filter(|k| !k.is_empty());
-        OpenAiVision { base_url: base_url.trim_end_matches('/').to_string(), model: model.to_string(), api_key, timeout: Duration::from_secs(60) }
+        let api_key = std::env::var("SIGHTLINE_VISION_API_KEY")
+            .or_else(|_| std::env::var("OPENAI_API_KEY"))
+            .ok()
+            .filter(|k| !k.is_empty());
+        OpenAiVision {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            model: model.to_string(),
+            api_key,
+            timeout: Duration::from_secs(60),
+        }
     }
 
     /// The request body for one question about one PNG.
@@ -43,16 +51,15 @@ impl OpenAiVision {
 
     /// Ask (blocking).
     pub fn ask(&self, png: &[u8], question: &str) -> Result<String, String> {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(self.timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
-        let mut req = agent.post(&format!("{}/chat/completions", self.base_url)).header("Content-Type", "application/json");
+        let agent: ureq::Agent =
+            ureq::Agent::config_builder().timeout_global(Some(self.timeout)).http_status_as_error(false).build().into();
+        let mut req =
+            agent.post(&format!("{}/chat/completions", self.base_url)).header("Content-Type", "application/json");
         if let Some(k) = &self.api_key {
             req = req.header("Authorization", &format!("Bearer {k}"));
         }
-        let mut resp = req.send(self.body(png, question).to_string()).map_err(|e| format!("vision request failed: {e}"))?;
+        let mut resp =
+            req.send(self.body(png, question).to_string()).map_err(|e| format!("vision request failed: {e}"))?;
         let status = resp.status().as_u16();
         let text = resp.body_mut().read_to_string().map_err(|e| format!("vision reply unreadable: {e}"))?;
         if status == 401 || status == 403 {

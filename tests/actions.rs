@@ -42,7 +42,9 @@ fn input_text_types_key_by_key_and_overwrites_or_appends() {
         let counts = eval(&env, "window.counts()").await;
         assert_eq!(counts["keys"], 3, "one keydown per character");
         assert_eq!(counts["inputs"], 3, "one input event per character");
-        let s = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "new", "overwrite": true})).await.state;
+        let s = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "new", "overwrite": true}))
+            .await
+            .state;
         assert_eq!(s.element_index.0[q as usize - 1].attributes.value.as_deref(), Some("new"));
         // Types without selection support (email, number) still append and overwrite.
         let e = by_id_name(&s, "email");
@@ -51,14 +53,19 @@ fn input_text_types_key_by_key_and_overwrites_or_appends() {
         assert_eq!(s.element_index.0[e as usize - 1].attributes.value.as_deref(), Some("a@b.test"));
         let n = by_id_name(&s, "num");
         step(&mut env, json!({"action": "input_text", "element_index": n, "text": "12"})).await;
-        let s = step(&mut env, json!({"action": "input_text", "element_index": n, "text": "34", "overwrite": true})).await.state;
+        let s = step(&mut env, json!({"action": "input_text", "element_index": n, "text": "34", "overwrite": true}))
+            .await
+            .state;
         assert_eq!(s.element_index.0[n as usize - 1].attributes.value.as_deref(), Some("34"));
         // A textarea takes \n as a line break; contenteditable takes text too.
         let ta = by_id_name(&s, "ta");
         let s = step(&mut env, json!({"action": "input_text", "element_index": ta, "text": "\nline2"})).await.state;
         assert_eq!(s.element_index.0[ta as usize - 1].attributes.value.as_deref(), Some("line1\nline2"));
         let ce = find(&s, "contenteditable", |d| d.text_content.as_deref() == Some("start"));
-        let s = step(&mut env, json!({"action": "input_text", "element_index": ce, "text": "replaced", "overwrite": true})).await.state;
+        let s =
+            step(&mut env, json!({"action": "input_text", "element_index": ce, "text": "replaced", "overwrite": true}))
+                .await
+                .state;
         assert!(s.error.is_none(), "{:?}", s.error);
         assert_eq!(eval(&env, "document.getElementById('ce').textContent").await, "replaced");
     })
@@ -69,7 +76,9 @@ fn enter_in_a_text_input_submits_the_form() {
     run(async {
         let mut env = env("/form.html").await;
         let q = by_id_name(env.state(), "q");
-        let s = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "zz\n", "overwrite": true})).await.state;
+        let s = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "zz\n", "overwrite": true}))
+            .await
+            .state;
         assert!(s.error.is_none(), "{:?}", s.error);
         assert!(s.url.contains("/submitted.html?q=zz"), "{}", s.url);
         assert!(s.page_content.contains("# Submitted"), "{}", s.page_content);
@@ -83,7 +92,9 @@ fn select_option_fires_input_and_change_and_adds_on_multiple() {
         let s0 = env.state().clone();
         let one = by_id_name(&s0, "one");
         let yankee = by_text(&s0, "Yankee");
-        let s = step(&mut env, json!({"action": "select_option", "element_index": one, "option_index": yankee})).await.state;
+        let s = step(&mut env, json!({"action": "select_option", "element_index": one, "option_index": yankee}))
+            .await
+            .state;
         assert!(s.error.is_none(), "{:?}", s.error);
         assert_eq!(s.element_index.0[one as usize - 1].attributes.value.as_deref(), Some("y"));
         let log = eval(&env, "document.getElementById('log').textContent").await;
@@ -91,24 +102,30 @@ fn select_option_fires_input_and_change_and_adds_on_multiple() {
         assert!(s.page_content.contains("selected=\"Yankee\""), "{}", s.page_content);
         let many = by_id_name(&s, "many");
         let green = by_text(&s, "Green");
-        let s = step(&mut env, json!({"action": "select_option", "element_index": many, "option_index": green})).await.state;
+        let s = step(&mut env, json!({"action": "select_option", "element_index": many, "option_index": green}))
+            .await
+            .state;
         assert!(s.error.is_none(), "{:?}", s.error);
         let log = eval(&env, "document.getElementById('log').textContent").await;
         assert!(log.as_str().unwrap().contains("change:many=r+g"), "multiple adds: {log}");
         // An option of another select, a non-option, a disabled option.
         let xray = by_text(&s, "Xray");
-        let s2 = step(&mut env, json!({"action": "select_option", "element_index": many, "option_index": xray})).await.state;
+        let s2 =
+            step(&mut env, json!({"action": "select_option", "element_index": many, "option_index": xray})).await.state;
         assert_eq!(code(&s2), Some(ErrorCode::ElementNotInteractive));
         assert!(s2.error.as_ref().unwrap().message.contains("not an option of the select"), "{:?}", s2.error);
         assert_eq!(s2.state_hash, s.state_hash);
-        let s3 = step(&mut env, json!({"action": "select_option", "element_index": one, "option_index": one})).await.state;
+        let s3 =
+            step(&mut env, json!({"action": "select_option", "element_index": one, "option_index": one})).await.state;
         assert_eq!(code(&s3), Some(ErrorCode::ElementNotInteractive));
         let zulu = by_text(&s, "Zulu");
-        let s4 = step(&mut env, json!({"action": "select_option", "element_index": one, "option_index": zulu})).await.state;
+        let s4 =
+            step(&mut env, json!({"action": "select_option", "element_index": one, "option_index": zulu})).await.state;
         assert_eq!(code(&s4), Some(ErrorCode::ElementNotInteractive));
         assert!(s4.error.as_ref().unwrap().message.contains("disabled"));
         let q = by_id_name(&s, "q");
-        let s5 = step(&mut env, json!({"action": "select_option", "element_index": q, "option_index": zulu})).await.state;
+        let s5 =
+            step(&mut env, json!({"action": "select_option", "element_index": q, "option_index": zulu})).await.state;
         assert_eq!(code(&s5), Some(ErrorCode::ElementNotInteractive));
     })
 }
@@ -127,7 +144,9 @@ fn scroll_moves_the_page_or_the_container_under_the_pointer() {
         assert_eq!(env.captured().view.scroll.1, 0.0);
         // The container, through an element inside it.
         let inner = by_text(&s, "Inner 2");
-        let s = step(&mut env, json!({"action": "scroll", "direction": "down", "pixels": 300, "element_index": inner})).await.state;
+        let s = step(&mut env, json!({"action": "scroll", "direction": "down", "pixels": 300, "element_index": inner}))
+            .await
+            .state;
         assert!(s.error.is_none(), "{:?}", s.error);
         assert_eq!(env.captured().view.scroll.1, 0.0, "the page did not move");
         assert!(!texts(&s).iter().any(|t| t == "Inner 2"), "container scrolled");
@@ -286,7 +305,11 @@ fn the_wait_covers_debounce_fetch_images_and_animations_but_not_long_timers() {
         let s = step(&mut env, json!({"action": "click_element", "element_index": long})).await.state;
         assert!(t.elapsed() < Duration::from_secs(3), "took {:?}", t.elapsed());
         assert!(s.error.is_none());
-        assert_eq!(eval(&env, "document.getElementById('out').textContent").await, "animated", "the 5 s timer has not fired");
+        assert_eq!(
+            eval(&env, "document.getElementById('out').textContent").await,
+            "animated",
+            "the 5 s timer has not fired"
+        );
     })
 }
 
@@ -303,5 +326,39 @@ fn finish_and_fail_end_the_task() {
         assert_eq!(t.state.state_hash, before.state_hash);
         let t = step(&mut env, json!({"action": "fail_task", "message": "stuck"})).await;
         assert_eq!(t.state.task.unwrap().status, sightline_api::TaskStatus::Failed);
+    })
+}
+
+#[test]
+fn a_navigation_that_times_out_fails_and_restores_the_page() {
+    run(async {
+        let mut settle = sightline_browser::SettleOptions::default();
+        settle.load_timeout = Duration::from_millis(800);
+        let tab = tab_with(sightline_browser::TabOptions { settle, ..Default::default() }).await;
+        let mut env = sightline_api::Env::new(tab, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
+        let s = step(&mut env, json!({"action": "navigate", "url": url("/form.html")})).await.state;
+        assert!(s.error.is_none());
+        let t = Instant::now();
+        let slow = step(&mut env, json!({"action": "navigate", "url": url("/kinds.html?delay=5000")})).await.state;
+        assert_eq!(code(&slow), Some(ErrorCode::NavigationFailed), "{:?}", slow.error);
+        assert!(slow.error.as_ref().unwrap().message.contains("timed out"), "{:?}", slow.error);
+        assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+        assert_eq!(slow.state_hash, s.state_hash);
+        assert_eq!(eval(&env, "location.pathname").await, "/form.html");
+    })
+}
+
+#[test]
+fn a_crashed_page_is_an_internal_browser_error_and_fatal() {
+    run(async {
+        let mut env = env("/kinds.html").await;
+        let before = env.state().clone();
+        // Page.crash gets no reply: the renderer is gone.
+        let _ = tokio::time::timeout(Duration::from_millis(500), env.tab().raw_call("Page.crash", json!({}))).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let t = step(&mut env, json!({"action": "click_element", "element_index": 1})).await;
+        assert_eq!(code(&t.state), Some(ErrorCode::InternalBrowserError), "{:?}", t.state.error);
+        assert!(t.fatal, "the environment must end");
+        assert_eq!(t.state.state_hash, before.state_hash);
     })
 }

@@ -95,8 +95,16 @@ fn env_loop_through_a_pipe() {
     }
     assert_eq!(first["screenshot"], "");
     assert!(first.get("error").is_none());
-    let q = first["element_index"].as_object().unwrap().iter().find(|(_, d)| d["attributes"]["name"] == "q").unwrap().0.clone();
-    let typed = s.send(&json!({"action": "input_text", "element_index": q.parse::<u64>().unwrap(), "text": "!"}).to_string());
+    let q = first["element_index"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, d)| d["attributes"]["name"] == "q")
+        .unwrap()
+        .0
+        .clone();
+    let typed =
+        s.send(&json!({"action": "input_text", "element_index": q.parse::<u64>().unwrap(), "text": "!"}).to_string());
     assert_eq!(typed["element_index"][&q]["attributes"]["value"], "abc!");
     assert_ne!(typed["state_hash"], first["state_hash"]);
     // A malformed line gets an error and the loop goes on.
@@ -170,14 +178,23 @@ fn write_script(name: &str, body: &str) -> std::path::PathBuf {
 fn marks_writes_a_png_and_lists_marks() {
     world();
     let out_png = std::env::temp_dir().join(format!("sightline-marks-{}.png", std::process::id()));
-    let out = bin().args(["marks", &url("/signin.html"), "--out", out_png.to_str().unwrap(), "--json", "--viewport", "900x500"]).output().unwrap();
+    let out = bin()
+        .args(["marks", &url("/signin.html"), "--out", out_png.to_str().unwrap(), "--json", "--viewport", "900x500"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let marks: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(marks.as_array().unwrap().len(), 6);
-    assert_eq!(marks[0], json!({"id": 1, "tag": "input", "role": "textbox", "name": "Email Address", "x": marks[0]["x"], "y": marks[0]["y"], "w": marks[0]["w"], "h": marks[0]["h"]}));
+    assert_eq!(
+        marks[0],
+        json!({"id": 1, "tag": "input", "role": "textbox", "name": "Email Address", "x": marks[0]["x"], "y": marks[0]["y"], "w": marks[0]["w"], "h": marks[0]["h"]})
+    );
     let png = std::fs::read(&out_png).unwrap();
     assert_eq!(&png[1..4], b"PNG");
-    assert_eq!((u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap())), (900, 500));
+    assert_eq!(
+        (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap())),
+        (900, 500)
+    );
     let _ = std::fs::remove_file(out_png);
 }
 
@@ -204,7 +221,10 @@ fn describe_lists_vision_primitives_only_with_a_backend() {
     let plain = bin().args(["script", "--describe"]).output().unwrap();
     let plain = String::from_utf8_lossy(&plain.stdout).to_string();
     assert!(plain.contains("browser.clickMark(id)") && !plain.contains("ask"), "{plain}");
-    let seeing = bin().args(["script", "--describe", "--vision-url", "http://127.0.0.1:9/v1", "--vision-model", "m"]).output().unwrap();
+    let seeing = bin()
+        .args(["script", "--describe", "--vision-url", "http://127.0.0.1:9/v1", "--vision-model", "m"])
+        .output()
+        .unwrap();
     let seeing = String::from_utf8_lossy(&seeing.stdout).to_string();
     assert!(seeing.contains("browser.ask(question)") && seeing.contains("browser.askMarks(question)"), "{seeing}");
 }
@@ -264,7 +284,49 @@ fn ask_marks_sends_the_marked_screenshot_and_question_to_the_vision_endpoint() {
     let text = parts[0]["text"].as_str().unwrap();
     assert!(text.starts_with("Which mark signs in?") && text.contains("[5] button \"Sign In\""), "{text}");
     let image = parts[1]["image_url"]["url"].as_str().unwrap();
-    let png = base64::engine::general_purpose::STANDARD.decode(image.strip_prefix("data:image/png;base64,").unwrap()).unwrap();
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(image.strip_prefix("data:image/png;base64,").unwrap())
+        .unwrap();
     assert_eq!(&png[1..4], b"PNG");
     assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 1280);
+}
+
+#[test]
+fn connect_uses_a_running_browser_and_leaves_it_running() {
+    // A browser this test owns, reachable on its DevTools port.
+    let owned = run(async {
+        tokio::spawn(async {
+            sightline_cdp::Chromium::launch(&sightline_cdp::LaunchOptions { chrome: None, extra_args: vec![] }).await
+        })
+        .await
+        .unwrap()
+        .expect("second browser")
+    });
+    let port_file = owned.profile_dir().unwrap().join("DevToolsActivePort");
+    let port = std::fs::read_to_string(&port_file).unwrap().lines().next().unwrap().trim().to_string();
+    let pages = || -> usize {
+        run(async {
+            let v: Value = owned.client().call(None, "Target.getTargets", json!({})).await.unwrap();
+            v["targetInfos"].as_array().unwrap().iter().filter(|t| t["type"] == "page").count()
+        })
+    };
+    let before = pages();
+    let out = bin()
+        .args(["state", &url("/kinds.html"), "--no-screenshot", "--connect", &format!("http://127.0.0.1:{port}")])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["page_content"].as_str().unwrap().contains("# Every interactive kind"));
+    // Still alive, and only Sightline's own tab is gone.
+    assert!(!owned.client().is_closed());
+    assert_eq!(pages(), before);
+    let out = bin().args(["state", &url("/kinds.html"), "--connect", "http://127.0.0.1:1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot connect"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    run(async move { owned.close().await });
 }

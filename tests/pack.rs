@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use sightline_chrome::ChromeDriver;
-use sightline_pack::{draw_marks, mark_box, mark_color, CancelToken, Cx, DefaultPolicy, Driver, DriverError, Pack, ScriptError, ScriptOptions};
+use sightline_pack::{
+    draw_marks, mark_box, mark_color, CancelToken, Cx, DefaultPolicy, Driver, DriverError, Pack, ScriptError,
+    ScriptOptions,
+};
 
 async fn driver_at(path: &str) -> Arc<ChromeDriver> {
     let d = Arc::new(ChromeDriver::new(tab().await));
@@ -78,7 +81,10 @@ fn stale_marks_are_refused_never_clicked() {
         assert_eq!(line, Some(4));
         // goto drops marks in the pack itself.
         let e = pack
-            .run(&format!("var m = browser.mark(); browser.goto({:?}); browser.clickMark(1);", url("/signin.html")), opts(20))
+            .run(
+                &format!("var m = browser.mark(); browser.goto({:?}); browser.clickMark(1);", url("/signin.html")),
+                opts(20),
+            )
             .await
             .unwrap_err();
         assert!(e.to_string().contains("no current marks"), "{e}");
@@ -104,10 +110,14 @@ fn the_policy_refuses_with_its_reason() {
         assert!(e.to_string().contains("local or metadata host"), "{e}");
         let e = strict.run(r#"browser.goto("http://169.254.169.254/latest/meta-data/")"#, opts(10)).await.unwrap_err();
         assert!(e.to_string().contains("cloud metadata"), "{e}");
-        let prefixed = Pack::new(d.clone(), DefaultPolicy { url_allow_prefixes: vec![url("/kinds")], allow_private: true }, None);
+        let prefixed =
+            Pack::new(d.clone(), DefaultPolicy { url_allow_prefixes: vec![url("/kinds")], allow_private: true }, None);
         let e = prefixed.run(&format!("browser.goto({:?})", url("/form.html")), opts(10)).await.unwrap_err();
         assert!(e.to_string().contains("not under an allowed prefix"), "{e}");
-        let ok = prefixed.run(&format!("browser.goto({:?}); browser.text('h1')", url("/kinds.html")), opts(10)).await.unwrap();
+        let ok = prefixed
+            .run(&format!("browser.goto({:?}); browser.text('h1')", url("/kinds.html")), opts(10))
+            .await
+            .unwrap();
         assert_eq!(ok.value, "Every interactive kind");
     })
 }
@@ -118,14 +128,26 @@ fn runaway_scripts_stop_and_the_browser_survives() {
         let d = driver_at("/signin.html").await;
         let pack = Pack::new(d.clone(), local(), None);
         let t = Instant::now();
-        let e = pack.run("while (true) {}", ScriptOptions { timeout: Duration::from_millis(800), ..Default::default() }).await.unwrap_err();
+        let e = pack
+            .run("while (true) {}", ScriptOptions { timeout: Duration::from_millis(800), ..Default::default() })
+            .await
+            .unwrap_err();
         assert!(matches!(e, ScriptError::Timeout { .. }), "{e:?}");
         assert!(t.elapsed() < Duration::from_secs(5));
         // A browser call that would wait forever is bounded by the same deadline.
-        let e = pack.run("browser.waitVisible('#never')", ScriptOptions { timeout: Duration::from_millis(800), ..Default::default() }).await.unwrap_err();
+        let e = pack
+            .run(
+                "browser.waitVisible('#never')",
+                ScriptOptions { timeout: Duration::from_millis(800), ..Default::default() },
+            )
+            .await
+            .unwrap_err();
         assert!(matches!(e, ScriptError::Timeout { .. }) || e.to_string().contains("timed out"), "{e:?}");
         let e = pack
-            .run("var a = []; while (true) a.push(new Array(100000).fill(1));", ScriptOptions { memory_limit: 16 << 20, ..opts(20) })
+            .run(
+                "var a = []; while (true) a.push(new Array(100000).fill(1));",
+                ScriptOptions { memory_limit: 16 << 20, ..opts(20) },
+            )
             .await
             .unwrap_err();
         assert!(matches!(e, ScriptError::OutOfMemory { .. }), "{e:?}");
@@ -181,7 +203,10 @@ fn the_marks_png_has_the_viewport_size_and_a_box_per_mark() {
         }
         // Marks are the element index minus select options: same elements, same order.
         let names: Vec<&str> = set.marks.iter().map(|m| m.name.as_str()).collect();
-        assert_eq!(names, ["Email Address", "Enter your password", "Keep me signed in", "Keep me signed in", "Sign In", "Elsewhere"]);
+        assert_eq!(
+            names,
+            ["Email Address", "Enter your password", "Keep me signed in", "Keep me signed in", "Sign In", "Elsewhere"]
+        );
     })
 }
 

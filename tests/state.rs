@@ -13,8 +13,21 @@ fn indexes_every_interactive_kind_in_document_order() {
         let s = env.state();
         let t = texts(s);
         let want = [
-            "Relative link", "Absolute link", "Native button", "Disabled button", "Alpha", "Beta", "Role button", "Role link",
-            "Role checkbox", "Label for text", "Editable", "Onclick div", "Listener div", "Mousedown div", "Pointerdown div",
+            "Relative link",
+            "Absolute link",
+            "Native button",
+            "Disabled button",
+            "Alpha",
+            "Beta",
+            "Role button",
+            "Role link",
+            "Role checkbox",
+            "Label for text",
+            "Editable",
+            "Onclick div",
+            "Listener div",
+            "Mousedown div",
+            "Pointerdown div",
             "Summary toggle",
         ];
         for w in want {
@@ -25,7 +38,10 @@ fn indexes_every_interactive_kind_in_document_order() {
         assert!(pos("Relative link") < pos("Native button") && pos("Native button") < pos("Summary toggle"));
         assert!(t.iter().any(|x| x.starts_with("Cursor span")), "cursor:pointer span is indexed");
         // Inherited cursor, plain text and hidden inputs are not.
-        assert!(!t.iter().any(|x| x == "inherited bold" || x == "Plain div" || x.starts_with("Plain paragraph")), "{t:?}");
+        assert!(
+            !t.iter().any(|x| x == "inherited bold" || x == "Plain div" || x.starts_with("Plain paragraph")),
+            "{t:?}"
+        );
         assert!(!s.element_index.0.iter().any(|d| d.attributes.name.as_deref() == Some("secret")));
         // Keys are "1".."N".
         let v = serde_json::to_value(s).unwrap();
@@ -105,7 +121,12 @@ fn hidden_offscreen_clipped_and_covered_elements_are_not_indexed() {
         let env = env("/hidden.html").await;
         let s = env.state();
         let t = texts(s);
-        assert_eq!(t, vec!["Visible control".to_string(), "Under click-through layer".to_string()], "{}", s.page_content);
+        assert_eq!(
+            t,
+            vec!["Visible control".to_string(), "Under click-through layer".to_string()],
+            "{}",
+            s.page_content
+        );
         let pc = &s.page_content;
         assert!(pc.contains("Visible text"));
         for hidden in ["hidden text", "invisible text", "noscript text", "Below the fold", "cover sheet"] {
@@ -151,7 +172,7 @@ fn iframes_and_shadow_roots_are_indexed() {
         s = step(&mut env, json!({"action": "click_element", "element_index": i})).await.state;
         assert!(s.page_content.contains("Shadow clicked"), "{}", s.page_content);
         let i = find(&s, "cross frame input", |d| d.attributes.name.as_deref() == Some("framed"));
-        let s2 = step(&mut env, json!({"action": "input_text", "element_index": i + 0, "text": "hi"})).await.state;
+        let s2 = step(&mut env, json!({"action": "input_text", "element_index": i, "text": "hi"})).await.state;
         assert!(s2.error.is_none(), "{:?}", s2.error);
     })
 }
@@ -173,7 +194,12 @@ fn state_hash_is_stable_and_changes_with_what_is_seen() {
         assert_ne!(a.state_hash, s1.state_hash);
         assert_ne!(s1.state_hash, s2.state_hash);
         // And the canonical form includes the scroll offsets.
-        let canon = sightline_page::canonical(&env.captured().view.url, &env.captured().view.page_content, env.captured().view.scroll, &env.captured().view.elements);
+        let canon = sightline_page::canonical(
+            &env.captured().view.url,
+            &env.captured().view.page_content,
+            env.captured().view.scroll,
+            &env.captured().view.elements,
+        );
         assert!(canon.contains("\nscroll 0 400\n"), "{}", &canon[..200]);
     })
 }

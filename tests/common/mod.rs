@@ -123,7 +123,8 @@ pub async fn env(path: &str) -> Env {
 pub async fn env_with(path: &str, opts: EnvOptions) -> Env {
     let target = if path.starts_with("http") { path.to_string() } else { url(path) };
     let mut env = Env::new(tab().await, opts).await.expect("env");
-    let first = env.step_action(Action::Navigate { url: target.clone() }, json!({"action": "navigate", "url": target})).await;
+    let first =
+        env.step_action(Action::Navigate { url: target.clone() }, json!({"action": "navigate", "url": target})).await;
     assert!(first.state.error.is_none(), "loading {path}: {:?}", first.state.error);
     env
 }

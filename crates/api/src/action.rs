@@ -18,14 +18,33 @@ pub enum Direction {
 /// One validated action.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    ClickElement { element_index: u64 },
-    InputText { element_index: u64, text: String, overwrite: bool },
-    SelectOption { element_index: u64, option_index: u64 },
+    ClickElement {
+        element_index: u64,
+    },
+    InputText {
+        element_index: u64,
+        text: String,
+        overwrite: bool,
+    },
+    SelectOption {
+        element_index: u64,
+        option_index: u64,
+    },
     /// `element_index` is Sightline's extension: scroll that element's scroll container.
-    Scroll { direction: Direction, pixels: Option<u64>, element_index: Option<u64> },
-    Navigate { url: String },
-    FinishTask { message: String },
-    FailTask { message: String },
+    Scroll {
+        direction: Direction,
+        pixels: Option<u64>,
+        element_index: Option<u64>,
+    },
+    Navigate {
+        url: String,
+    },
+    FinishTask {
+        message: String,
+    },
+    FailTask {
+        message: String,
+    },
 }
 
 /// Why an action was rejected (becomes `ACTION_VALIDATION_FAILED`).
@@ -162,7 +181,10 @@ impl Action {
             }
             "select_option" => {
                 f.allow(&["element_index", "option_index"])?;
-                Ok(Action::SelectOption { element_index: f.index("element_index")?, option_index: f.index("option_index")? })
+                Ok(Action::SelectOption {
+                    element_index: f.index("element_index")?,
+                    option_index: f.index("option_index")?,
+                })
             }
             "scroll" => {
                 f.allow(&["direction", "pixels", "element_index"])?;
@@ -175,7 +197,9 @@ impl Action {
                     "left" => Direction::Left,
                     "right" => Direction::Right,
                     other => {
-                        return fail(format!("'direction' must be one of \"up\", \"down\", \"left\", \"right\", got \"{other}\""))
+                        return fail(format!(
+                            "'direction' must be one of \"up\", \"down\", \"left\", \"right\", got \"{other}\""
+                        ))
                     }
                 };
                 let pixels = f.opt_index("pixels")?;
@@ -213,7 +237,10 @@ mod tests {
 
     #[test]
     fn accepts_the_seven_shapes() {
-        assert_eq!(Action::parse(r#"{"action":"click_element","element_index":4}"#), Ok(Action::ClickElement { element_index: 4 }));
+        assert_eq!(
+            Action::parse(r#"{"action":"click_element","element_index":4}"#),
+            Ok(Action::ClickElement { element_index: 4 })
+        );
         assert_eq!(
             Action::parse(r#"{"action":"input_text","element_index":12,"text":"a@b.c","overwrite":true}"#),
             Ok(Action::InputText { element_index: 12, text: "a@b.c".into(), overwrite: true })
@@ -244,16 +271,38 @@ mod tests {
         assert_eq!(err("[1]"), "an action must be a JSON object, got an array");
         assert!(err(r#"{"element_index":1}"#).starts_with("missing 'action'"));
         assert!(err(r#"{"action":"hover"}"#).starts_with("unknown action 'hover'"));
-        assert_eq!(err(r#"{"action":"click_element"}"#), "click_element requires 'element_index' (a non-negative integer)");
-        assert_eq!(err(r#"{"action":"click_element","element_index":"4"}"#), "'element_index' must be a non-negative integer, got a string");
-        assert_eq!(err(r#"{"action":"click_element","element_index":-1}"#), "'element_index' must be a non-negative integer, got -1");
-        assert_eq!(err(r#"{"action":"click_element","element_index":1.5}"#), "'element_index' must be an integer, got 1.5");
-        assert!(err(r#"{"action":"click_element","element_index":1,"x":2}"#).starts_with("unknown field 'x' for click_element"));
-        assert_eq!(err(r#"{"action":"input_text","element_index":1,"text":5}"#), "'text' must be a string, got a number");
-        assert_eq!(err(r#"{"action":"input_text","element_index":1,"text":"a","overwrite":"yes"}"#), "'overwrite' must be a boolean, got a string");
+        assert_eq!(
+            err(r#"{"action":"click_element"}"#),
+            "click_element requires 'element_index' (a non-negative integer)"
+        );
+        assert_eq!(
+            err(r#"{"action":"click_element","element_index":"4"}"#),
+            "'element_index' must be a non-negative integer, got a string"
+        );
+        assert_eq!(
+            err(r#"{"action":"click_element","element_index":-1}"#),
+            "'element_index' must be a non-negative integer, got -1"
+        );
+        assert_eq!(
+            err(r#"{"action":"click_element","element_index":1.5}"#),
+            "'element_index' must be an integer, got 1.5"
+        );
+        assert!(err(r#"{"action":"click_element","element_index":1,"x":2}"#)
+            .starts_with("unknown field 'x' for click_element"));
+        assert_eq!(
+            err(r#"{"action":"input_text","element_index":1,"text":5}"#),
+            "'text' must be a string, got a number"
+        );
+        assert_eq!(
+            err(r#"{"action":"input_text","element_index":1,"text":"a","overwrite":"yes"}"#),
+            "'overwrite' must be a boolean, got a string"
+        );
         assert!(err(r#"{"action":"scroll","direction":"sideways"}"#).starts_with("'direction' must be one of"));
         assert!(err(r#"{"action":"scroll"}"#).starts_with("scroll requires 'direction'"));
-        assert_eq!(err(r#"{"action":"scroll","direction":"up","pixels":0}"#), "'pixels' must be a positive integer, got 0");
+        assert_eq!(
+            err(r#"{"action":"scroll","direction":"up","pixels":0}"#),
+            "'pixels' must be a positive integer, got 0"
+        );
         assert!(err(r#"{"action":"navigate","url":"/docs"}"#).contains("absolute URL"));
         assert!(err(r#"{"action":"navigate","url":"javascript:alert(1)"}"#).contains("not allowed"));
         assert!(err(r#"{"action":"navigate","url":"http:///x"}"#).contains("must have a host"));

@@ -96,8 +96,12 @@ impl Env {
             if i >= 1 && i <= count as u64 {
                 Ok(i as u32)
             } else {
-                let range = if count == 0 { "the index is empty".to_string() } else { format!("valid indexes are 1..{count}") };
-                Err((ErrorCode::InvalidElementIndex, format!("Element with index {i} ({field}) not found in the current element index; {range}.")))
+                let range =
+                    if count == 0 { "the index is empty".to_string() } else { format!("valid indexes are 1..{count}") };
+                Err((
+                    ErrorCode::InvalidElementIndex,
+                    format!("Element with index {i} ({field}) not found in the current element index; {range}."),
+                ))
             }
         };
         let result: Result<(), (ErrorCode, String)> = async {

@@ -17,4 +17,6 @@ mod state;
 
 pub use action::{check_url, Action, Direction, ValidationError, ACTIONS, NAVIGABLE_SCHEMES};
 pub use env::{Env, EnvError, EnvOptions, Turn};
-pub use state::{Attributes, ElementDescriptor, ElementIndex, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus};
+pub use state::{
+    Attributes, ElementDescriptor, ElementIndex, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus,
+};

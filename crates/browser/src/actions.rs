@@ -64,22 +64,29 @@ impl Tab {
     }
 
     async fn object_id(&self, session: &SessionId, backend: i64, index: u32) -> Result<String, BrowserError> {
-        let r: Result<Value, _> = self.client.call(Some(session), "DOM.resolveNode", json!({ "backendNodeId": backend })).await;
+        let r: Result<Value, _> = self.cdp(session, "DOM.resolveNode", json!({ "backendNodeId": backend })).await;
         match r {
             Ok(v) => v["object"]["objectId"]
                 .as_str()
                 .map(str::to_string)
                 .ok_or(BrowserError::NotInteractive { index, reason: Refusal::Detached }),
-            Err(sightline_cdp::CdpError::Protocol { .. }) => Err(BrowserError::NotInteractive { index, reason: Refusal::Detached }),
-            Err(e) => Err(e.into()),
+            Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => {
+                Err(BrowserError::NotInteractive { index, reason: Refusal::Detached })
+            }
+            Err(e) => Err(e),
         }
     }
 
-    pub(crate) async fn call_on(&self, session: &SessionId, object: &str, f: &str, args: Value) -> Result<String, BrowserError> {
+    pub(crate) async fn call_on(
+        &self,
+        session: &SessionId,
+        object: &str,
+        f: &str,
+        args: Value,
+    ) -> Result<String, BrowserError> {
         let v: Value = self
-            .client
-            .call(
-                Some(session),
+            .cdp(
+                session,
                 "Runtime.callFunctionOn",
                 json!({ "objectId": object, "functionDeclaration": f, "arguments": args, "returnByValue": true }),
             )
@@ -90,20 +97,18 @@ impl Tab {
     /// Check, at the moment of acting, that the element is still what is on top at its click point.
     async fn verify_hit(&self, cap: &Captured, e: &Element) -> Result<(), BrowserError> {
         let (x, y) = e.click_point;
-        let r: Result<Value, _> = self
-            .client
-            .call(
-                Some(&self.session),
+        let r: Result<Value, _> = self.cdp(
+                &self.session,
                 "DOM.getNodeForLocation",
                 json!({ "x": x.round() as i64, "y": y.round() as i64, "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": true }),
             )
             .await;
         let hit = match r {
             Ok(v) => v["backendNodeId"].as_i64().unwrap_or(0),
-            Err(sightline_cdp::CdpError::Protocol { .. }) => {
+            Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => {
                 return Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Hidden })
             }
-            Err(err) => return Err(err.into()),
+            Err(err) => return Err(err),
         };
         let arena = &cap.view.arena;
         // Hits in the main session are reported for frame 0 and its same-process frames.
@@ -118,7 +123,9 @@ impl Tab {
         // Not on top: gone, or covered by something.
         let session = &cap.sessions[e.frame];
         let object = self.object_id(session, e.backend_node_id, e.index).await?;
-        if self.call_on(session, &object, "function(){return this.isConnected ? 'yes' : 'no'}", json!([])).await? != "yes" {
+        if self.call_on(session, &object, "function(){return this.isConnected ? 'yes' : 'no'}", json!([])).await?
+            != "yes"
+        {
             return Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Detached });
         }
         let by = match found {
@@ -221,16 +228,20 @@ impl Tab {
         }
         let session = &cap.sessions[e.frame];
         let object = self.object_id(session, e.backend_node_id, index).await?;
-        self.type_into_object(session, &object, text, overwrite)
-            .await
-            .map_err(|e| match e {
-                BrowserError::NotInteractive { reason, .. } => BrowserError::NotInteractive { index, reason },
-                other => other,
-            })
+        self.type_into_object(session, &object, text, overwrite).await.map_err(|e| match e {
+            BrowserError::NotInteractive { reason, .. } => BrowserError::NotInteractive { index, reason },
+            other => other,
+        })
     }
 
     /// Focus a resolved element, place the caret (or clear it), type `text` key by key, wait.
-    pub async fn type_into_object(&self, session: &SessionId, object: &str, text: &str, overwrite: bool) -> Result<(), BrowserError> {
+    pub async fn type_into_object(
+        &self,
+        session: &SessionId,
+        object: &str,
+        text: &str,
+        overwrite: bool,
+    ) -> Result<(), BrowserError> {
         let since = self.mark().await;
         match self.call_on(session, object, PREPARE_TYPING, json!([{ "value": overwrite }])).await?.as_str() {
             "detached" => return Err(BrowserError::NotInteractive { index: 0, reason: Refusal::Detached }),
@@ -253,10 +264,11 @@ impl Tab {
         // Pipelined: each call is written to the socket in order on its first poll, and
         // Chromium handles one session's commands in order, so the page sees the keys in order.
         let events: Vec<Value> = text.chars().flat_map(key_events).collect();
-        let results = futures_util::future::join_all(
-            events.into_iter().map(|ev| self.client.call_raw(Some(&self.session), "Input.dispatchKeyEvent", ev)),
-        )
-        .await;
+        let results =
+            futures_util::future::join_all(events.into_iter().map(|ev| {
+                self.cdp_raw(&self.session, "Input.dispatchKeyEvent", ev, std::time::Duration::from_secs(60))
+            }))
+            .await;
         for r in results {
             r?;
         }
@@ -292,7 +304,13 @@ impl Tab {
     }
 
     /// `scroll`: a wheel turn at the pointer (or over `element`), by `pixels` or one viewport.
-    pub async fn scroll(&self, cap: &Captured, direction: Direction, pixels: Option<u32>, element: Option<u32>) -> Result<(), BrowserError> {
+    pub async fn scroll(
+        &self,
+        cap: &Captured,
+        direction: Direction,
+        pixels: Option<u32>,
+        element: Option<u32>,
+    ) -> Result<(), BrowserError> {
         let (vw, vh) = self.opts.viewport;
         let amount = match direction {
             Direction::Up | Direction::Down => pixels.unwrap_or(vh) as f64,
@@ -330,7 +348,11 @@ impl Tab {
         // Unavailable when the current page is itself an error page: then there is nothing to restore.
         let before: Option<Value> = self.call("Page.getNavigationHistory", json!({})).await.ok();
         let since = self.mark().await;
-        let nav = tokio::time::timeout(self.opts.settle.load_timeout, self.call::<Value>("Page.navigate", json!({ "url": url }))).await;
+        let nav = tokio::time::timeout(
+            self.opts.settle.load_timeout,
+            self.call::<Value>("Page.navigate", json!({ "url": url })),
+        )
+        .await;
         let failure = match nav {
             Ok(Ok(v)) => v["errorText"].as_str().filter(|t| !t.is_empty()).map(str::to_string),
             Ok(Err(e)) => match e {

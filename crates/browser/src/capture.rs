@@ -39,9 +39,8 @@ struct Shot {
 impl Tab {
     async fn snapshot(&self, session: &sightline_cdp::SessionId) -> Result<Snapshot, BrowserError> {
         let raw = self
-            .client
-            .call_raw_within(
-                Some(session),
+            .cdp_raw(
+                session,
                 "DOMSnapshot.captureSnapshot",
                 json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true, "includeDOMRects": true }),
                 CAPTURE_LIMIT,
@@ -59,10 +58,10 @@ impl Tab {
         let shot = async {
             if screenshot {
                 let raw = self
-                    .client
-                    .call_raw_within(Some(&self.session), "Page.captureScreenshot", json!({ "format": "png" }), CAPTURE_LIMIT)
+                    .cdp_raw(&self.session, "Page.captureScreenshot", json!({ "format": "png" }), CAPTURE_LIMIT)
                     .await?;
-                let s: Shot = serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("screenshot: {e}")))?;
+                let s: Shot = serde_json::from_str(raw.get())
+                    .map_err(|e| BrowserError::Unexpected(format!("screenshot: {e}")))?;
                 Ok::<_, BrowserError>(Some(s.data))
             } else {
                 Ok(None)
@@ -113,18 +112,20 @@ impl Tab {
     /// Backend ids of elements with pointer/touch listeners, as recorded by the
     /// probe script. One cheap call when there are none (the common case).
     async fn pointer_listeners(&self, session: &sightline_cdp::SessionId) -> Vec<i64> {
-        let c = &self.client;
-        let count: Result<Value, _> = c
-            .call(Some(session), "Runtime.evaluate", json!({ "expression": "window.__sightline ? window.__sightline.pointerCount() : 0", "returnByValue": true }))
+        let count: Result<Value, _> = self
+            .cdp(session, "Runtime.evaluate", json!({ "expression": "window.__sightline ? window.__sightline.pointerCount() : 0", "returnByValue": true }))
             .await;
         if count.ok().and_then(|v| v["result"]["value"].as_u64()).unwrap_or(0) == 0 {
             return Vec::new();
         }
-        let list: Result<Value, _> =
-            c.call(Some(session), "Runtime.evaluate", json!({ "expression": "window.__sightline.pointerElements()" })).await;
-        let Some(array) = list.ok().and_then(|v| v["result"]["objectId"].as_str().map(str::to_string)) else { return Vec::new() };
+        let list: Result<Value, _> = self
+            .cdp(session, "Runtime.evaluate", json!({ "expression": "window.__sightline.pointerElements()" }))
+            .await;
+        let Some(array) = list.ok().and_then(|v| v["result"]["objectId"].as_str().map(str::to_string)) else {
+            return Vec::new();
+        };
         let props: Result<Value, _> =
-            c.call(Some(session), "Runtime.getProperties", json!({ "objectId": array, "ownProperties": true })).await;
+            self.cdp(session, "Runtime.getProperties", json!({ "objectId": array, "ownProperties": true })).await;
         let ids: Vec<String> = props
             .ok()
             .and_then(|p| p["result"].as_array().cloned())
@@ -133,15 +134,17 @@ impl Tab {
             .filter(|p| p["name"].as_str().is_some_and(|n| n.parse::<u32>().is_ok()))
             .filter_map(|p| p["value"]["objectId"].as_str().map(str::to_string))
             .collect();
-        let described = join_all(ids.iter().map(|id| c.call::<Value>(Some(session), "DOM.describeNode", json!({ "objectId": id })))).await;
-        let _ = c.call_raw(Some(session), "Runtime.releaseObject", json!({ "objectId": array })).await;
+        let described =
+            join_all(ids.iter().map(|id| self.cdp::<Value>(session, "DOM.describeNode", json!({ "objectId": id }))))
+                .await;
+        let _: Result<Value, _> = self.cdp(session, "Runtime.releaseObject", json!({ "objectId": array })).await;
         described.into_iter().filter_map(|d| d.ok()?["node"]["backendNodeId"].as_i64()).collect()
     }
 
     /// Which `<iframe>` element (in which session's capture) holds an OOPIF.
     async fn frame_owner(&self, frame_id: &str, sessions: &[sightline_cdp::SessionId]) -> Option<FrameOwner> {
         for (i, s) in sessions.iter().enumerate() {
-            let r: Result<Value, _> = self.client.call(Some(s), "DOM.getFrameOwner", json!({ "frameId": frame_id })).await;
+            let r: Result<Value, _> = self.cdp(s, "DOM.getFrameOwner", json!({ "frameId": frame_id })).await;
             if let Ok(v) = r {
                 if let Some(b) = v["backendNodeId"].as_i64() {
                     return Some(FrameOwner { frame: i, backend_node_id: b });

@@ -11,9 +11,14 @@ pub enum Refusal {
     /// No longer laid out in the viewport.
     Hidden,
     /// Another element is on top at the click point.
-    Covered { by: String },
+    Covered {
+        by: String,
+    },
     /// The element does not support the action (e.g. typing into a button).
-    Unsupported { action: &'static str, element: String },
+    Unsupported {
+        action: &'static str,
+        element: String,
+    },
 }
 
 impl std::fmt::Display for Refusal {

@@ -24,7 +24,9 @@ pub(crate) fn key_events(c: char) -> [Value; 2] {
 /// A non-character key such as `End` or `Backspace`.
 pub(crate) fn named(key: &str, vk: u32, text: Option<&str>) -> [Value; 2] {
     let down = match text {
-        Some(t) => json!({ "type": "keyDown", "key": key, "code": key, "windowsVirtualKeyCode": vk, "text": t, "unmodifiedText": t }),
+        Some(t) => {
+            json!({ "type": "keyDown", "key": key, "code": key, "windowsVirtualKeyCode": vk, "text": t, "unmodifiedText": t })
+        }
         None => json!({ "type": "rawKeyDown", "key": key, "code": key, "windowsVirtualKeyCode": vk }),
     };
     [down, json!({ "type": "keyUp", "key": key, "code": key, "windowsVirtualKeyCode": vk })]

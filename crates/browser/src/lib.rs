@@ -21,9 +21,9 @@ use serde_json::json;
 use sightline_cdp::{Chromium, Client, LaunchOptions};
 
 pub use actions::Direction;
-pub use selectors::Probe;
 pub use capture::Captured;
 pub use error::{BrowserError, Refusal};
+pub use selectors::Probe;
 pub use settle::SettleOptions;
 pub use tab::{Tab, TabOptions};
 

@@ -48,7 +48,10 @@ impl Tab {
 
     async fn probe_object(&self, object: &str) -> Result<Probe, BrowserError> {
         let v: Value = self
-            .call("Runtime.callFunctionOn", json!({ "objectId": object, "functionDeclaration": DESCRIBE, "returnByValue": true }))
+            .call(
+                "Runtime.callFunctionOn",
+                json!({ "objectId": object, "functionDeclaration": DESCRIBE, "returnByValue": true }),
+            )
             .await?;
         serde_json::from_value(v["result"]["value"].clone()).map_err(|e| BrowserError::Unexpected(e.to_string()))
     }
@@ -72,7 +75,13 @@ impl Tab {
         let (vw, vh) = self.opts.viewport;
         let (cx, cy) = (p.x + p.w / 2.0, p.y + p.h / 2.0);
         if cx < 0.0 || cy < 0.0 || cx >= vw as f64 || cy >= vh as f64 {
-            self.call_on(&self.session, &obj, "function () { this.scrollIntoView({ block: 'center', inline: 'center' }); }", json!([])).await?;
+            self.call_on(
+                &self.session,
+                &obj,
+                "function () { this.scrollIntoView({ block: 'center', inline: 'center' }); }",
+                json!([]),
+            )
+            .await?;
             p = self.probe_object(&obj).await?;
         }
         self.click_at(p.x + p.w / 2.0, p.y + p.h / 2.0).await
@@ -87,7 +96,8 @@ impl Tab {
 
     /// `innerText` (trimmed) or the `value` property of the first match.
     pub async fn read_selector(&self, selector: &str, value: bool) -> Result<String, BrowserError> {
-        let obj = self.query(selector).await?.ok_or_else(|| BrowserError::NoMatch { selector: selector.to_string() })?;
+        let obj =
+            self.query(selector).await?.ok_or_else(|| BrowserError::NoMatch { selector: selector.to_string() })?;
         let f = if value {
             "function () { return this.value === undefined || this.value === null ? '' : String(this.value); }"
         } else {
@@ -99,7 +109,10 @@ impl Tab {
     /// Evaluate an expression in the main frame; its JSON value (promises awaited).
     pub async fn eval_json(&self, expression: &str) -> Result<Value, BrowserError> {
         let v: Value = self
-            .call("Runtime.evaluate", json!({ "expression": expression, "returnByValue": true, "awaitPromise": true, "userGesture": true }))
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "returnByValue": true, "awaitPromise": true, "userGesture": true }),
+            )
             .await?;
         if let Some(e) = v.get("exceptionDetails") {
             let msg = e["exception"]["description"].as_str().or(e["text"].as_str()).unwrap_or("exception");

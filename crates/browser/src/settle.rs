@@ -28,7 +28,11 @@ pub struct SettleOptions {
 
 impl Default for SettleOptions {
     fn default() -> Self {
-        SettleOptions { cap: Duration::from_secs(3), load_timeout: Duration::from_secs(15), quiet: Duration::from_millis(40) }
+        SettleOptions {
+            cap: Duration::from_secs(3),
+            load_timeout: Duration::from_secs(15),
+            quiet: Duration::from_millis(40),
+        }
     }
 }
 
@@ -46,7 +50,10 @@ impl Tab {
     pub(crate) async fn mark(&self) -> Instant {
         let started = Instant::now();
         let _: Result<Value, _> = self
-            .call("Runtime.evaluate", json!({ "expression": "window.__sightline && window.__sightline.mark()", "returnByValue": true }))
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": "window.__sightline && window.__sightline.mark()", "returnByValue": true }),
+            )
             .await;
         started
     }
@@ -58,7 +65,10 @@ impl Tab {
             "window.__sightline ? window.__sightline.probe() : null"
         };
         let v: Value = self
-            .call("Runtime.evaluate", json!({ "expression": expression, "returnByValue": true, "awaitPromise": after_frame }))
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "returnByValue": true, "awaitPromise": after_frame }),
+            )
             .await
             .ok()?;
         let a = v["result"]["value"].as_array()?;
@@ -117,7 +127,9 @@ impl Tab {
                 return Ok(());
             }
             let wait = match &probe {
-                Some(p) if settled(p) => Duration::from_millis(((o.quiet.as_millis() as f64 - p.quiet_ms).max(5.0)) as u64),
+                Some(p) if settled(p) => {
+                    Duration::from_millis(((o.quiet.as_millis() as f64 - p.quiet_ms).max(5.0)) as u64)
+                }
                 _ => Duration::from_millis(20),
             };
             tokio::time::sleep(wait.min(Duration::from_millis(50))).await;

@@ -48,9 +48,25 @@ pub(crate) struct Tracker {
     /// Main-frame navigations committed so far (a document replaced).
     pub navigations: u64,
     pub last_activity: Option<Instant>,
+    pub dead: Option<tokio::sync::watch::Sender<bool>>,
+}
+
+impl Tracker {
+    fn mark_dead(&mut self, crashed: bool) {
+        if crashed {
+            self.crashed = true;
+        } else {
+            self.detached = true;
+        }
+        if let Some(tx) = &self.dead {
+            let _ = tx.send(true);
+        }
+    }
 }
 
 pub struct Tab {
+    /// Turns true when the page crashes or its target goes away.
+    pub(crate) dead: tokio::sync::watch::Receiver<bool>,
     pub(crate) browser: Browser,
     pub(crate) client: Client,
     pub(crate) target_id: String,
@@ -88,15 +104,18 @@ impl Tab {
         let attached: Value =
             client.call(None, "Target.attachToTarget", json!({ "targetId": target_id, "flatten": true })).await?;
         let session = SessionId(attached["sessionId"].as_str().unwrap_or_default().to_string());
+        let (dead_tx, dead) = tokio::sync::watch::channel(false);
         let state = Arc::new(Mutex::new(Tracker {
             pointer: (opts.viewport.0 as f64 / 2.0, opts.viewport.1 as f64 / 2.0),
+            dead: Some(dead_tx),
             ..Tracker::default()
         }));
         let events = tokio::spawn(track(client.clone(), client.subscribe(None), session.clone(), state.clone()));
-        let tab = Tab { browser, client, target_id, context_id, session, opts, state, events };
+        let tab = Tab { dead, browser, client, target_id, context_id, session, opts, state, events };
         tab.setup_session(&tab.session.clone(), true).await?;
         let tree: Value = tab.call("Page.getFrameTree", json!({})).await?;
-        tab.state.lock().unwrap().main_frame = tree["frameTree"]["frame"]["id"].as_str().unwrap_or_default().to_string();
+        tab.state.lock().unwrap().main_frame =
+            tree["frameTree"]["frame"]["id"].as_str().unwrap_or_default().to_string();
         Ok(tab)
     }
 
@@ -105,6 +124,8 @@ impl Tab {
         let c = &self.client;
         let (w, h) = self.opts.viewport;
         let mut calls = vec![
+            // Inspector.targetCrashed only arrives with the domain enabled.
+            c.call_raw(Some(s), "Inspector.enable", json!({})),
             c.call_raw(Some(s), "Page.enable", json!({})),
             c.call_raw(Some(s), "Network.enable", json!({})),
             c.call_raw(Some(s), "Page.addScriptToEvaluateOnNewDocument", json!({ "source": PROBE_SCRIPT })),
@@ -129,9 +150,40 @@ impl Tab {
     }
 
     /// A command on the page session.
-    pub(crate) async fn call<T: serde::de::DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, BrowserError> {
+    pub(crate) async fn call<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<T, BrowserError> {
+        self.cdp(&self.session.clone(), method, params).await
+    }
+
+    /// A command on one of this tab's sessions. Fails at once when the page is
+    /// dead, and aborts the wait if it dies meanwhile (a crashed renderer never answers).
+    pub(crate) async fn cdp<T: serde::de::DeserializeOwned>(
+        &self,
+        session: &SessionId,
+        method: &str,
+        params: Value,
+    ) -> Result<T, BrowserError> {
+        let raw = self.cdp_raw(session, method, params, std::time::Duration::from_secs(60)).await?;
+        serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("{method}: {e}")))
+    }
+
+    /// [`Tab::cdp`] returning raw JSON, with its own time limit.
+    pub(crate) async fn cdp_raw(
+        &self,
+        session: &SessionId,
+        method: &str,
+        params: Value,
+        limit: std::time::Duration,
+    ) -> Result<Box<serde_json::value::RawValue>, BrowserError> {
         self.check_alive()?;
-        Ok(self.client.call(Some(&self.session), method, params).await?)
+        let mut dead = self.dead.clone();
+        tokio::select! {
+            r = self.client.call_raw_within(Some(session), method, params, limit) => Ok(r?),
+            _ = dead.wait_for(|d| *d) => Err(BrowserError::Crashed),
+        }
     }
 
     pub(crate) fn check_alive(&self) -> Result<(), BrowserError> {
@@ -153,7 +205,11 @@ impl Tab {
     }
 
     /// Send one raw CDP command to the page session (benchmarks and diagnostics).
-    pub async fn raw_call(&self, method: &str, params: Value) -> Result<Box<serde_json::value::RawValue>, BrowserError> {
+    pub async fn raw_call(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<serde_json::value::RawValue>, BrowserError> {
         self.check_alive()?;
         Ok(self.client.call_raw(Some(&self.session), method, params).await?)
     }
@@ -161,7 +217,9 @@ impl Tab {
     /// Evaluate a fixed expression in the main frame and return its value. For
     /// diagnostics and tests; agents never reach this.
     pub async fn evaluate(&self, expression: &str) -> Result<Value, BrowserError> {
-        let v: Value = self.call("Runtime.evaluate", json!({ "expression": expression, "returnByValue": true, "awaitPromise": true })).await?;
+        let v: Value = self
+            .call("Runtime.evaluate", json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }))
+            .await?;
         if let Some(e) = v.get("exceptionDetails") {
             return Err(BrowserError::Unexpected(format!("evaluate threw: {e}")));
         }
@@ -190,7 +248,8 @@ impl Tab {
 
     /// Close the target and its browser context.
     pub async fn close(self) {
-        let _: Result<Value, _> = self.client.call(None, "Target.closeTarget", json!({ "targetId": self.target_id })).await;
+        let _: Result<Value, _> =
+            self.client.call(None, "Target.closeTarget", json!({ "targetId": self.target_id })).await;
         if let Some(ctx) = &self.context_id {
             let _: Result<Value, _> =
                 self.client.call(None, "Target.disposeBrowserContext", json!({ "browserContextId": ctx })).await;
@@ -219,8 +278,17 @@ async fn track(
     let trace = std::env::var_os("SIGHTLINE_TRACE").is_some();
     let t0 = Instant::now();
     while let Some(ev) = rx.recv().await {
-        if trace && (ev.method.starts_with("Page.") || ev.method.starts_with("Target.")) {
-            eprintln!("[trace {:>7.1} ms] {} {}", t0.elapsed().as_secs_f64() * 1000.0, ev.method, sightline_page::cut(ev.params.get(), 120));
+        if trace
+            && (ev.method.starts_with("Page.")
+                || ev.method.starts_with("Target.")
+                || ev.method.starts_with("Inspector."))
+        {
+            eprintln!(
+                "[trace {:>7.1} ms] {} {}",
+                t0.elapsed().as_secs_f64() * 1000.0,
+                ev.method,
+                sightline_page::cut(ev.params.get(), 120)
+            );
         }
         let ours = {
             let st = state.lock().unwrap();
@@ -230,7 +298,7 @@ async fn track(
             if ev.method == "Target.detachedFromTarget" && ev.session.is_none() {
                 let v: Value = ev.parse().unwrap_or_default();
                 if v["sessionId"].as_str() == Some(page.0.as_str()) {
-                    state.lock().unwrap().detached = true;
+                    state.lock().unwrap().mark_dead(false);
                 }
             }
             continue;
@@ -286,14 +354,18 @@ async fn track(
             }
             "Inspector.targetCrashed" => {
                 if ev.session.as_ref() == Some(&page) {
-                    state.lock().unwrap().crashed = true;
+                    state.lock().unwrap().mark_dead(true);
                 }
             }
             "Target.attachedToTarget" => {
                 if let Some(a) = ev.parse::<AttachedToTarget>() {
                     let s = SessionId(a.session_id);
                     if a.target_info.kind == "iframe" {
-                        state.lock().unwrap().oopifs.push(OopFrame { frame_id: a.target_info.target_id, session: s.clone() });
+                        state
+                            .lock()
+                            .unwrap()
+                            .oopifs
+                            .push(OopFrame { frame_id: a.target_info.target_id, session: s.clone() });
                         let c = client.clone();
                         tokio::spawn(async move {
                             let _ = c.call_raw(Some(&s), "Network.enable", json!({})).await;
@@ -304,7 +376,13 @@ async fn track(
                                     json!({ "autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true }),
                                 )
                                 .await;
-                            let _ = c.call_raw(Some(&s), "Page.addScriptToEvaluateOnNewDocument", json!({ "source": PROBE_SCRIPT })).await;
+                            let _ = c
+                                .call_raw(
+                                    Some(&s),
+                                    "Page.addScriptToEvaluateOnNewDocument",
+                                    json!({ "source": PROBE_SCRIPT }),
+                                )
+                                .await;
                         });
                     } else {
                         // Workers and the like: let them run, we do not drive them.
@@ -324,5 +402,5 @@ async fn track(
             _ => {}
         }
     }
-    state.lock().unwrap().detached = true;
+    state.lock().unwrap().mark_dead(false);
 }

@@ -114,9 +114,9 @@ impl Chromium {
                 Ok(())
             });
         }
-        let mut child = cmd.spawn().map_err(|e| CdpError::LaunchFailed {
-            detail: format!("cannot run {}: {e}", binary.display()),
-        })?;
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| CdpError::LaunchFailed { detail: format!("cannot run {}: {e}", binary.display()) })?;
         let mut chromium = Chromium { client: dummy_client_placeholder(), child: None, profile: Some(profile) };
         let stderr = child.stderr.take().expect("stderr is piped");
         chromium.child = Some(child);
@@ -275,11 +275,32 @@ pub async fn resolve_endpoint(endpoint: &str) -> Result<String, CdpError> {
         let mut stream = TcpStream::connect(hostport).await.map_err(|e| err(e.to_string()))?;
         let req = format!("GET /json/version HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n");
         stream.write_all(req.as_bytes()).await.map_err(|e| err(e.to_string()))?;
-        let mut body = Vec::new();
-        stream.read_to_end(&mut body).await.map_err(|e| err(e.to_string()))?;
-        let text = String::from_utf8_lossy(&body);
-        let json = text.split("\r\n\r\n").nth(1).ok_or_else(|| err("empty reply from /json/version".into()))?;
-        let v: serde_json::Value = serde_json::from_str(json.trim()).map_err(|e| err(format!("bad /json/version: {e}")))?;
+        // Chromium keeps the connection open: read the head, then Content-Length bytes.
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let (head_end, length) = loop {
+            let n = stream.read(&mut chunk).await.map_err(|e| err(e.to_string()))?;
+            if n == 0 {
+                return Err(err("connection closed before a reply to /json/version".into()));
+            }
+            buf.extend_from_slice(&chunk[..n]);
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&buf[..i]).to_ascii_lowercase();
+                let length = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:").and_then(|v| v.trim().parse::<usize>().ok()));
+                break (i + 4, length);
+            }
+        };
+        while length.is_some_and(|l| buf.len() < head_end + l) {
+            let n = stream.read(&mut chunk).await.map_err(|e| err(e.to_string()))?;
+            if n == 0 {
+                break;
+            }
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        let body = &buf[head_end..length.map_or(buf.len(), |l| (head_end + l).min(buf.len()))];
+        let v: serde_json::Value = serde_json::from_slice(body).map_err(|e| err(format!("bad /json/version: {e}")))?;
         v["webSocketDebuggerUrl"]
             .as_str()
             .map(str::to_string)

@@ -57,7 +57,9 @@ impl ChromeDriver {
             return Err(DriverError::StaleMarks("these mark ids come from an older mark(); call mark() again".into()));
         }
         if self.tab.navigation_count() != state.navigations {
-            return Err(DriverError::StaleMarks("the page navigated since mark(); its ids are gone, call mark() again".into()));
+            return Err(DriverError::StaleMarks(
+                "the page navigated since mark(); its ids are gone, call mark() again".into(),
+            ));
         }
         let index = state
             .elements
@@ -106,11 +108,22 @@ impl Driver for ChromeDriver {
         let views = captured.view.marks();
         let marks: Vec<Mark> = views
             .iter()
-            .map(|m| Mark { id: m.id, tag: m.tag.clone(), role: m.role.clone(), name: m.name.clone(), x: m.x, y: m.y, w: m.w, h: m.h })
+            .map(|m| Mark {
+                id: m.id,
+                tag: m.tag.clone(),
+                role: m.role.clone(),
+                name: m.name.clone(),
+                x: m.x,
+                y: m.y,
+                w: m.w,
+                h: m.h,
+            })
             .collect();
         let png = match &captured.screenshot {
             Some(b64) => Some(
-                base64::engine::general_purpose::STANDARD.decode(b64).map_err(|e| DriverError::Browser(format!("screenshot: {e}")))?,
+                base64::engine::general_purpose::STANDARD
+                    .decode(b64)
+                    .map_err(|e| DriverError::Browser(format!("screenshot: {e}")))?,
             ),
             None => None,
         };

@@ -54,7 +54,11 @@ impl Cx {
 
     /// Run one driver call within this context: it ends at the deadline or on
     /// cancellation, whichever comes first, by dropping the call's future.
-    pub async fn run<T>(&self, op: &'static str, f: impl Future<Output = Result<T, DriverError>>) -> Result<T, DriverError> {
+    pub async fn run<T>(
+        &self,
+        op: &'static str,
+        f: impl Future<Output = Result<T, DriverError>>,
+    ) -> Result<T, DriverError> {
         if self.cancel.is_cancelled() {
             return Err(DriverError::Cancelled { op });
         }

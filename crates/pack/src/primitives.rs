@@ -13,14 +13,49 @@ pub struct Prim {
 }
 
 pub const PRIMITIVES: &[Prim] = &[
-    Prim { name: "goto", signature: "goto(url)", doc: "load url and wait for the page to settle; drops current marks", vision: false },
-    Prim { name: "click", signature: "click(selector)", doc: "real mouse click on the first element matching the CSS selector", vision: false },
-    Prim { name: "type", signature: "type(selector, text)", doc: "focus the element and type text as key events (\\n is Enter)", vision: false },
+    Prim {
+        name: "goto",
+        signature: "goto(url)",
+        doc: "load url and wait for the page to settle; drops current marks",
+        vision: false,
+    },
+    Prim {
+        name: "click",
+        signature: "click(selector)",
+        doc: "real mouse click on the first element matching the CSS selector",
+        vision: false,
+    },
+    Prim {
+        name: "type",
+        signature: "type(selector, text)",
+        doc: "focus the element and type text as key events (\\n is Enter)",
+        vision: false,
+    },
     Prim { name: "text", signature: "text(selector) -> string", doc: "visible text of the first match", vision: false },
-    Prim { name: "value", signature: "value(selector) -> string", doc: "value property of the first match", vision: false },
-    Prim { name: "waitVisible", signature: "waitVisible(selector)", doc: "wait until a match is present and visible", vision: false },
-    Prim { name: "waitReady", signature: "waitReady(selector)", doc: "wait until a match is in the DOM", vision: false },
-    Prim { name: "eval", signature: "eval(expression) -> any", doc: "evaluate a JavaScript expression in the page, return its JSON value", vision: false },
+    Prim {
+        name: "value",
+        signature: "value(selector) -> string",
+        doc: "value property of the first match",
+        vision: false,
+    },
+    Prim {
+        name: "waitVisible",
+        signature: "waitVisible(selector)",
+        doc: "wait until a match is present and visible",
+        vision: false,
+    },
+    Prim {
+        name: "waitReady",
+        signature: "waitReady(selector)",
+        doc: "wait until a match is in the DOM",
+        vision: false,
+    },
+    Prim {
+        name: "eval",
+        signature: "eval(expression) -> any",
+        doc: "evaluate a JavaScript expression in the page, return its JSON value",
+        vision: false,
+    },
     Prim { name: "key", signature: "key(text)", doc: "type text into whatever has focus", vision: false },
     Prim { name: "screenshot", signature: "screenshot() -> string", doc: "viewport PNG, base64", vision: false },
     Prim {
@@ -30,8 +65,18 @@ pub const PRIMITIVES: &[Prim] = &[
         vision: false,
     },
     Prim { name: "clickMark", signature: "clickMark(id)", doc: "click the element with that mark id", vision: false },
-    Prim { name: "typeMark", signature: "typeMark(id, text)", doc: "type into the element with that mark id", vision: false },
-    Prim { name: "ask", signature: "ask(question) -> string", doc: "ask a vision model about the current screenshot", vision: true },
+    Prim {
+        name: "typeMark",
+        signature: "typeMark(id, text)",
+        doc: "type into the element with that mark id",
+        vision: false,
+    },
+    Prim {
+        name: "ask",
+        signature: "ask(question) -> string",
+        doc: "ask a vision model about the current screenshot",
+        vision: true,
+    },
     Prim {
         name: "askMarks",
         signature: "askMarks(question) -> string",

@@ -106,7 +106,14 @@ impl<D: Driver, P: Policy> Pack<D, P> {
             .map_err(|e| ScriptError::Setup(e.to_string()))?
     }
 
-    fn policy_and_call<T, F, Fut>(&self, handle: &Handle, deadline: Instant, action: &'static str, url: Option<&str>, f: F) -> Result<T, String>
+    fn policy_and_call<T, F, Fut>(
+        &self,
+        handle: &Handle,
+        deadline: Instant,
+        action: &'static str,
+        url: Option<&str>,
+        f: F,
+    ) -> Result<T, String>
     where
         F: FnOnce(Arc<D>, Cx) -> Fut,
         Fut: Future<Output = Result<T, DriverError>>,
@@ -125,7 +132,12 @@ impl<D: Driver, P: Policy> Pack<D, P> {
             .ok_or_else(|| "no current marks: call browser.mark() first (goto drops them)".to_string())
     }
 
-    fn run_blocking(self: Arc<Self>, handle: Handle, source: String, opts: ScriptOptions) -> Result<ScriptOutcome, ScriptError> {
+    fn run_blocking(
+        self: Arc<Self>,
+        handle: Handle,
+        source: String,
+        opts: ScriptOptions,
+    ) -> Result<ScriptOutcome, ScriptError> {
         let setup = |e: rquickjs::Error| ScriptError::Setup(e.to_string());
         let rt = Runtime::new().map_err(setup)?;
         rt.set_memory_limit(opts.memory_limit);
@@ -161,7 +173,13 @@ impl<D: Driver, P: Policy> Pack<D, P> {
         })
     }
 
-    fn install<'js>(self: &Arc<Self>, ctx: &Ctx<'js>, handle: &Handle, deadline: Instant, logs: Arc<Mutex<Vec<String>>>) -> rquickjs::Result<()> {
+    fn install<'js>(
+        self: &Arc<Self>,
+        ctx: &Ctx<'js>,
+        handle: &Handle,
+        deadline: Instant,
+        logs: Arc<Mutex<Vec<String>>>,
+    ) -> rquickjs::Result<()> {
         let browser = Object::new(ctx.clone())?;
         for prim in self.primitives() {
             let f = self.function(ctx, prim.name, handle.clone(), deadline)?;
@@ -175,7 +193,12 @@ impl<D: Driver, P: Policy> Pack<D, P> {
                 .into_iter()
                 .map(|v| match v.as_string() {
                     Some(s) => s.to_string().unwrap_or_default(),
-                    None => ctx.json_stringify(v).ok().flatten().and_then(|s| s.to_string().ok()).unwrap_or_else(|| "undefined".into()),
+                    None => ctx
+                        .json_stringify(v)
+                        .ok()
+                        .flatten()
+                        .and_then(|s| s.to_string().ok())
+                        .unwrap_or_else(|| "undefined".into()),
                 })
                 .collect();
             logs.lock().unwrap().push(parts.join(" "));
@@ -186,13 +209,23 @@ impl<D: Driver, P: Policy> Pack<D, P> {
         Ok(())
     }
 
-    fn function<'js>(self: &Arc<Self>, ctx: &Ctx<'js>, name: &'static str, h: Handle, deadline: Instant) -> rquickjs::Result<Function<'js>> {
+    fn function<'js>(
+        self: &Arc<Self>,
+        ctx: &Ctx<'js>,
+        name: &'static str,
+        h: Handle,
+        deadline: Instant,
+    ) -> rquickjs::Result<Function<'js>> {
         let p = self.clone();
-        let to_js = |ctx: &Ctx<'js>, v: &serde_json::Value| ctx.json_parse(serde_json::to_string(v).unwrap_or_else(|_| "null".into()));
+        let to_js = |ctx: &Ctx<'js>, v: &serde_json::Value| {
+            ctx.json_parse(serde_json::to_string(v).unwrap_or_else(|_| "null".into()))
+        };
         match name {
             "goto" => Function::new(ctx.clone(), move |ctx: Ctx<'js>, url: String| -> rquickjs::Result<()> {
                 let target = url.clone();
-                let r = p.policy_and_call(&h, deadline, "goto", Some(&url), |d, cx| async move { d.navigate(&cx, &target).await });
+                let r = p.policy_and_call(&h, deadline, "goto", Some(&url), |d, cx| async move {
+                    d.navigate(&cx, &target).await
+                });
                 // A navigation drops marks, whether or not it succeeded.
                 *p.marks.lock().unwrap() = None;
                 r.map_err(|e| js_err(&ctx, "goto", e))
@@ -201,10 +234,18 @@ impl<D: Driver, P: Policy> Pack<D, P> {
                 p.policy_and_call(&h, deadline, "click", None, |d, cx| async move { d.click(&cx, &sel).await })
                     .map_err(|e| js_err(&ctx, "click", e))
             }),
-            "type" => Function::new(ctx.clone(), move |ctx: Ctx<'js>, sel: String, text: String| -> rquickjs::Result<()> {
-                p.policy_and_call(&h, deadline, "type", None, |d, cx| async move { d.send_keys(&cx, &sel, &text).await })
+            "type" => {
+                Function::new(ctx.clone(), move |ctx: Ctx<'js>, sel: String, text: String| -> rquickjs::Result<()> {
+                    p.policy_and_call(
+                        &h,
+                        deadline,
+                        "type",
+                        None,
+                        |d, cx| async move { d.send_keys(&cx, &sel, &text).await },
+                    )
                     .map_err(|e| js_err(&ctx, "type", e))
-            }),
+                })
+            }
             "text" => Function::new(ctx.clone(), move |ctx: Ctx<'js>, sel: String| -> rquickjs::Result<String> {
                 p.policy_and_call(&h, deadline, "text", None, |d, cx| async move { d.text(&cx, &sel).await })
                     .map_err(|e| js_err(&ctx, "text", e))
@@ -213,10 +254,14 @@ impl<D: Driver, P: Policy> Pack<D, P> {
                 p.policy_and_call(&h, deadline, "value", None, |d, cx| async move { d.value(&cx, &sel).await })
                     .map_err(|e| js_err(&ctx, "value", e))
             }),
-            "waitVisible" => Function::new(ctx.clone(), move |ctx: Ctx<'js>, sel: String| -> rquickjs::Result<()> {
-                p.policy_and_call(&h, deadline, "waitVisible", None, |d, cx| async move { d.wait_visible(&cx, &sel).await })
+            "waitVisible" => {
+                Function::new(ctx.clone(), move |ctx: Ctx<'js>, sel: String| -> rquickjs::Result<()> {
+                    p.policy_and_call(&h, deadline, "waitVisible", None, |d, cx| async move {
+                        d.wait_visible(&cx, &sel).await
+                    })
                     .map_err(|e| js_err(&ctx, "waitVisible", e))
-            }),
+                })
+            }
             "waitReady" => Function::new(ctx.clone(), move |ctx: Ctx<'js>, sel: String| -> rquickjs::Result<()> {
                 p.policy_and_call(&h, deadline, "waitReady", None, |d, cx| async move { d.wait_ready(&cx, &sel).await })
                     .map_err(|e| js_err(&ctx, "waitReady", e))
@@ -247,15 +292,21 @@ impl<D: Driver, P: Policy> Pack<D, P> {
             "clickMark" => Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: f64| -> rquickjs::Result<()> {
                 let id = mark_id(&ctx, "clickMark", id)?;
                 let (generation, _) = p.current_marks().map_err(|e| js_err(&ctx, "clickMark", e))?;
-                p.policy_and_call(&h, deadline, "clickMark", None, |d, cx| async move { d.click_mark(&cx, generation, id).await })
-                    .map_err(|e| js_err(&ctx, "clickMark", e))
+                p.policy_and_call(&h, deadline, "clickMark", None, |d, cx| async move {
+                    d.click_mark(&cx, generation, id).await
+                })
+                .map_err(|e| js_err(&ctx, "clickMark", e))
             }),
-            "typeMark" => Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: f64, text: String| -> rquickjs::Result<()> {
-                let id = mark_id(&ctx, "typeMark", id)?;
-                let (generation, _) = p.current_marks().map_err(|e| js_err(&ctx, "typeMark", e))?;
-                p.policy_and_call(&h, deadline, "typeMark", None, |d, cx| async move { d.type_mark(&cx, generation, id, &text).await })
+            "typeMark" => {
+                Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: f64, text: String| -> rquickjs::Result<()> {
+                    let id = mark_id(&ctx, "typeMark", id)?;
+                    let (generation, _) = p.current_marks().map_err(|e| js_err(&ctx, "typeMark", e))?;
+                    p.policy_and_call(&h, deadline, "typeMark", None, |d, cx| async move {
+                        d.type_mark(&cx, generation, id, &text).await
+                    })
                     .map_err(|e| js_err(&ctx, "typeMark", e))
-            }),
+                })
+            }
             "ask" => Function::new(ctx.clone(), move |ctx: Ctx<'js>, question: String| -> rquickjs::Result<String> {
                 let vision = p.vision.clone().ok_or_else(|| js_err(&ctx, "ask", "no vision backend"))?;
                 let png = p
@@ -263,20 +314,28 @@ impl<D: Driver, P: Policy> Pack<D, P> {
                     .map_err(|e| js_err(&ctx, "ask", e))?;
                 h.block_on(vision(png, question)).map_err(|e| js_err(&ctx, "ask", e))
             }),
-            "askMarks" => Function::new(ctx.clone(), move |ctx: Ctx<'js>, question: String| -> rquickjs::Result<String> {
-                let vision = p.vision.clone().ok_or_else(|| js_err(&ctx, "askMarks", "no vision backend"))?;
-                let set = p
-                    .policy_and_call(&h, deadline, "askMarks", None, |d, cx| async move { d.marks(&cx, true).await })
-                    .map_err(|e| js_err(&ctx, "askMarks", e))?;
-                *p.marks.lock().unwrap() = Some((set.generation, set.marks.len()));
-                let png = set.screenshot.clone().unwrap_or_default();
-                let drawn = crate::draw::draw_marks(&png, &set.marks).map_err(|e| js_err(&ctx, "askMarks", e))?;
-                let prompt = format!(
-                    "{question}\n\nThe screenshot shows numbered boxes over the page's interactive elements:\n{}",
-                    listing(&set.marks)
-                );
-                h.block_on(vision(drawn, prompt)).map_err(|e| js_err(&ctx, "askMarks", e))
-            }),
+            "askMarks" => {
+                Function::new(ctx.clone(), move |ctx: Ctx<'js>, question: String| -> rquickjs::Result<String> {
+                    let vision = p.vision.clone().ok_or_else(|| js_err(&ctx, "askMarks", "no vision backend"))?;
+                    let set = p
+                        .policy_and_call(
+                            &h,
+                            deadline,
+                            "askMarks",
+                            None,
+                            |d, cx| async move { d.marks(&cx, true).await },
+                        )
+                        .map_err(|e| js_err(&ctx, "askMarks", e))?;
+                    *p.marks.lock().unwrap() = Some((set.generation, set.marks.len()));
+                    let png = set.screenshot.clone().unwrap_or_default();
+                    let drawn = crate::draw::draw_marks(&png, &set.marks).map_err(|e| js_err(&ctx, "askMarks", e))?;
+                    let prompt = format!(
+                        "{question}\n\nThe screenshot shows numbered boxes over the page's interactive elements:\n{}",
+                        listing(&set.marks)
+                    );
+                    h.block_on(vision(drawn, prompt)).map_err(|e| js_err(&ctx, "askMarks", e))
+                })
+            }
             other => Err(Exception::throw_message(ctx, &format!("unknown primitive {other}"))),
         }
     }

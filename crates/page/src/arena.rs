@@ -295,7 +295,9 @@ impl Arena {
             if top.is_empty() {
                 return None;
             }
-            if let Some(&frame_owner) = top.iter().find(|&&t| self.is_ancestor_or_self(t, id) && self.docs.iter().any(|d| d.owner == Some(t))) {
+            if let Some(&frame_owner) =
+                top.iter().find(|&&t| self.is_ancestor_or_self(t, id) && self.docs.iter().any(|d| d.owner == Some(t)))
+            {
                 if let Some(d) = self.docs.iter().position(|d| d.owner == Some(frame_owner) && d.clip.contains(x, y)) {
                     if self.is_ancestor_or_self(self.docs[d].root, id) {
                         doc = d;
@@ -415,7 +417,11 @@ impl Builder<'_, '_> {
         let attrs = nodes
             .attributes
             .get(i)
-            .map(|a| a.chunks(2).map(|p| (snap.str(p[0]).to_ascii_lowercase(), snap.str(*p.get(1).unwrap_or(&-1)).to_string())).collect())
+            .map(|a| {
+                a.chunks(2)
+                    .map(|p| (snap.str(p[0]).to_ascii_lowercase(), snap.str(*p.get(1).unwrap_or(&-1)).to_string()))
+                    .collect()
+            })
             .unwrap_or_default();
         let layout = l.layout_of.get(&i).map(|&li| {
             let lt = &l.doc.layout;
@@ -423,7 +429,8 @@ impl Builder<'_, '_> {
             let style = lt.styles.get(li).map(|s| parse_style(snap, s)).unwrap_or_default();
             let text = lt.text.get(li).copied().filter(|&t| t >= 0).map(|t| snap.str(t).to_string());
             let client = lt.client_rects.get(li).filter(|c| c.len() == 4).map(|c| Rect::from_slice(c));
-            let boxes = l.boxes_of.get(&li).map(|v| v.iter().map(|b| b.offset(ctx.dx, ctx.dy)).collect()).unwrap_or_default();
+            let boxes =
+                l.boxes_of.get(&li).map(|v| v.iter().map(|b| b.offset(ctx.dx, ctx.dy)).collect()).unwrap_or_default();
             Layout { rect, style, paint: lt.paint_orders.get(li).copied().unwrap_or(0), text, client, boxes }
         });
         let opacity_hidden = parent_opacity_hidden || layout.as_ref().is_some_and(|l| l.style.opacity_zero);

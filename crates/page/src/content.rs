@@ -35,7 +35,11 @@ pub fn render(arena: &mut Arena, elements: &[Element]) -> String {
 }
 
 fn is_block(display: &str) -> bool {
-    !(display.starts_with("inline") || display == "contents" || display == "table-cell" || display.is_empty() || display == "none")
+    !(display.starts_with("inline")
+        || display == "contents"
+        || display == "table-cell"
+        || display.is_empty()
+        || display == "none")
 }
 
 fn quote(s: &str) -> String {
@@ -118,8 +122,7 @@ impl Renderer<'_> {
         let display = n.layout.as_ref().map(|l| l.style.display.clone()).unwrap_or_default();
         let block = is_block(&display) || matches!(tag.as_str(), "br" | "hr");
         let dialog = !quiet
-            && (tag == "dialog" && n.has_attr("open")
-                || matches!(n.attr("role"), Some("dialog" | "alertdialog")))
+            && (tag == "dialog" && n.has_attr("open") || matches!(n.attr("role"), Some("dialog" | "alertdialog")))
             && n.layout.is_some();
         let children = n.children.clone();
         let name = n.attr("aria-label").map(collapse).unwrap_or_default();
@@ -177,7 +180,8 @@ pub fn token(e: &Element) -> String {
     };
     let mut s = format!("[{}]{kind}", e.index);
     let is_text = e.accepts_text;
-    if !e.label.is_empty() && !(is_text && e.reason == Reason::Editable) {
+    let editable_text = is_text && e.reason == Reason::Editable;
+    if !e.label.is_empty() && !editable_text {
         let _ = write!(s, " {}", quote(&e.label));
     }
     if let Some(c) = d.checked {

@@ -23,7 +23,16 @@ pub fn canonical(url: &str, page_content: &str, scroll: (f64, f64), elements: &[
         .map(|e| {
             let d = &e.descriptor;
             serde_json::json!([
-                d.tag, d.role, d.aria_label, d.text_content, d.name, d.value, d.placeholder, d.type_, d.href, d.checked,
+                d.tag,
+                d.role,
+                d.aria_label,
+                d.text_content,
+                d.name,
+                d.value,
+                d.placeholder,
+                d.type_,
+                d.href,
+                d.checked,
                 e.disabled
             ])
         })

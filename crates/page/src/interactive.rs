@@ -11,8 +11,23 @@ use crate::url::resolve;
 /// Roles that make an element interactive on their own (the seed's list plus the
 /// other widget roles real sites use for clickable things).
 const INTERACTIVE_ROLES: &[&str] = &[
-    "button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox", "listbox",
-    "option", "tab", "menuitemcheckbox", "menuitemradio", "treeitem", "slider", "spinbutton",
+    "button",
+    "link",
+    "menuitem",
+    "checkbox",
+    "radio",
+    "switch",
+    "textbox",
+    "searchbox",
+    "combobox",
+    "listbox",
+    "option",
+    "tab",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "treeitem",
+    "slider",
+    "spinbutton",
 ];
 
 const NATIVE: &[&str] = &["a", "button", "input", "textarea", "select", "option", "summary"];
@@ -94,7 +109,12 @@ const TEXT_INPUT_TYPES: &[&str] =
     &["text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"];
 
 fn input_type(arena: &Arena, id: NodeId) -> String {
-    arena.node(id).attr("type").map(|t| t.trim().to_ascii_lowercase()).filter(|t| !t.is_empty()).unwrap_or_else(|| "text".into())
+    arena
+        .node(id)
+        .attr("type")
+        .map(|t| t.trim().to_ascii_lowercase())
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "text".into())
 }
 
 fn is_editable_attr(v: Option<&str>) -> bool {
@@ -348,7 +368,10 @@ pub fn find(arena: &mut Arena) -> Found {
         let reason = match semantic[i] {
             Some(r) => r,
             None => {
-                if matches!(n.tag.as_str(), "html" | "body" | "iframe" | "frame") || under_semantic[i] || has_semantic_desc[i] {
+                if matches!(n.tag.as_str(), "html" | "body" | "iframe" | "frame")
+                    || under_semantic[i]
+                    || has_semantic_desc[i]
+                {
                     continue;
                 }
                 let pointer = n.layout.as_ref().is_some_and(|l| l.style.cursor_pointer)
@@ -545,7 +568,12 @@ pub fn describe(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Vec<NodeI
     };
     let type_ = match tag.as_str() {
         "input" => itype.clone(),
-        "button" => Some(n.attr("type").map(|t| t.trim().to_ascii_lowercase()).filter(|t| !t.is_empty()).unwrap_or_else(|| "submit".into())),
+        "button" => Some(
+            n.attr("type")
+                .map(|t| t.trim().to_ascii_lowercase())
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| "submit".into()),
+        ),
         _ => n.attr("type").map(str::to_string),
     };
     Descriptor {
@@ -573,7 +601,11 @@ pub fn accessible_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Ve
         let text: Vec<String> = ids
             .split_whitespace()
             .filter_map(|want| {
-                arena.nodes.iter().position(|m| m.doc == n.doc && m.attr("id") == Some(want)).map(|m| visible_text(arena, m as NodeId, 200, true))
+                arena
+                    .nodes
+                    .iter()
+                    .position(|m| m.doc == n.doc && m.attr("id") == Some(want))
+                    .map(|m| visible_text(arena, m as NodeId, 200, true))
             })
             .collect();
         let t = collapse(&text.join(" "));

@@ -45,7 +45,9 @@ pub fn marks(arena: &Arena, elements: &[Element]) -> Vec<MarkView> {
                 attr("title"),
                 d.placeholder.clone(),
                 // A checkbox's value ("on") or a password is not a name.
-                d.value.clone().filter(|_| d.tag != "select" && !matches!(d.type_.as_deref(), Some("password" | "checkbox" | "radio"))),
+                d.value.clone().filter(|_| {
+                    d.tag != "select" && !matches!(d.type_.as_deref(), Some("password" | "checkbox" | "radio"))
+                }),
                 d.text_content.clone(),
                 // Beyond the seed's list: the associated <label>, so unnamed controls still say what they are.
                 Some(e.label.clone()),

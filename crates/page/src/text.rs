@@ -62,7 +62,7 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, out: &mut String, dom: bool)
         return;
     }
     // Text inside an iframe is not the element's own text.
-    if arena.docs.iter().any(|d| d.owner == Some(id)) && n.tag != "" && matches!(n.tag.as_str(), "iframe" | "frame") {
+    if matches!(n.tag.as_str(), "iframe" | "frame") {
         return;
     }
     for &c in &n.children {

@@ -37,7 +37,8 @@ fn render(view: &PageView) -> String {
 
 fn check(name: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/captures");
-    let capture: Capture = serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap()).unwrap();
+    let capture: Capture =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap()).unwrap();
     let actual = render(&PageView::build(&capture));
     let expected_path = dir.join(format!("{name}.expected"));
     if std::env::var_os("UPDATE_EXPECT").is_some() {

@@ -26,7 +26,13 @@ fn capture(nodes: &[(i64, &str, &[(&str, &str)], Option<([f64; 4], i64, [&str; 8
     for (i, (p, name, attrs, layout)) in nodes.iter().enumerate() {
         parent_index.push(*p);
         let is_text = name.starts_with('#');
-        node_type.push(if *name == "#document" { 9 } else if is_text { 3 } else { 1 });
+        node_type.push(if *name == "#document" {
+            9
+        } else if is_text {
+            3
+        } else {
+            1
+        });
         node_name.push(s(name));
         node_value.push(if is_text && *name == "#text" { s(attrs.first().map(|a| a.1).unwrap_or("")) } else { -1 });
         backend.push(i as i64 + 1);

@@ -108,7 +108,11 @@ async fn serve(mut stream: TcpStream, site: Arc<RwLock<Site>>) -> std::io::Resul
     let found = lookup(&site, path);
     let (status, ct, body) = match found {
         Some((ct, body)) => ("200 OK", ct, body),
-        None => ("404 Not Found", "text/html; charset=utf-8".to_string(), b"<!doctype html><title>404</title><h1>Not found</h1>".to_vec()),
+        None => (
+            "404 Not Found",
+            "text/html; charset=utf-8".to_string(),
+            b"<!doctype html><title>404</title><h1>Not found</h1>".to_vec(),
+        ),
     };
     let header = format!(
         "HTTP/1.1 {status}\r\nContent-Type: {ct}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
