@@ -16,6 +16,8 @@ USAGE:
     sightline demo [--out DIR]       drive a built-in local site through a scripted run
     sightline bench [--runs N] [--sizes 30,1000,5000]
                                      capture/action medians next to the raw CDP calls
+    sightline rpc [OPTIONS]          the tool API as JSON-RPC 2.0 over stdio (methods = tool names, plus list_tools)
+    sightline mcp [OPTIONS]          the same tools as a Model Context Protocol server over stdio
     sightline marks URL --out marks.png [--json]
                                      Set-of-Marks: numbered boxes over the visible interactive elements
     sightline script FILE.js [--url URL] [--allow PREFIX]... [--allow-private] [--timeout S]

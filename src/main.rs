@@ -3,7 +3,10 @@
 mod bench;
 mod cli;
 mod demo;
+mod jsonrpc;
+mod mcp;
 mod pack_cmd;
+mod rpc;
 mod run;
 mod vision;
 
@@ -38,6 +41,8 @@ fn main() -> std::process::ExitCode {
                 "demo" => demo::run(&args).await,
                 "bench" => bench::run(&args).await,
                 "marks" => pack_cmd::marks(&args).await,
+                "rpc" => rpc::run(run::api(&args)?).await,
+                "mcp" => mcp::run(run::api(&args)?).await,
                 "script" => pack_cmd::script(&args).await,
                 other => anyhow::bail!("unknown command '{other}'\n\n{}", cli::USAGE),
             }

@@ -118,3 +118,8 @@ fn describe(arena: &sightline_page::Arena, id: sightline_page::NodeId) -> String
     }
     s
 }
+
+/// The tool API with the command line's browser and tab options.
+pub fn api(a: &Args) -> Result<sightline_api::Api> {
+    Ok(sightline_api::Api::new(sightline_api::ApiOptions { browser: browser_options(a), tab: tab_options(a)? }))
+}

@@ -362,3 +362,16 @@ fn a_crashed_page_is_an_internal_browser_error_and_fatal() {
         assert_eq!(t.state.state_hash, before.state_hash);
     })
 }
+
+#[test]
+fn clicking_after_the_page_scrolled_hits_the_right_element() {
+    run(async {
+        let mut env = env("/scroll.html").await;
+        let s = step(&mut env, json!({"action": "scroll", "direction": "down", "pixels": 1000})).await.state;
+        assert!(s.error.is_none());
+        let i = by_text(&s, "Outer 30");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": i})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(eval(&env, "location.hash").await, "#o30");
+    })
+}

@@ -91,6 +91,33 @@ pub fn world() -> &'static World {
     })
 }
 
+/// The tool API, attached to this binary's shared browser (each session gets its own context).
+pub fn api() -> sightline_api::Api {
+    let port_file = world().browser.profile_dir().expect("launched").join("DevToolsActivePort");
+    let port = std::fs::read_to_string(port_file).unwrap().lines().next().unwrap().trim().to_string();
+    let opts = sightline_api::ApiOptions {
+        browser: BrowserOptions { launch: LaunchOptions::default(), connect: Some(format!("http://127.0.0.1:{port}")) },
+        tab: TabOptions::default(),
+    };
+    sightline_api::Api::new(opts)
+}
+
+/// Call a tool that must succeed.
+pub async fn ok(api: &sightline_api::Api, tool: &str, args: Value) -> Value {
+    match api.dispatch(tool, args.clone()).await {
+        Ok(out) => out.value,
+        Err(e) => panic!("{tool}({args}) failed: {e:?}"),
+    }
+}
+
+/// Call a tool that must fail; returns the error.
+pub async fn fails(api: &sightline_api::Api, tool: &str, args: Value) -> sightline_api::ToolError {
+    match api.dispatch(tool, args.clone()).await {
+        Ok(out) => panic!("{tool}({args}) should fail, got {}", out.value),
+        Err(e) => e,
+    }
+}
+
 /// Run an async test body on the shared runtime.
 pub fn run<F: Future>(f: F) -> F::Output {
     world();

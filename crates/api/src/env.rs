@@ -47,7 +47,7 @@ pub struct Turn {
 }
 
 pub struct Env {
-    tab: Tab,
+    tab: std::sync::Arc<Tab>,
     opts: EnvOptions,
     current: Captured,
     state: StateObject,
@@ -55,10 +55,19 @@ pub struct Env {
 
 impl Env {
     /// Capture the tab as it is (load a page with a `navigate` step).
-    pub async fn new(tab: Tab, opts: EnvOptions) -> Result<Env, EnvError> {
+    pub async fn new(tab: impl Into<std::sync::Arc<Tab>>, opts: EnvOptions) -> Result<Env, EnvError> {
+        let tab = tab.into();
         let current = tab.capture(opts.screenshot).await?;
         let state = StateObject::from_view(&current.view, current.screenshot.clone());
         Ok(Env { tab, opts, current, state })
+    }
+
+    /// Capture the tab as it is now (it may have changed outside this environment).
+    pub async fn refresh(&mut self) -> Result<&StateObject, EnvError> {
+        let c = self.tab.capture(self.opts.screenshot).await?;
+        self.state = StateObject::from_view(&c.view, c.screenshot.clone());
+        self.current = c;
+        Ok(&self.state)
     }
 
     /// The last State Object emitted.
@@ -74,8 +83,11 @@ impl Env {
         &self.tab
     }
 
+    /// Close the tab, unless something else still shares it.
     pub async fn close(self) {
-        self.tab.close().await;
+        if let Ok(tab) = std::sync::Arc::try_unwrap(self.tab) {
+            tab.close().await;
+        }
     }
 
     /// One turn: parse, validate, act, wait, capture.

@@ -1,8 +1,10 @@
-//! The API layer: the wire types and the protocol environment.
+//! The API layer: the wire types and one tool vocabulary.
 //!
 //! This is the only crate that knows the JSON shapes agents exchange with
 //! Sightline: the State Object, the seven actions and the error codes of the
-//! element-index protocol. Front ends (CLI, stdio loop) are thin adapters over it.
+//! element-index protocol ([`Env`]), and the tools of the semantic snapshot API
+//! ([`Api`], [`TOOLS`]) with their generated JSON Schemas. Front ends (CLI,
+//! stdio loop, JSON-RPC, MCP) are thin framings around it.
 //!
 //! ```
 //! use sightline_api::Action;
@@ -13,10 +15,18 @@
 
 mod action;
 mod env;
+mod error;
+mod ids;
+mod registry;
+mod snapshot;
 mod state;
+mod tools;
 
 pub use action::{check_url, Action, Direction, ValidationError, ACTIONS, NAVIGABLE_SCHEMES};
 pub use env::{Env, EnvError, EnvOptions, Turn};
+pub use error::{Proof, Rule, ToolError};
+pub use registry::ApiOptions;
 pub use state::{
     Attributes, ElementDescriptor, ElementIndex, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus,
 };
+pub use tools::{Api, Tool, ToolOutput, TOOLS};

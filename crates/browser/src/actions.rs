@@ -10,6 +10,7 @@ use sightline_cdp::SessionId;
 use sightline_page::Element;
 
 use crate::capture::Captured;
+pub use crate::keys::NAMED_KEYS;
 use crate::keys::{key_events, named};
 use crate::{BrowserError, Refusal, Tab};
 
@@ -97,10 +98,17 @@ impl Tab {
     /// Check, at the moment of acting, that the element is still what is on top at its click point.
     async fn verify_hit(&self, cap: &Captured, e: &Element) -> Result<(), BrowserError> {
         let (x, y) = e.click_point;
-        let r: Result<Value, _> = self.cdp(
+        let r: Result<Value, _> = self
+            .cdp(
                 &self.session,
                 "DOM.getNodeForLocation",
-                json!({ "x": x.round() as i64, "y": y.round() as i64, "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": true }),
+                // DOM.getNodeForLocation takes main-document coordinates, not viewport ones.
+                json!({
+                    "x": (x + cap.view.scroll.0).round() as i64,
+                    "y": (y + cap.view.scroll.1).round() as i64,
+                    "includeUserAgentShadowDOM": false,
+                    "ignorePointerEventsNone": true
+                }),
             )
             .await;
         let hit = match r {
@@ -251,6 +259,15 @@ impl Tab {
         }
         self.send_keys_now(text).await?;
         self.settle(since).await
+    }
+
+    /// Press one named key (`Enter`, `Escape`, `ArrowDown`, …) on whatever has focus, then wait.
+    pub async fn press_key(&self, key: &str) -> Result<bool, BrowserError> {
+        let Some(events) = crate::keys::key_by_name(key) else { return Ok(false) };
+        let since = self.mark().await;
+        self.press(events).await?;
+        self.settle(since).await?;
+        Ok(true)
     }
 
     /// Type `text` into whatever has focus, then wait.

@@ -10,9 +10,17 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use sightline_page::{Capture, FrameCapture, FrameOwner, PageView, Snapshot, Viewport, COMPUTED_STYLES};
+use sightline_page::{AxNode, Capture, FrameCapture, FrameOwner, PageView, Snapshot, Viewport, COMPUTED_STYLES};
 
 use crate::{BrowserError, Tab};
+
+/// What a capture includes besides the DOM snapshot.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CaptureOptions {
+    pub screenshot: bool,
+    /// Also fetch `Accessibility.getFullAXTree` of every frame (semantic snapshots).
+    pub accessibility: bool,
+}
 
 /// A capture and what was derived from it.
 pub struct Captured {
@@ -51,6 +59,21 @@ impl Tab {
 
     /// Capture the page (and a screenshot when `screenshot`), then build its view.
     pub async fn capture(&self, screenshot: bool) -> Result<Captured, BrowserError> {
+        self.capture_with(CaptureOptions { screenshot, accessibility: false }).await
+    }
+
+    async fn ax_tree(&self, session: &sightline_cdp::SessionId) -> Option<Vec<AxNode>> {
+        #[derive(Deserialize)]
+        struct Tree {
+            nodes: Vec<AxNode>,
+        }
+        let raw = self.cdp_raw(session, "Accessibility.getFullAXTree", json!({}), CAPTURE_LIMIT).await.ok()?;
+        serde_json::from_str::<Tree>(raw.get()).ok().map(|t| t.nodes)
+    }
+
+    /// Capture with options (the accessibility tree is for semantic snapshots).
+    pub async fn capture_with(&self, opts: CaptureOptions) -> Result<Captured, BrowserError> {
+        let screenshot = opts.screenshot;
         self.check_alive()?;
         let started = Instant::now();
         let sessions = self.sessions();
@@ -68,8 +91,15 @@ impl Tab {
             }
         };
         let snaps = join_all(sessions.iter().map(|s| async move {
-            let (snap, pointer) = tokio::join!(self.snapshot(s), self.pointer_listeners(s));
-            snap.map(|snap| (snap, pointer))
+            let ax = async {
+                if opts.accessibility {
+                    self.ax_tree(s).await
+                } else {
+                    None
+                }
+            };
+            let (snap, pointer, ax) = tokio::join!(self.snapshot(s), self.pointer_listeners(s), ax);
+            snap.map(|snap| (snap, pointer, ax))
         }));
         let owners = join_all(oop.iter().map(|frame_id| self.frame_owner(frame_id, &sessions)));
         let (shot, snaps, owners) = tokio::join!(shot, snaps, owners);
@@ -79,7 +109,7 @@ impl Tab {
         let mut kept: Vec<Option<usize>> = vec![None; sessions.len()];
         for (i, snap) in snaps.into_iter().enumerate() {
             match snap {
-                Ok((snapshot, pointer_listeners)) => {
+                Ok((snapshot, pointer_listeners, ax)) => {
                     let owner = if i == 0 {
                         None
                     } else {
@@ -93,7 +123,7 @@ impl Tab {
                         }
                     };
                     kept[i] = Some(frames.len());
-                    frames.push(FrameCapture { snapshot, owner, pointer_listeners });
+                    frames.push(FrameCapture { snapshot, owner, pointer_listeners, ax });
                     frame_sessions.push(sessions[i].clone());
                 }
                 Err(e) if i == 0 => return Err(e),

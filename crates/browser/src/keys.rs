@@ -32,6 +32,52 @@ pub(crate) fn named(key: &str, vk: u32, text: Option<&str>) -> [Value; 2] {
     [down, json!({ "type": "keyUp", "key": key, "code": key, "windowsVirtualKeyCode": vk })]
 }
 
+/// The key names `press_key` accepts (besides any single character).
+pub const NAMED_KEYS: &[&str] = &[
+    "Enter",
+    "Tab",
+    "Escape",
+    "Backspace",
+    "Delete",
+    "ArrowUp",
+    "ArrowDown",
+    "ArrowLeft",
+    "ArrowRight",
+    "Home",
+    "End",
+    "PageUp",
+    "PageDown",
+    "Space",
+];
+
+/// A named key (`Enter`, `Tab`, `Escape`, `ArrowDown`, …) or a single character.
+pub(crate) fn key_by_name(name: &str) -> Option<[Value; 2]> {
+    let vk = match name {
+        "Enter" => return Some(named("Enter", 13, Some("\r"))),
+        "Tab" => 9,
+        "Escape" => 27,
+        "Backspace" => 8,
+        "Delete" => 46,
+        "ArrowUp" => 38,
+        "ArrowDown" => 40,
+        "ArrowLeft" => 37,
+        "ArrowRight" => 39,
+        "Home" => 36,
+        "End" => 35,
+        "PageUp" => 33,
+        "PageDown" => 34,
+        "Space" => return Some(key_events(' ')),
+        _ => {
+            let mut chars = name.chars();
+            return match (chars.next(), chars.next()) {
+                (Some(c), None) => Some(key_events(c)),
+                _ => None,
+            };
+        }
+    };
+    Some(named(name, vk, None))
+}
+
 fn code_of(c: char) -> (String, u32) {
     match c {
         'a'..='z' | 'A'..='Z' => (format!("Key{}", c.to_ascii_uppercase()), c.to_ascii_uppercase() as u32),

@@ -20,8 +20,8 @@ use std::sync::Arc;
 use serde_json::json;
 use sightline_cdp::{Chromium, Client, LaunchOptions};
 
-pub use actions::Direction;
-pub use capture::Captured;
+pub use actions::{Direction, NAMED_KEYS};
+pub use capture::{CaptureOptions, Captured};
 pub use error::{BrowserError, Refusal};
 pub use selectors::Probe;
 pub use settle::SettleOptions;
@@ -62,7 +62,38 @@ impl Browser {
 
     /// Open a tab in a fresh browser context.
     pub async fn new_tab(&self, opts: TabOptions) -> Result<Tab, BrowserError> {
-        Tab::open(self.clone(), opts).await
+        Tab::open(self.clone(), opts, None).await
+    }
+
+    /// A new browser context (cookies and storage shared by the tabs opened in it).
+    pub async fn new_context(&self) -> Result<String, BrowserError> {
+        let v: serde_json::Value =
+            self.client().call(None, "Target.createBrowserContext", json!({ "disposeOnDetach": true })).await?;
+        Ok(v["browserContextId"].as_str().unwrap_or_default().to_string())
+    }
+
+    /// Open a tab in an existing context (which the tab does not own).
+    pub async fn new_tab_in(&self, context: &str, opts: TabOptions) -> Result<Tab, BrowserError> {
+        Tab::open(self.clone(), opts, Some(context.to_string())).await
+    }
+
+    /// Page targets in a context and who opened them: (target id, opener target id).
+    pub async fn pages_in(&self, context: &str) -> Result<Vec<(String, Option<String>)>, BrowserError> {
+        let v: serde_json::Value = self.client().call(None, "Target.getTargets", json!({})).await?;
+        Ok(v["targetInfos"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|t| t["type"] == "page" && t["browserContextId"].as_str() == Some(context))
+                    .map(|t| {
+                        (
+                            t["targetId"].as_str().unwrap_or_default().to_string(),
+                            t["openerId"].as_str().map(str::to_string),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default())
     }
 
     /// The process group of a launched browser (for last-resort cleanup).

@@ -47,6 +47,8 @@ pub(crate) struct Tracker {
     pub pointer: (f64, f64),
     /// Main-frame navigations committed so far (a document replaced).
     pub navigations: u64,
+    /// Per frame id: documents committed in that frame so far.
+    pub frame_navigations: HashMap<String, u64>,
     pub last_activity: Option<Instant>,
     pub dead: Option<tokio::sync::watch::Sender<bool>>,
 }
@@ -71,6 +73,8 @@ pub struct Tab {
     pub(crate) client: Client,
     pub(crate) target_id: String,
     pub(crate) context_id: Option<String>,
+    /// Whether closing the tab disposes its context.
+    pub(crate) owned_context: bool,
     pub(crate) session: SessionId,
     pub(crate) opts: TabOptions,
     pub(crate) state: Arc<Mutex<Tracker>>,
@@ -93,10 +97,20 @@ struct TargetInfo {
 }
 
 impl Tab {
-    pub(crate) async fn open(browser: Browser, opts: TabOptions) -> Result<Tab, BrowserError> {
+    pub(crate) async fn open(
+        browser: Browser,
+        opts: TabOptions,
+        shared_context: Option<String>,
+    ) -> Result<Tab, BrowserError> {
         let client = browser.client().clone();
-        let ctx: Value = client.call(None, "Target.createBrowserContext", json!({ "disposeOnDetach": true })).await?;
-        let context_id = ctx["browserContextId"].as_str().map(str::to_string);
+        let (context_id, owned_context) = match shared_context {
+            Some(c) => (Some(c), false),
+            None => {
+                let ctx: Value =
+                    client.call(None, "Target.createBrowserContext", json!({ "disposeOnDetach": true })).await?;
+                (ctx["browserContextId"].as_str().map(str::to_string), true)
+            }
+        };
         let created: Value = client
             .call(None, "Target.createTarget", json!({ "url": "about:blank", "browserContextId": context_id }))
             .await?;
@@ -111,11 +125,45 @@ impl Tab {
             ..Tracker::default()
         }));
         let events = tokio::spawn(track(client.clone(), client.subscribe(None), session.clone(), state.clone()));
-        let tab = Tab { dead, browser, client, target_id, context_id, session, opts, state, events };
+        let tab = Tab { dead, browser, client, target_id, context_id, owned_context, session, opts, state, events };
         tab.setup_session(&tab.session.clone(), true).await?;
         let tree: Value = tab.call("Page.getFrameTree", json!({})).await?;
         tab.state.lock().unwrap().main_frame =
             tree["frameTree"]["frame"]["id"].as_str().unwrap_or_default().to_string();
+        Ok(tab)
+    }
+
+    /// Attach to a page target that already exists (a popup the page opened).
+    /// The tab shares its opener's browser context and does not own it.
+    pub async fn attach(browser: Browser, target_id: &str, opts: TabOptions) -> Result<Tab, BrowserError> {
+        let client = browser.client().clone();
+        let attached: Value =
+            client.call(None, "Target.attachToTarget", json!({ "targetId": target_id, "flatten": true })).await?;
+        let session = SessionId(attached["sessionId"].as_str().unwrap_or_default().to_string());
+        let (dead_tx, dead) = tokio::sync::watch::channel(false);
+        let state = Arc::new(Mutex::new(Tracker {
+            pointer: (opts.viewport.0 as f64 / 2.0, opts.viewport.1 as f64 / 2.0),
+            dead: Some(dead_tx),
+            ..Tracker::default()
+        }));
+        let events = tokio::spawn(track(client.clone(), client.subscribe(None), session.clone(), state.clone()));
+        let tab = Tab {
+            dead,
+            browser,
+            client,
+            target_id: target_id.to_string(),
+            context_id: None,
+            owned_context: false,
+            session,
+            opts,
+            state,
+            events,
+        };
+        tab.setup_session(&tab.session.clone(), true).await?;
+        let tree: Value = tab.call("Page.getFrameTree", json!({})).await?;
+        tab.state.lock().unwrap().main_frame =
+            tree["frameTree"]["frame"]["id"].as_str().unwrap_or_default().to_string();
+        let _: Result<Value, _> = tab.call("Runtime.runIfWaitingForDebugger", json!({})).await;
         Ok(tab)
     }
 
@@ -214,6 +262,28 @@ impl Tab {
         Ok(self.client.call_raw(Some(&self.session), method, params).await?)
     }
 
+    /// Whether a backend node (in the session of capture frame `session`) is still in its document.
+    pub async fn node_alive(&self, session: &SessionId, backend: i64) -> Result<bool, BrowserError> {
+        let r: Result<Value, _> = self.cdp(session, "DOM.resolveNode", json!({ "backendNodeId": backend })).await;
+        let object = match r {
+            Ok(v) => v["object"]["objectId"].as_str().map(str::to_string),
+            Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => None,
+            Err(e) => return Err(e),
+        };
+        let Some(object) = object else { return Ok(false) };
+        let v: Value = self
+            .cdp(session, "Runtime.callFunctionOn", json!({ "objectId": object, "functionDeclaration": "function(){return this.isConnected}", "returnByValue": true }))
+            .await?;
+        Ok(v["result"]["value"].as_bool().unwrap_or(false))
+    }
+
+    /// Scroll a node into view (centred when it was outside).
+    pub async fn scroll_node_into_view(&self, session: &SessionId, backend: i64) -> Result<(), BrowserError> {
+        let since = self.mark().await;
+        let _: Value = self.cdp(session, "DOM.scrollIntoViewIfNeeded", json!({ "backendNodeId": backend })).await?;
+        self.settle(since).await
+    }
+
     /// Evaluate a fixed expression in the main frame and return its value. For
     /// diagnostics and tests; agents never reach this.
     pub async fn evaluate(&self, expression: &str) -> Result<Value, BrowserError> {
@@ -229,6 +299,21 @@ impl Tab {
     /// How many main-frame navigations have committed in this tab.
     pub fn navigation_count(&self) -> u64 {
         self.state.lock().unwrap().navigations
+    }
+
+    /// How many documents have committed in a frame (its loader identity, as a number).
+    pub fn frame_generation(&self, frame_id: &str) -> u64 {
+        self.state.lock().unwrap().frame_navigations.get(frame_id).copied().unwrap_or(0)
+    }
+
+    /// The CDP target id (kept inside Sightline; never shown to callers).
+    pub fn target_id(&self) -> &str {
+        &self.target_id
+    }
+
+    /// The browser context this tab lives in.
+    pub fn context_id(&self) -> Option<&str> {
+        self.context_id.as_deref()
     }
 
     /// The page's CDP session (the main frame and its same-process frames).
@@ -250,7 +335,7 @@ impl Tab {
     pub async fn close(self) {
         let _: Result<Value, _> =
             self.client.call(None, "Target.closeTarget", json!({ "targetId": self.target_id })).await;
-        if let Some(ctx) = &self.context_id {
+        if let Some(ctx) = self.context_id.as_ref().filter(|_| self.owned_context) {
             let _: Result<Value, _> =
                 self.client.call(None, "Target.disposeBrowserContext", json!({ "browserContextId": ctx })).await;
         }
@@ -343,6 +428,9 @@ async fn track(
             "Page.frameNavigated" => {
                 let v: Value = ev.parse().unwrap_or_default();
                 let mut st = state.lock().unwrap();
+                if let Some(id) = v["frame"]["id"].as_str() {
+                    *st.frame_navigations.entry(id.to_string()).or_insert(0) += 1;
+                }
                 if v["frame"]["parentId"].is_null() && ev.session.as_ref() == Some(&page) {
                     if let Some(id) = v["frame"]["id"].as_str() {
                         st.main_frame = id.to_string();
@@ -368,6 +456,7 @@ async fn track(
                             .push(OopFrame { frame_id: a.target_info.target_id, session: s.clone() });
                         let c = client.clone();
                         tokio::spawn(async move {
+                            let _ = c.call_raw(Some(&s), "Page.enable", json!({})).await;
                             let _ = c.call_raw(Some(&s), "Network.enable", json!({})).await;
                             let _ = c
                                 .call_raw(

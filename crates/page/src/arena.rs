@@ -94,6 +94,8 @@ impl Node {
 
 #[derive(Debug, Clone)]
 pub struct Doc {
+    /// The CDP frame id of this document.
+    pub frame_id: String,
     pub url: String,
     pub title: String,
     pub base_url: String,
@@ -373,6 +375,7 @@ impl Builder<'_, '_> {
         let doc_id = self.arena.docs.len();
         let snap = &fc.snapshot;
         self.arena.docs.push(Doc {
+            frame_id: snap.str(dsnap.frame_id).to_string(),
             url: snap.str(dsnap.document_url).to_string(),
             title: snap.str(dsnap.title).to_string(),
             base_url: snap.str(dsnap.base_url).to_string(),

@@ -44,6 +44,36 @@ pub struct FrameCapture {
     /// cannot report (`pointerdown`, `pointerup`, `touchstart`).
     #[serde(default)]
     pub pointer_listeners: Vec<i64>,
+    /// `Accessibility.getFullAXTree` nodes of this target, when the view needs them
+    /// (semantic snapshots do; the element-index protocol does not).
+    #[serde(default)]
+    pub ax: Option<Vec<AxNode>>,
+}
+
+/// One accessibility node, as `Accessibility.getFullAXTree` reports it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AxNode {
+    pub ignored: bool,
+    pub ignored_reasons: Vec<AxProperty>,
+    pub role: Option<AxValue>,
+    pub name: Option<AxValue>,
+    pub properties: Vec<AxProperty>,
+    #[serde(rename = "backendDOMNodeId")]
+    pub backend_dom_node_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AxValue {
+    pub value: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AxProperty {
+    pub name: String,
+    pub value: AxValue,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

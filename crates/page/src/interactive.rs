@@ -330,13 +330,13 @@ fn text_fragments(arena: &Arena, id: NodeId, clip: &Rect) -> Vec<(f64, f64)> {
     out
 }
 
-pub fn find(arena: &mut Arena) -> Found {
-    let (label_set, labels_of) = associated_labels(arena);
+/// Every interactive element of the page, visible or not, with why it counts.
+pub fn candidates(arena: &Arena) -> Vec<(NodeId, Reason)> {
+    let (label_set, _) = associated_labels(arena);
     let n_nodes = arena.nodes.len();
     // Semantic interactivity, and which nodes have a semantic descendant / ancestor.
     let mut semantic: Vec<Option<Reason>> = vec![None; n_nodes];
-    for i in 0..n_nodes {
-        let n = &arena.nodes[i];
+    for (i, n) in arena.nodes.iter().enumerate() {
         if n.is_element() && !n.in_ua_shadow {
             semantic[i] = semantic_reason(arena, i as NodeId, &label_set);
         }
@@ -355,18 +355,15 @@ pub fn find(arena: &mut Arena) -> Found {
             under_semantic[i] = under_semantic[p as usize] || semantic[p as usize].is_some();
         }
     }
-
-    let mut elements: Vec<Element> = Vec::new();
-    let mut covered = Vec::new();
-    let mut select_index: HashMap<NodeId, u32> = HashMap::new();
-    for i in 0..n_nodes {
+    let mut out = Vec::new();
+    for (i, reason) in semantic.iter().enumerate() {
         let id = i as NodeId;
         let n = &arena.nodes[i];
         if !n.is_element() || n.in_ua_shadow {
             continue;
         }
-        let reason = match semantic[i] {
-            Some(r) => r,
+        let reason = match reason {
+            Some(r) => *r,
             None => {
                 if matches!(n.tag.as_str(), "html" | "body" | "iframe" | "frame")
                     || under_semantic[i]
@@ -384,6 +381,20 @@ pub fn find(arena: &mut Arena) -> Found {
                 Reason::Evidence
             }
         };
+        out.push((id, reason));
+    }
+    out
+}
+
+pub fn find(arena: &mut Arena) -> Found {
+    let (_, labels_of) = associated_labels(arena);
+    let candidates = candidates(arena);
+    let mut elements: Vec<Element> = Vec::new();
+    let mut covered = Vec::new();
+    let mut select_index: HashMap<NodeId, u32> = HashMap::new();
+    for (id, reason) in candidates {
+        let i = id as usize;
+        let n = &arena.nodes[i];
         // Options belong to the select that holds them: listed right after it when it is.
         if n.tag == "option" {
             let Some(sel) = arena.ancestors(id).take(3).find(|&a| arena.node(a).tag == "select") else { continue };
@@ -635,4 +646,14 @@ pub fn accessible_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Ve
         if is_button_input { d.value.clone().filter(|v| !v.is_empty()) } else { None },
     ];
     candidates.into_iter().flatten().find(|s| !s.is_empty()).map(|s| cut(&s, 80)).unwrap_or_default()
+}
+
+/// `<label>`s tied to controls, and the labels of each control.
+pub fn associated_labels_pub(arena: &Arena) -> (HashSet<NodeId>, HashMap<NodeId, Vec<NodeId>>) {
+    associated_labels(arena)
+}
+
+/// (whole box, visible part) of an element, falling back to its laid-out descendants.
+pub fn element_rect_pub(arena: &Arena, id: NodeId) -> (Rect, Rect) {
+    element_rect(arena, id)
 }

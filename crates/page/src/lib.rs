@@ -20,6 +20,7 @@ mod geometry;
 mod hash;
 mod interactive;
 mod marks;
+pub mod semantic;
 mod text;
 mod url;
 
@@ -28,7 +29,9 @@ pub use arena::{Arena, NodeId};
 pub mod arena_node {
     pub use crate::arena::{Node, NodeKind};
 }
-pub use capture::{Capture, FrameCapture, FrameOwner, Snapshot, Viewport, COMPUTED_STYLES};
+pub use capture::{
+    AxNode, AxProperty, AxValue, Capture, FrameCapture, FrameOwner, Snapshot, Viewport, COMPUTED_STYLES,
+};
 pub use content::token;
 pub use geometry::Rect;
 pub use hash::{canonical, state_hash};

@@ -1,0 +1,237 @@
+//! Driver sessions and their capability namespace: target generations, tabs,
+//! snapshots, refs and continuations, with the seed's lifetime rules.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use sightline_browser::{Browser, BrowserOptions, Captured, Tab, TabOptions};
+use sightline_page::semantic::SemanticTree;
+use tokio::sync::Mutex;
+
+use crate::error::{Rule, ToolError};
+use crate::ids::Ids;
+use crate::Env;
+
+/// The snapshot formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    SemanticV2,
+    DomRefsV1,
+}
+
+/// A stored snapshot: what its refs and continuations resolve against.
+pub struct Stored {
+    pub id: String,
+    pub tab_id: String,
+    pub target_generation: u64,
+    pub format: Format,
+    /// Tab navigation count when taken.
+    pub navigations: u64,
+    /// Per frame id: document generation when taken (frame loader identity).
+    pub frame_generations: HashMap<String, u64>,
+    pub captured: Arc<Captured>,
+    pub tree: Option<Arc<SemanticTree>>,
+}
+
+pub struct Continuation {
+    pub snapshot: String,
+    pub tab_id: String,
+    pub target_generation: u64,
+    pub remaining: Vec<usize>,
+    pub node_budget: usize,
+    pub total_nodes: usize,
+    pub omitted: sightline_page::semantic::Omitted,
+    pub scope: &'static str,
+}
+
+pub struct TabEntry {
+    pub id: String,
+    pub tab: Arc<Tab>,
+    pub opener: Option<String>,
+    pub env: Option<Env>,
+    /// The newest snapshot of this tab.
+    pub latest_snapshot: Option<String>,
+}
+
+pub struct Session {
+    pub name: String,
+    pub ids: Ids,
+    pub browser: Browser,
+    pub owns_browser: bool,
+    pub context: String,
+    pub target_id: String,
+    pub generation: u64,
+    pub retired_targets: HashSet<String>,
+    pub tabs: Vec<TabEntry>,
+    pub closed_tabs: HashSet<String>,
+    pub snapshots: HashMap<String, Stored>,
+    /// Snapshot ids and continuation tokens no longer valid, with the rule that retired them.
+    pub tombstones: HashMap<String, Rule>,
+    pub continuations: HashMap<String, Continuation>,
+}
+
+/// Options every session is created with.
+#[derive(Debug, Clone, Default)]
+pub struct ApiOptions {
+    pub browser: BrowserOptions,
+    pub tab: TabOptions,
+}
+
+/// All sessions of one server process.
+#[derive(Default)]
+pub struct Registry {
+    pub sessions: Mutex<HashMap<String, Arc<Mutex<Session>>>>,
+    pub ended: std::sync::Mutex<HashSet<String>>,
+    pub opts: ApiOptions,
+}
+
+impl Registry {
+    pub fn new(opts: ApiOptions) -> Registry {
+        Registry { opts, ..Default::default() }
+    }
+
+    pub async fn session(&self, name: &str) -> Result<Arc<Mutex<Session>>, ToolError> {
+        if let Some(s) = self.sessions.lock().await.get(name) {
+            return Ok(s.clone());
+        }
+        if self.ended.lock().unwrap().contains(name) {
+            return Err(ToolError::expired(&format!("session {name:?}"), Rule::SessionEnded));
+        }
+        Err(ToolError::new("session_not_found", format!("no driver session {name:?}; call bind_browser first")))
+    }
+}
+
+impl Session {
+    /// Check a call's target id against the current generation.
+    pub fn check_target(&self, target_id: &str) -> Result<(), ToolError> {
+        if target_id == self.target_id {
+            if self.browser.client().is_closed() {
+                return Err(ToolError::expired(&format!("target {target_id}"), Rule::TargetGeneration));
+            }
+            return Ok(());
+        }
+        if self.retired_targets.contains(target_id) {
+            return Err(ToolError::expired(&format!("target {target_id}"), Rule::TargetGeneration));
+        }
+        Err(ToolError::new("target_mismatch", format!("target {target_id} is not bound to session {:?}", self.name)))
+    }
+
+    pub fn tab(&self, tab_id: &str) -> Result<&TabEntry, ToolError> {
+        if self.closed_tabs.contains(tab_id) {
+            return Err(ToolError::expired(&format!("tab {tab_id}"), Rule::TabClosed));
+        }
+        self.tabs
+            .iter()
+            .find(|t| t.id == tab_id)
+            .ok_or_else(|| ToolError::new("tab_not_found", format!("no tab {tab_id} in this target; see list_tabs")))
+    }
+
+    pub fn tab_mut(&mut self, tab_id: &str) -> Result<&mut TabEntry, ToolError> {
+        self.tab(tab_id)?;
+        Ok(self.tabs.iter_mut().find(|t| t.id == tab_id).expect("checked"))
+    }
+
+    /// Add a tab to the namespace.
+    pub fn add_tab(&mut self, tab: Tab, opener: Option<String>) -> String {
+        let id = self.ids.tab();
+        self.tabs.push(TabEntry { id: id.clone(), tab: Arc::new(tab), opener, env: None, latest_snapshot: None });
+        id
+    }
+
+    /// Retire every snapshot of a tab (a newer one, a navigation, a closed tab).
+    pub fn retire_tab_snapshots(&mut self, tab_id: &str, rule: Rule) {
+        let ids: Vec<String> = self.snapshots.values().filter(|s| s.tab_id == tab_id).map(|s| s.id.clone()).collect();
+        for id in ids {
+            self.snapshots.remove(&id);
+            self.tombstones.insert(id, rule);
+        }
+        let conts: Vec<String> =
+            self.continuations.iter().filter(|(_, c)| c.tab_id == tab_id).map(|(k, _)| k.clone()).collect();
+        for c in conts {
+            self.continuations.remove(&c);
+            self.tombstones.insert(c, rule);
+        }
+    }
+
+    /// A stored snapshot that is still valid, or the rule that retired it.
+    pub fn snapshot(&mut self, id: &str) -> Result<&Stored, ToolError> {
+        if let Some(rule) = self.tombstones.get(id) {
+            return Err(ToolError::expired(&format!("snapshot {id}"), *rule));
+        }
+        let Some(s) = self.snapshots.get(id) else {
+            return Err(ToolError::new("snapshot_not_found", format!("no snapshot {id} in this session")));
+        };
+        if s.target_generation != self.generation {
+            return Err(ToolError::expired(&format!("snapshot {id}"), Rule::TargetGeneration));
+        }
+        let tab_id = s.tab_id.clone();
+        let navigations = s.navigations;
+        let current = self.tabs.iter().find(|t| t.id == tab_id).map(|t| t.tab.navigation_count());
+        match current {
+            None => {
+                self.retire_tab_snapshots(&tab_id, Rule::TabClosed);
+                Err(ToolError::expired(&format!("snapshot {id}"), Rule::TabClosed))
+            }
+            Some(n) if n != navigations => {
+                self.retire_tab_snapshots(&tab_id, Rule::Navigation);
+                Err(ToolError::expired(&format!("snapshot {id}"), Rule::Navigation))
+            }
+            Some(_) => Ok(self.snapshots.get(id).expect("present")),
+        }
+    }
+
+    /// Retire everything under the current target (reconnect, replacement).
+    pub fn retire_target(&mut self) {
+        self.retired_targets.insert(self.target_id.clone());
+        for id in self.snapshots.keys().cloned().collect::<Vec<_>>() {
+            self.tombstones.insert(id, Rule::TargetGeneration);
+        }
+        for id in self.continuations.keys().cloned().collect::<Vec<_>>() {
+            self.tombstones.insert(id, Rule::TargetGeneration);
+        }
+        for t in &self.tabs {
+            self.closed_tabs.insert(t.id.clone());
+        }
+        self.snapshots.clear();
+        self.continuations.clear();
+        self.tabs.clear();
+    }
+}
+
+/// Start a browser and a session bound to it, with one blank tab.
+pub async fn bind(name: &str, opts: &ApiOptions, previous: Option<&mut Session>) -> Result<Session, ToolError> {
+    let browser = Browser::start(&opts.browser).await.map_err(ToolError::browser)?;
+    let context = browser.new_context().await.map_err(ToolError::browser)?;
+    let tab = browser.new_tab_in(&context, opts.tab.clone()).await.map_err(ToolError::browser)?;
+    let (ids, generation, retired, tombstones, closed) = match previous {
+        Some(p) => {
+            p.retire_target();
+            (
+                std::mem::take(&mut p.ids),
+                p.generation + 1,
+                std::mem::take(&mut p.retired_targets),
+                std::mem::take(&mut p.tombstones),
+                std::mem::take(&mut p.closed_tabs),
+            )
+        }
+        None => (Ids::new(), 1, HashSet::new(), HashMap::new(), HashSet::new()),
+    };
+    let mut s = Session {
+        name: name.to_string(),
+        ids,
+        owns_browser: opts.browser.connect.is_none(),
+        browser,
+        context,
+        target_id: String::new(),
+        generation,
+        retired_targets: retired,
+        tabs: Vec::new(),
+        closed_tabs: closed,
+        snapshots: HashMap::new(),
+        tombstones,
+        continuations: HashMap::new(),
+    };
+    s.target_id = s.ids.target();
+    s.add_tab(tab, None);
+    Ok(s)
+}

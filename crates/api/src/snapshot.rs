@@ -1,0 +1,306 @@
+//! `get_browser_state` in snapshot mode: semantic_v2 and dom_refs_v1.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use sightline_browser::CaptureOptions;
+use sightline_page::semantic::{self, Omitted, Plan, Scope, SemanticOptions, SemanticTree};
+
+use crate::error::{Rule, ToolError};
+use crate::registry::{Continuation, Format, Session, Stored};
+
+pub const DEFAULT_BUDGET: usize = 300;
+pub const MAX_BUDGET: usize = 2000;
+
+/// What the caller asked for.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub format: Format,
+    pub query: Option<String>,
+    pub scope_ref: Option<String>,
+    pub continuation: Option<String>,
+    pub node_budget: usize,
+    pub screenshot: bool,
+    pub dom_node_limit: Option<usize>,
+}
+
+/// `p12:34` → (`p12`, 34).
+pub fn parse_ref(r: &str) -> Result<(String, usize), ToolError> {
+    let (snap, n) =
+        r.split_once(':').ok_or_else(|| ToolError::invalid(format!("{r:?} is not a ref (refs look like p12:34)")))?;
+    let n: usize = n.parse().map_err(|_| ToolError::invalid(format!("{r:?} is not a ref (refs look like p12:34)")))?;
+    if !snap.starts_with('p') || n == 0 {
+        return Err(ToolError::invalid(format!("{r:?} is not a ref (refs look like p12:34)")));
+    }
+    Ok((snap.to_string(), n))
+}
+
+fn omitted_json(o: &Omitted) -> Value {
+    json!({
+        "css_hidden": o.css_hidden, "offscreen": o.offscreen, "page_occluded": o.page_occluded,
+        "no_layout": o.no_layout, "unknown": o.unknown, "budget": o.budget, "unprovable_frame": o.unprovable_frame,
+    })
+}
+
+fn refs_json(tree: &SemanticTree, snap: &str, shown: &[usize], frame_names: &HashMap<usize, String>) -> (Value, Value) {
+    let mut order = shown.to_vec();
+    order.sort_unstable();
+    let mut refs = Vec::new();
+    let mut content = Vec::new();
+    for i in order {
+        let s = &tree.nodes[i];
+        let frame = frame_names.get(&s.doc).cloned().unwrap_or_else(|| "main".into());
+        if s.is_action() {
+            let states: serde_json::Map<String, Value> =
+                s.states.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+            refs.push(json!({
+                "ref": format!("{snap}:{}", i + 1),
+                "role": s.role,
+                "name": s.name,
+                "value": s.value,
+                "states": states,
+                "actions": s.actions.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
+                "frame": frame,
+                "visibility": s.visibility.as_str(),
+            }));
+        } else {
+            content.push(json!({
+                "ref": format!("{snap}:{}", i + 1),
+                "role": s.role,
+                "name": s.name,
+                "frame": frame,
+                "visibility": s.visibility.as_str(),
+            }));
+        }
+    }
+    (Value::Array(refs), Value::Array(content))
+}
+
+/// Opaque frame labels: `main`, then `frame-1`, `frame-2`… by document.
+fn frame_names(stored: &Stored) -> HashMap<usize, String> {
+    stored
+        .captured
+        .view
+        .arena
+        .docs
+        .iter()
+        .enumerate()
+        .map(|(i, _)| (i, if i == 0 { "main".to_string() } else { format!("frame-{i}") }))
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn semantic_response(
+    session: &mut Session,
+    stored_id: &str,
+    tab_id: &str,
+    ranked: Vec<usize>,
+    mut omitted: Omitted,
+    scope: &'static str,
+    budget: usize,
+    total: usize,
+    screenshot: Option<String>,
+) -> Value {
+    let stored = session.snapshots.get(stored_id).expect("stored");
+    let tree = stored.tree.clone().expect("semantic");
+    let names = frame_names(stored);
+    let (shown, rest) = ranked.split_at(ranked.len().min(budget));
+    omitted.budget = rest.len();
+    let continuation = if rest.is_empty() {
+        None
+    } else {
+        let token = session.ids.continuation();
+        session.continuations.insert(
+            token.clone(),
+            Continuation {
+                snapshot: stored_id.to_string(),
+                tab_id: tab_id.to_string(),
+                target_generation: session.generation,
+                remaining: rest.to_vec(),
+                node_budget: budget,
+                total_nodes: total,
+                omitted: omitted.clone(),
+                scope,
+            },
+        );
+        Some(token)
+    };
+    let stored = session.snapshots.get(stored_id).expect("stored");
+    let view = &stored.captured.view;
+    let outline = semantic::outline(&tree, shown, |i| format!("{stored_id}:{}", i + 1));
+    let (refs, content_refs) = refs_json(&tree, stored_id, shown, &names);
+    let complete = continuation.is_none() && !tree.partial;
+    let mut v = json!({
+        "status": "ok",
+        "mode": "snapshot",
+        "target_id": session.target_id,
+        "tab_id": tab_id,
+        "snapshot": {
+            "id": stored_id,
+            "format": "semantic_v2",
+            "complete": complete,
+            "scope": scope,
+            "selected_nodes": shown.len(),
+            "total_nodes": total,
+            "node_budget": budget,
+            "omitted": omitted_json(&omitted),
+            "continuation": continuation,
+        },
+        "page": { "url": view.url, "title": view.title },
+        "outline": outline,
+        "refs": refs,
+        "content_refs": content_refs,
+        "oopif": {
+            "status": if tree.oopif_frames == 0 { "none" } else if tree.unprovable_frames > 0 { "partial" } else { "attached" },
+            "frames": tree.oopif_frames,
+        },
+    });
+    if let Some(png) = screenshot {
+        v["screenshot"] = Value::String(png);
+    }
+    v
+}
+
+/// Serve a snapshot request for one tab. Returns the response and a screenshot (base64) if asked.
+pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Value, ToolError> {
+    if let Some(token) = &req.continuation {
+        if req.query.is_some() || req.scope_ref.is_some() {
+            return Err(ToolError::invalid("continuation cannot be combined with query or scope_ref"));
+        }
+        return continue_snapshot(session, tab_id, token);
+    }
+    let budget = req.node_budget;
+    let tab = session.tab(tab_id)?.tab.clone();
+    // A scope_ref names a node of the tab's current snapshot.
+    let scope_target = match &req.scope_ref {
+        Some(r) => {
+            let (snap, n) = parse_ref(r)?;
+            let stored = session.snapshot(&snap)?;
+            if stored.tab_id != tab_id {
+                return Err(ToolError::invalid(format!("ref {r} belongs to another tab")));
+            }
+            let tree = stored.tree.as_ref().ok_or_else(|| ToolError::invalid("scope_ref needs a semantic_v2 ref"))?;
+            let node =
+                tree.nodes.get(n - 1).ok_or_else(|| ToolError::new("snapshot_not_found", format!("no ref {r}")))?;
+            Some((node.frame, node.backend_node_id))
+        }
+        None => None,
+    };
+    let semantic = req.format == Format::SemanticV2;
+    let mut captured = tab.capture_with(CaptureOptions { screenshot: req.screenshot, accessibility: semantic }).await?;
+    let id = session.ids.snapshot();
+    session.retire_tab_snapshots(tab_id, Rule::NewerSnapshot);
+    let frame_generations: HashMap<String, u64> =
+        captured.view.arena.docs.iter().map(|d| (d.frame_id.clone(), tab.frame_generation(&d.frame_id))).collect();
+    let screenshot = captured.screenshot.take();
+    let tree = if semantic {
+        let mut opts = SemanticOptions::default();
+        if let Some(l) = req.dom_node_limit {
+            opts.dom_node_limit = l;
+        }
+        let capture = captured.capture.clone();
+        Some(Arc::new(semantic::build(&mut captured.view, &capture, opts)))
+    } else {
+        None
+    };
+    session.snapshots.insert(
+        id.clone(),
+        Stored {
+            id: id.clone(),
+            tab_id: tab_id.to_string(),
+            target_generation: session.generation,
+            format: req.format,
+            navigations: tab.navigation_count(),
+            frame_generations,
+            captured: Arc::new(captured),
+            tree: tree.clone(),
+        },
+    );
+    session.tab_mut(tab_id)?.latest_snapshot = Some(id.clone());
+    let Some(tree) = tree else { return Ok(dom_refs_response(session, &id, tab_id, budget, screenshot)) };
+    let scope = match (&req.query, scope_target) {
+        (Some(q), _) => Scope::Query(q.clone()),
+        (None, Some((frame, backend))) => {
+            let i =
+                tree.nodes.iter().position(|s| s.frame == frame && s.backend_node_id == backend).ok_or_else(|| {
+                    ToolError::new("snapshot_not_found", "the scope_ref node is no longer in the page")
+                })?;
+            Scope::Subtree(i)
+        }
+        (None, None) => Scope::Viewport,
+    };
+    let Plan { ranked, omitted, scope } = semantic::plan(&tree, &scope);
+    let total = ranked.len();
+    Ok(semantic_response(session, &id, tab_id, ranked, omitted, scope, budget, total, screenshot))
+}
+
+fn continue_snapshot(session: &mut Session, tab_id: &str, token: &str) -> Result<Value, ToolError> {
+    if let Some(rule) = session.tombstones.get(token) {
+        return Err(ToolError::expired(&format!("continuation {token}"), *rule));
+    }
+    let Some(cont) = session.continuations.get(token) else {
+        let ours = token.strip_prefix("bc-").and_then(|t| t.split('-').next()) == Some(session.ids.salt.as_str());
+        return Err(if ours {
+            ToolError::new("snapshot_not_found", format!("no continuation {token}"))
+        } else {
+            ToolError::expired(&format!("continuation {token}"), Rule::ContinuationForeign)
+        });
+    };
+    if cont.tab_id != tab_id || cont.target_generation != session.generation {
+        return Err(ToolError::expired(&format!("continuation {token}"), Rule::ContinuationForeign));
+    }
+    let snap = cont.snapshot.clone();
+    session.snapshot(&snap)?;
+    let cont = session.continuations.remove(token).expect("present");
+    session.tombstones.insert(token.to_string(), Rule::ContinuationUsed);
+    Ok(semantic_response(
+        session,
+        &snap,
+        tab_id,
+        cont.remaining,
+        cont.omitted,
+        cont.scope,
+        cont.node_budget,
+        cont.total_nodes,
+        None,
+    ))
+}
+
+fn dom_refs_response(session: &Session, id: &str, tab_id: &str, budget: usize, screenshot: Option<String>) -> Value {
+    let stored = session.snapshots.get(id).expect("stored");
+    let view = &stored.captured.view;
+    let refs: Vec<Value> = view
+        .elements
+        .iter()
+        .take(budget)
+        .map(|e| {
+            let d = &e.descriptor;
+            json!({
+                "ref": format!("{id}:{}", e.index),
+                "tag": d.tag,
+                "role": d.role,
+                "name": e.label,
+                "text": d.text_content,
+                "value": d.value,
+                "href": d.href,
+                "checked": d.checked,
+                "disabled": e.disabled,
+            })
+        })
+        .collect();
+    let mut v = json!({
+        "status": "ok",
+        "mode": "snapshot",
+        "target_id": session.target_id,
+        "tab_id": tab_id,
+        "snapshot": { "id": id, "format": "dom_refs_v1" },
+        "page": { "url": view.url, "title": view.title },
+        "refs": refs,
+        "truncated": view.elements.len() > budget,
+    });
+    if let Some(png) = screenshot {
+        v["screenshot"] = Value::String(png);
+    }
+    v
+}

@@ -1,0 +1,265 @@
+//! browser_click, browser_type, browser_select, browser_scroll, browser_press_key.
+//!
+//! Before delivering anything, a semantic ref must declare the action, and the
+//! binding, the tab target, the frame's loader identity and the node's
+//! liveness are re-proved. dom_refs_v1 refs keep the simple behaviour:
+//! resolve, act, report.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use sightline_browser::{CaptureOptions, Captured, Direction, Tab};
+use sightline_page::semantic::ActionKind;
+
+use super::{Api, TabAddress, ToolOutput};
+use crate::error::{Proof, ToolError};
+use crate::registry::Format;
+use crate::snapshot::parse_ref;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClickParams {
+    pub session: String,
+    pub target_id: String,
+    pub tab_id: String,
+    /// A ref from the tab's latest snapshot, like `p12:34`.
+    #[serde(rename = "ref")]
+    pub reference: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TypeParams {
+    pub session: String,
+    pub target_id: String,
+    pub tab_id: String,
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub text: String,
+    /// Clear the field first.
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SelectParams {
+    pub session: String,
+    pub target_id: String,
+    pub tab_id: String,
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The option's visible label or its value.
+    pub option: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScrollParams {
+    pub session: String,
+    pub target_id: String,
+    pub tab_id: String,
+    /// Scroll this element's scroll container (else the page under the pointer).
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    /// up, down, left or right.
+    pub direction: String,
+    /// Default: one viewport.
+    pub pixels: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KeyParams {
+    pub session: String,
+    pub target_id: String,
+    pub tab_id: String,
+    pub key: String,
+}
+
+/// A ref resolved and proven: the capture to act on and the element's index in it.
+struct Proven {
+    tab: Arc<Tab>,
+    captured: Arc<Captured>,
+    index: u32,
+}
+
+async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -> Result<Proven, ToolError> {
+    let (snap, n) = parse_ref(reference)?;
+    let s = api.registry.session(&a.session).await?;
+    let mut g = s.lock().await;
+    g.check_target(&a.target_id).map_err(|e| {
+        if e.code == "capability_expired" {
+            e
+        } else {
+            ToolError::proof(Proof::Binding, e.message)
+        }
+    })?;
+    let entry = g.tab(&a.tab_id)?;
+    let tab = entry.tab.clone();
+    if tab.is_dead() {
+        return Err(ToolError::proof(Proof::TabTarget, format!("tab {} no longer has a live page target", a.tab_id)));
+    }
+    let stored = g.snapshot(&snap)?;
+    if stored.tab_id != a.tab_id {
+        return Err(ToolError::invalid(format!("ref {reference} belongs to another tab")));
+    }
+    let captured = stored.captured.clone();
+    let (node, frame, backend, doc) = match (stored.format, &stored.tree) {
+        (Format::SemanticV2, Some(tree)) => {
+            let s = tree
+                .nodes
+                .get(n - 1)
+                .ok_or_else(|| ToolError::new("snapshot_not_found", format!("no ref {reference}")))?;
+            if !s.actions.contains(&action) {
+                let offered: Vec<&str> = s.actions.iter().map(|a| a.as_str()).collect();
+                return Err(ToolError::unavailable(reference, action.as_str(), &offered));
+            }
+            (s.node, s.frame, s.backend_node_id, s.doc)
+        }
+        _ => {
+            // dom_refs_v1: the element index.
+            let e = captured
+                .view
+                .element(n as u32)
+                .ok_or_else(|| ToolError::new("snapshot_not_found", format!("no ref {reference}")))?;
+            let n = captured.view.arena.node(e.node);
+            (e.node, e.frame, e.backend_node_id, n.doc)
+        }
+    };
+    if stored.format == Format::SemanticV2 {
+        let frame_id = captured.view.arena.docs[doc].frame_id.clone();
+        let then = stored.frame_generations.get(&frame_id).copied().unwrap_or(0);
+        if tab.frame_generation(&frame_id) != then {
+            return Err(ToolError::proof(
+                Proof::FrameLoader,
+                format!("the frame of {reference} loaded a new document since the snapshot"),
+            ));
+        }
+    }
+    drop(g);
+    let session = captured
+        .sessions
+        .get(frame)
+        .cloned()
+        .ok_or_else(|| ToolError::proof(Proof::TabTarget, "the frame's target is gone"))?;
+    if !tab.node_alive(&session, backend).await? {
+        return Err(ToolError::proof(
+            Proof::NodeLiveness,
+            format!("the element of {reference} was removed from the page"),
+        ));
+    }
+    // Act on the snapshot's own capture when the element is indexed there (visible);
+    // otherwise bring it into view and take a fresh capture of exactly that node.
+    if let Some(e) = captured.view.elements.iter().find(|e| e.node == node) {
+        return Ok(Proven { index: e.index, tab, captured });
+    }
+    tab.scroll_node_into_view(&session, backend).await?;
+    let fresh = Arc::new(tab.capture_with(CaptureOptions::default()).await?);
+    let found = fresh
+        .view
+        .elements
+        .iter()
+        .find(|e| e.backend_node_id == backend && fresh.sessions.get(e.frame) == Some(&session));
+    match found {
+        Some(e) => Ok(Proven { index: e.index, tab: tab.clone(), captured: fresh.clone() }),
+        None => Err(ToolError::new(
+            "element_not_interactive",
+            format!("the element of {reference} is not visible or is covered, even after scrolling it into view"),
+        )),
+    }
+}
+
+fn done(tab: &Tab, extra: serde_json::Value) -> ToolOutput {
+    let mut v = json!({ "status": "ok", "navigated": false });
+    if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+        o.extend(e.clone());
+    }
+    let _ = tab;
+    ToolOutput::json(v)
+}
+
+pub(crate) async fn click(api: &Api, p: ClickParams) -> Result<ToolOutput, ToolError> {
+    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+    let pr = prove(api, &a, &p.reference, ActionKind::Click).await?;
+    let before = pr.tab.navigation_count();
+    pr.tab.click(&pr.captured, pr.index).await?;
+    Ok(done(&pr.tab, json!({ "navigated": pr.tab.navigation_count() != before })))
+}
+
+pub(crate) async fn type_text(api: &Api, p: TypeParams) -> Result<ToolOutput, ToolError> {
+    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+    let pr = prove(api, &a, &p.reference, ActionKind::Type).await?;
+    let before = pr.tab.navigation_count();
+    pr.tab.type_text(&pr.captured, pr.index, &p.text, p.overwrite).await?;
+    Ok(done(&pr.tab, json!({ "navigated": pr.tab.navigation_count() != before })))
+}
+
+pub(crate) async fn select(api: &Api, p: SelectParams) -> Result<ToolOutput, ToolError> {
+    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+    let pr = prove(api, &a, &p.reference, ActionKind::Select).await?;
+    let options: Vec<_> = pr.captured.view.elements.iter().filter(|e| e.select == Some(pr.index)).collect();
+    let want = p.option.trim();
+    let opt = options
+        .iter()
+        .find(|o| o.descriptor.text_content.as_deref() == Some(want))
+        .or_else(|| options.iter().find(|o| o.descriptor.value.as_deref() == Some(want)))
+        .ok_or_else(|| {
+            let labels: Vec<String> = options.iter().filter_map(|o| o.descriptor.text_content.clone()).collect();
+            ToolError::invalid(format!("no option {want:?}; the options are {labels:?}"))
+        })?;
+    pr.tab.select_option(&pr.captured, pr.index, opt.index).await?;
+    Ok(done(&pr.tab, json!({ "selected": opt.descriptor.text_content })))
+}
+
+pub(crate) async fn scroll(api: &Api, p: ScrollParams) -> Result<ToolOutput, ToolError> {
+    let direction = match p.direction.as_str() {
+        "up" => Direction::Up,
+        "down" => Direction::Down,
+        "left" => Direction::Left,
+        "right" => Direction::Right,
+        other => return Err(ToolError::invalid(format!("direction must be up, down, left or right, got {other:?}"))),
+    };
+    if p.pixels == Some(0) {
+        return Err(ToolError::invalid("pixels must be a positive integer"));
+    }
+    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+    let (tab, captured, index) = match &p.reference {
+        Some(r) => {
+            // Any visible element scrolls its container; a declared scroll action is not required for content inside.
+            let pr = match prove(api, &a, r, ActionKind::Scroll).await {
+                Err(e) if e.code == "browser_action_unavailable" => {
+                    prove(api, &a, r, ActionKind::Click).await.map_err(|_| e)?
+                }
+                other => other?,
+            };
+            (pr.tab, pr.captured, Some(pr.index))
+        }
+        None => {
+            let s = api.locate(&a).await?;
+            let tab = s.lock().await.tab(&a.tab_id)?.tab.clone();
+            let captured = Arc::new(tab.capture(false).await?);
+            (tab, captured, None)
+        }
+    };
+    tab.scroll(&captured, direction, p.pixels, index).await?;
+    let y = tab.evaluate("[scrollX, scrollY]").await.unwrap_or_default();
+    Ok(ToolOutput::json(json!({ "status": "ok", "page_scroll": y })))
+}
+
+pub(crate) async fn press_key(api: &Api, p: KeyParams) -> Result<ToolOutput, ToolError> {
+    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+    let s = api.locate(&a).await?;
+    let tab = s.lock().await.tab(&a.tab_id)?.tab.clone();
+    let before = tab.navigation_count();
+    if !tab.press_key(&p.key).await? {
+        return Err(ToolError::invalid(format!(
+            "unknown key {:?}: use one character or one of {}",
+            p.key,
+            sightline_browser::NAMED_KEYS.join(", ")
+        )));
+    }
+    Ok(done(&tab, json!({ "navigated": tab.navigation_count() != before })))
+}

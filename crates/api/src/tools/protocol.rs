@@ -1,0 +1,77 @@
+//! get_state and act: the element-index protocol through the same API.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Api, TabAddress, ToolOutput};
+use crate::error::ToolError;
+use crate::{Env, EnvOptions, StateObject};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetStateParams {
+    pub session: String,
+    pub target_id: String,
+    pub tab_id: String,
+    /// Attach the screenshot (default true).
+    pub screenshot: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActParams {
+    pub session: String,
+    pub target_id: String,
+    pub tab_id: String,
+    /// One Action Object of the element-index protocol.
+    pub action: Value,
+}
+
+/// The screenshot travels as an image, not inside the JSON.
+fn split(mut state: StateObject) -> ToolOutput {
+    let shot = std::mem::take(&mut state.screenshot);
+    let value = serde_json::to_value(&state).unwrap_or_default();
+    ToolOutput { value, image: (!shot.is_empty()).then_some(shot) }
+}
+
+pub(crate) async fn get_state(api: &Api, p: GetStateParams) -> Result<ToolOutput, ToolError> {
+    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+    let s = api.locate(&a).await?;
+    let mut g = s.lock().await;
+    let entry = g.tab_mut(&a.tab_id)?;
+    let screenshot = p.screenshot.unwrap_or(true);
+    match &mut entry.env {
+        Some(env) => {
+            let state = env.refresh().await.map_err(ToolError::browser)?.clone();
+            Ok(split(state))
+        }
+        None => {
+            let env = Env::new(entry.tab.clone(), EnvOptions { screenshot }).await.map_err(ToolError::browser)?;
+            let state = env.state().clone();
+            entry.env = Some(env);
+            Ok(split(state))
+        }
+    }
+}
+
+pub(crate) async fn act(api: &Api, p: ActParams) -> Result<ToolOutput, ToolError> {
+    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+    let s = api.locate(&a).await?;
+    let mut g = s.lock().await;
+    let entry = g.tab_mut(&a.tab_id)?;
+    let Some(env) = entry.env.as_mut() else {
+        return Err(ToolError::invalid(
+            "call get_state for this tab first: an action's element_index refers to the last State Object",
+        ));
+    };
+    let before = env.tab().navigation_count();
+    // The action is validated by the environment: a bad one comes back as ACTION_VALIDATION_FAILED inside the state.
+    let turn = env.step(&p.action.to_string()).await;
+    let navigated = env.tab().navigation_count() != before;
+    let tab_id = a.tab_id.clone();
+    if navigated {
+        g.retire_tab_snapshots(&tab_id, crate::error::Rule::Navigation);
+    }
+    Ok(split(turn.state))
+}

@@ -1,0 +1,103 @@
+//! bind_browser, end_session.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::Mutex;
+
+use super::{Api, ToolOutput};
+use crate::error::ToolError;
+use crate::registry::{self, Session};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BindParams {
+    /// A name the caller chooses for this driver session.
+    pub session: String,
+    /// Replace the session's browser with a new one (a new target generation).
+    #[serde(default)]
+    pub reconnect: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EndParams {
+    pub session: String,
+}
+
+pub(crate) fn tabs_json(s: &Session) -> Value {
+    Value::Array(s.tabs.iter().map(|t| json!({ "tab_id": t.id, "opener": t.opener })).collect())
+}
+
+pub(crate) async fn bind_browser(api: &Api, p: BindParams) -> Result<ToolOutput, ToolError> {
+    if p.session.trim().is_empty() || p.session.len() > 200 {
+        return Err(ToolError::invalid("session must be a non-empty name of at most 200 characters"));
+    }
+    let existing = api.registry.sessions.lock().await.get(&p.session).cloned();
+    if let Some(s) = existing {
+        let mut g = s.lock().await;
+        let dead = g.browser.client().is_closed();
+        if p.reconnect || dead {
+            let old_browser = g.browser.clone();
+            let owned = g.owns_browser;
+            // Close the old generation's tabs (an attached browser keeps running).
+            for t in g.tabs.drain(..).collect::<Vec<_>>() {
+                drop(t.env);
+                if let Ok(tab) = Arc::try_unwrap(t.tab) {
+                    tab.close().await;
+                }
+            }
+            let fresh = registry::bind(&p.session, &api.registry.opts, Some(&mut g)).await?;
+            *g = fresh;
+            if owned {
+                old_browser.shutdown().await;
+            }
+        }
+        return Ok(ToolOutput::json(
+            json!({ "status": "ok", "session": g.name, "target_id": g.target_id, "tabs": tabs_json(&g) }),
+        ));
+    }
+    api.registry.ended.lock().unwrap().remove(&p.session);
+    let s = registry::bind(&p.session, &api.registry.opts, None).await?;
+    let out = json!({ "status": "ok", "session": s.name, "target_id": s.target_id, "tabs": tabs_json(&s) });
+    api.registry.sessions.lock().await.insert(p.session.clone(), Arc::new(Mutex::new(s)));
+    Ok(ToolOutput::json(out))
+}
+
+pub(crate) async fn close(s: Arc<Mutex<Session>>) {
+    let mut g = s.lock().await;
+    g.retire_target();
+    let browser = g.browser.clone();
+    let owned = g.owns_browser;
+    drop(g);
+    drop(s);
+    if owned {
+        browser.shutdown().await;
+    } else {
+        let _ = browser; // attached browsers keep running; our context goes with our tabs
+    }
+}
+
+pub(crate) async fn end_session(api: &Api, p: EndParams) -> Result<ToolOutput, ToolError> {
+    let s = api.registry.sessions.lock().await.remove(&p.session);
+    let Some(s) = s else {
+        return Err(api
+            .registry
+            .session(&p.session)
+            .await
+            .err()
+            .unwrap_or_else(|| ToolError::new("session_not_found", "no such session")));
+    };
+    api.registry.ended.lock().unwrap().insert(p.session.clone());
+    // Close our tabs explicitly (an attached browser keeps running).
+    let tabs: Vec<_> = s.lock().await.tabs.drain(..).collect();
+    for t in tabs {
+        if let Ok(tab) = Arc::try_unwrap(t.tab) {
+            tab.close().await;
+        }
+    }
+    close(s).await;
+    Ok(ToolOutput::json(json!({ "status": "ok", "session": p.session })))
+}
