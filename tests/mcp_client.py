@@ -1,0 +1,67 @@
+"""A real MCP client session against `sightline mcp` (official `mcp` package).
+
+Usage: python3 mcp_client.py SIGHTLINE_BINARY URL
+Prints one JSON object with what it saw; the Rust test asserts on it.
+"""
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def attr(obj, snake, camel):
+    """mcp 2.x uses snake_case attributes, 1.x camelCase."""
+    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
+
+
+def structured(result):
+    return attr(result, "structured_content", "structuredContent")
+
+
+def is_error(result):
+    return attr(result, "is_error", "isError")
+
+
+async def main(binary: str, url: str) -> None:
+    params = StdioServerParameters(command=binary, args=["mcp"])
+    out = {}
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            out["server"] = attr(init, "server_info", "serverInfo").name
+            tools = await session.list_tools()
+            out["tools"] = sorted(t.name for t in tools.tools)
+            out["schemas_ok"] = all(attr(t, "input_schema", "inputSchema").get("type") == "object" for t in tools.tools)
+            out["read_only"] = sorted(
+                t.name for t in tools.tools if t.annotations and attr(t.annotations, "read_only_hint", "readOnlyHint")
+            )
+
+            bound = structured(await session.call_tool("bind_browser", {"session": "mcp-1"}))
+            addr = {"session": "mcp-1", "target_id": bound["target_id"], "tab_id": bound["tabs"][0]["tab_id"]}
+            await session.call_tool("browser_navigate", {**addr, "url": url})
+            snap = structured(await session.call_tool("get_browser_state", {**addr, "snapshot_format": "semantic_v2"}))
+            out["outline"] = snap["outline"]
+            email = next(r for r in snap["refs"] if r["name"] == "Email Address")
+            typed = await session.call_tool("browser_type", {**addr, "ref": email["ref"], "text": "mcp@example.com"})
+            out["typed_error"] = is_error(typed)
+            button = next(r for r in snap["refs"] if r["name"] == "Sign In")
+            clicked = structured(await session.call_tool("browser_click", {**addr, "ref": button["ref"]}))
+            out["navigated"] = clicked["navigated"]
+            stale = await session.call_tool("browser_click", {**addr, "ref": button["ref"]})
+            out["stale_is_error"] = is_error(stale)
+            out["stale_code"] = structured(stale)["error"]["code"]
+            out["stale_rule"] = structured(stale)["error"]["detail"]["rule"]
+            shot = await session.call_tool("browser_screenshot", {**addr, "marks": True})
+            images = [c for c in shot.content if c.type == "image"]
+            out["image_mime"] = attr(images[0], "mime_type", "mimeType") if images else None
+            out["image_bytes"] = len(images[0].data) if images else 0
+            state = structured(await session.call_tool("get_state", {**addr}))
+            out["state_url"] = state["url"]
+            await session.call_tool("end_session", {"session": "mcp-1"})
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2]))

@@ -1,0 +1,113 @@
+//! The tool API over its two transports, driven as a client program would.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use common::*;
+use serde_json::{json, Value};
+
+#[test]
+fn json_rpc_over_stdio() {
+    world();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .arg("rpc")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut rpc = Rpc { stdin: child.stdin.take().unwrap(), out: BufReader::new(child.stdout.take().unwrap()), id: 0 };
+    let mut call = |method: &str, params: Value| -> Value { rpc.call(method, params) };
+    let tools = call("list_tools", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for want in [
+        "bind_browser", "list_tabs", "open_tab", "close_tab", "browser_navigate", "get_browser_state", "browser_click",
+        "browser_type", "browser_select", "browser_scroll", "browser_press_key", "end_session", "get_state", "act",
+    ] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    let b = call("bind_browser", json!({ "session": "rpc-1" }))["result"].clone();
+    let addr = json!({ "session": "rpc-1", "target_id": b["target_id"], "tab_id": b["tabs"][0]["tab_id"] });
+    let mut nav = addr.clone();
+    nav["url"] = json!(url("/signin.html"));
+    assert_eq!(call("browser_navigate", nav)["result"]["status"], "ok");
+    let mut req = addr.clone();
+    req["snapshot_format"] = json!("semantic_v2");
+    let snap = call("get_browser_state", req)["result"].clone();
+    assert!(snap["outline"].as_str().unwrap().contains("button \"Sign In\""));
+    let button = snap["refs"].as_array().unwrap().iter().find(|r| r["name"] == "Sign In").unwrap()["ref"].clone();
+    let mut ty = addr.clone();
+    ty["ref"] = button;
+    ty["text"] = json!("x");
+    let err = call("browser_type", ty);
+    assert_eq!(err["error"]["data"]["code"], "browser_action_unavailable", "{err}");
+    assert_eq!(err["error"]["code"], -32000);
+    let bad = call("browser_click", json!({ "session": "rpc-1" }));
+    assert_eq!(bad["error"]["code"], -32602);
+    assert_eq!(bad["error"]["data"]["code"], "invalid_params");
+    let unknown = call("browser_teleport", json!({}));
+    assert_eq!(unknown["error"]["data"]["code"], "unknown_tool");
+    // A garbage line is answered and the session survives it.
+    assert_eq!(call("\u{0}raw:this is not json", json!(null))["error"]["code"], -32700);
+    let mut shot = addr.clone();
+    shot["marks"] = json!(true);
+    let s = call("browser_screenshot", shot);
+    assert_eq!(s["result"]["image"]["mime_type"], "image/png");
+    assert_eq!(call("list_tabs", json!({ "session": "rpc-1", "target_id": b["target_id"] }))["result"]["tabs"].as_array().unwrap().len(), 1);
+    drop(rpc);
+    assert!(child.wait().unwrap().success());
+}
+
+struct Rpc {
+    stdin: std::process::ChildStdin,
+    out: BufReader<std::process::ChildStdout>,
+    id: u64,
+}
+
+impl Rpc {
+    /// One request and its reply; a method starting with "\0raw:" sends the rest as a raw line.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.id += 1;
+        match method.strip_prefix("\u{0}raw:") {
+            Some(raw) => writeln!(self.stdin, "{raw}").unwrap(),
+            None => writeln!(self.stdin, "{}", json!({ "jsonrpc": "2.0", "id": self.id, "method": method, "params": params })).unwrap(),
+        }
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    }
+}
+
+#[test]
+fn a_real_mcp_client_lists_binds_snapshots_and_clicks() {
+    world();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_sightline"))
+        .arg(url("/signin.html"))
+        .output()
+        .expect("python3");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("No module named 'mcp'") {
+        panic!("this test needs the official MCP client: python3 -m pip install mcp (./x test installs it)");
+    }
+    assert!(out.status.success(), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["server"], "sightline");
+    assert_eq!(v["schemas_ok"], true);
+    assert!(v["tools"].as_array().unwrap().len() >= 14);
+    assert!(v["read_only"].as_array().unwrap().contains(&json!("get_browser_state")));
+    assert!(!v["read_only"].as_array().unwrap().contains(&json!("browser_click")));
+    assert!(v["outline"].as_str().unwrap().contains("textbox \"Email Address\""));
+    assert_eq!(v["typed_error"], false);
+    assert_eq!(v["navigated"], true);
+    assert_eq!(v["stale_is_error"], true);
+    assert_eq!(v["stale_code"], "capability_expired");
+    assert_eq!(v["stale_rule"], "navigation");
+    assert_eq!(v["image_mime"], "image/png");
+    assert!(v["image_bytes"].as_u64().unwrap() > 1000);
+    assert!(v["state_url"].as_str().unwrap().contains("/welcome-back.html"));
+}
