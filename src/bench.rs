@@ -76,10 +76,12 @@ pub async fn run(a: &Args) -> Result<u8> {
     eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
     let mut rows = Vec::new();
     let mut mark_rows = Vec::new();
+    let mut sem_rows = Vec::new();
     for &n in &sizes {
         let url = site.url(&format!("/gen-{n}.html"));
         rows.push(measure(&browser, a, &url, n, runs).await?);
         mark_rows.push(measure_marks(&browser, a, &url, n, runs).await?);
+        sem_rows.push(measure_semantic(&browser, a, &url, n, runs).await?);
     }
     println!("\nMedians over {runs} runs, viewport {:?} (ms):\n", tab_options(a)?.viewport);
     println!(
@@ -120,8 +122,85 @@ pub async fn run(a: &Args) -> Result<u8> {
             ms(r.draw),
         );
     }
+    println!("\nsemantic_v2 snapshots, default budget 300, same pages (ms):\n");
+    println!("| page | raw DOMSnapshot | raw getFullAXTree | both, concurrently | semantic_v2 snapshot | ratio to both | outline chars | page_content chars |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for r in &sem_rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {:.2}x | {} | {} |",
+            r.label,
+            ms(r.raw_snapshot),
+            ms(r.raw_ax),
+            ms(r.raw_both),
+            ms(r.semantic),
+            r.semantic.as_secs_f64() / r.raw_both.as_secs_f64(),
+            r.outline_chars,
+            r.content_chars,
+        );
+    }
     browser.shutdown().await;
     Ok(0)
+}
+
+struct SemRow {
+    label: String,
+    raw_snapshot: Duration,
+    raw_ax: Duration,
+    raw_both: Duration,
+    semantic: Duration,
+    outline_chars: usize,
+    content_chars: usize,
+}
+
+/// What `get_browser_state` (semantic_v2) does per request, timed on the same tab
+/// as the raw CDP calls it needs.
+async fn measure_semantic(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) -> Result<SemRow> {
+    use sightline_browser::CaptureOptions;
+    use sightline_page::semantic::{self, Scope, SemanticOptions};
+    let tab = browser.new_tab(tab_options(a)?).await?;
+    tab.navigate(url).await?;
+    let params = json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true, "includeDOMRects": true });
+    let (mut snap, mut ax, mut both, mut sem) = (vec![], vec![], vec![], vec![]);
+    let (mut outline_chars, mut content_chars) = (0, 0);
+    for round in 0..=runs {
+        let t = Instant::now();
+        tab.raw_call("DOMSnapshot.captureSnapshot", params.clone()).await?;
+        let d1 = t.elapsed();
+        let t = Instant::now();
+        tab.raw_call("Accessibility.getFullAXTree", json!({})).await?;
+        let d2 = t.elapsed();
+        let t = Instant::now();
+        let (r1, r2) = tokio::join!(tab.raw_call("DOMSnapshot.captureSnapshot", params.clone()), tab.raw_call("Accessibility.getFullAXTree", json!({})));
+        r1?;
+        r2?;
+        let d3 = t.elapsed();
+        let t = Instant::now();
+        let mut c = tab.capture_with(CaptureOptions { screenshot: false, accessibility: true }).await?;
+        let capture = c.capture.clone();
+        let tree = semantic::build(&mut c.view, &capture, SemanticOptions::default());
+        let plan = semantic::plan(&tree, &Scope::Viewport);
+        let shown = &plan.ranked[..plan.ranked.len().min(300)];
+        let outline = semantic::outline(&tree, shown, |i| format!("p1:{}", i + 1));
+        let d4 = t.elapsed();
+        outline_chars = outline.len();
+        content_chars = c.view.page_content.len();
+        if round > 0 {
+            snap.push(d1);
+            ax.push(d2);
+            both.push(d3);
+            sem.push(d4);
+        }
+    }
+    tab.close().await;
+    Ok(SemRow {
+        label: format!("{n} elements"),
+        raw_snapshot: median(snap),
+        raw_ax: median(ax),
+        raw_both: median(both),
+        semantic: median(sem),
+        outline_chars,
+        content_chars,
+    })
 }
 
 struct MarkRow {

@@ -409,3 +409,19 @@ fn scope_ref_dom_refs_and_the_element_index_protocol() {
         api.shutdown().await;
     })
 }
+
+#[test]
+fn an_oversized_dom_gives_a_partial_snapshot() {
+    run(async {
+        let api = api();
+        let b = bind(&api, "big", "/kinds.html").await;
+        let s = semantic(&api, &b, json!({ "dom_node_limit": 40 })).await;
+        assert_eq!(s["snapshot"]["complete"], false);
+        assert!(s["snapshot"]["continuation"].is_null());
+        assert!(s["snapshot"]["omitted"]["unknown"].as_u64().unwrap() > 0, "{}", s["snapshot"]);
+        let full = semantic(&api, &b, json!({})).await;
+        assert_eq!(full["snapshot"]["complete"], true);
+        assert!(full["snapshot"]["total_nodes"].as_u64() > s["snapshot"]["total_nodes"].as_u64());
+        api.shutdown().await;
+    })
+}
