@@ -170,7 +170,10 @@ async fn measure_semantic(browser: &Browser, a: &Args, url: &str, n: usize, runs
         tab.raw_call("Accessibility.getFullAXTree", json!({})).await?;
         let d2 = t.elapsed();
         let t = Instant::now();
-        let (r1, r2) = tokio::join!(tab.raw_call("DOMSnapshot.captureSnapshot", params.clone()), tab.raw_call("Accessibility.getFullAXTree", json!({})));
+        let (r1, r2) = tokio::join!(
+            tab.raw_call("DOMSnapshot.captureSnapshot", params.clone()),
+            tab.raw_call("Accessibility.getFullAXTree", json!({}))
+        );
         r1?;
         r2?;
         let d3 = t.elapsed();

@@ -16,6 +16,12 @@ USAGE:
     sightline demo [--out DIR]       drive a built-in local site through a scripted run
     sightline bench [--runs N] [--sizes 30,1000,5000]
                                      capture/action medians next to the raw CDP calls
+    sightline run URL --task \"…\" --model PROVIDER:MODEL [--max-steps N] [--vision] [--trace DIR]
+                  [--base-url URL] [--no-tools] [--quiet | --json]
+                                     an agent on a real LLM API (openai:MODEL, anthropic:MODEL); key from
+                                     $SIGHTLINE_API_KEY, $OPENAI_API_KEY or $ANTHROPIC_API_KEY
+    sightline trace view DIR [--out FILE.html]    one self-contained HTML page for a run's trace
+    sightline trace replay DIR                    send a trace's actions again against a fresh browser
     sightline rpc [OPTIONS]          the tool API as JSON-RPC 2.0 over stdio (methods = tool names, plus list_tools)
     sightline mcp [OPTIONS]          the same tools as a Model Context Protocol server over stdio
     sightline marks URL --out marks.png [--json]
@@ -61,6 +67,16 @@ pub struct Args {
     pub describe: bool,
     pub vision_url: Option<String>,
     pub vision_model: Option<String>,
+    // Agent runner.
+    pub task: Option<String>,
+    pub model: Option<String>,
+    pub max_steps: Option<String>,
+    pub vision: bool,
+    pub trace: Option<PathBuf>,
+    pub base_url: Option<String>,
+    pub quiet: bool,
+    pub no_tools: bool,
+    pub retry_base_ms: Option<String>,
 }
 
 pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
@@ -90,6 +106,15 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--describe" => a.describe = true,
             "--vision-url" => a.vision_url = Some(value("--vision-url")?),
             "--vision-model" => a.vision_model = Some(value("--vision-model")?),
+            "--task" => a.task = Some(value("--task")?),
+            "--model" => a.model = Some(value("--model")?),
+            "--max-steps" => a.max_steps = Some(value("--max-steps")?),
+            "--vision" => a.vision = true,
+            "--trace" => a.trace = Some(value("--trace")?.into()),
+            "--base-url" => a.base_url = Some(value("--base-url")?),
+            "--quiet" => a.quiet = true,
+            "--no-tools" => a.no_tools = true,
+            "--retry-base-ms" => a.retry_base_ms = Some(value("--retry-base-ms")?),
             s if s.starts_with('-') && s.len() > 1 => bail!("unknown option {s}\n\n{USAGE}"),
             _ if a.command.is_empty() => a.command = w,
             _ => a.positional.push(w),

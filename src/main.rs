@@ -1,5 +1,6 @@
 //! `sightline`: thin front ends over `sightline-api`.
 
+mod agent_cmd;
 mod bench;
 mod cli;
 mod demo;
@@ -41,6 +42,8 @@ fn main() -> std::process::ExitCode {
                 "demo" => demo::run(&args).await,
                 "bench" => bench::run(&args).await,
                 "marks" => pack_cmd::marks(&args).await,
+                "run" => agent_cmd::run(&args).await,
+                "trace" => agent_cmd::trace(&args).await,
                 "rpc" => rpc::run(run::api(&args)?).await,
                 "mcp" => mcp::run(run::api(&args)?).await,
                 "script" => pack_cmd::script(&args).await,

@@ -20,10 +20,23 @@ fn json_rpc_over_stdio() {
     let mut rpc = Rpc { stdin: child.stdin.take().unwrap(), out: BufReader::new(child.stdout.take().unwrap()), id: 0 };
     let mut call = |method: &str, params: Value| -> Value { rpc.call(method, params) };
     let tools = call("list_tools", json!({}));
-    let names: Vec<&str> = tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     for want in [
-        "bind_browser", "list_tabs", "open_tab", "close_tab", "browser_navigate", "get_browser_state", "browser_click",
-        "browser_type", "browser_select", "browser_scroll", "browser_press_key", "end_session", "get_state", "act",
+        "bind_browser",
+        "list_tabs",
+        "open_tab",
+        "close_tab",
+        "browser_navigate",
+        "get_browser_state",
+        "browser_click",
+        "browser_type",
+        "browser_select",
+        "browser_scroll",
+        "browser_press_key",
+        "end_session",
+        "get_state",
+        "act",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
@@ -54,7 +67,13 @@ fn json_rpc_over_stdio() {
     shot["marks"] = json!(true);
     let s = call("browser_screenshot", shot);
     assert_eq!(s["result"]["image"]["mime_type"], "image/png");
-    assert_eq!(call("list_tabs", json!({ "session": "rpc-1", "target_id": b["target_id"] }))["result"]["tabs"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        call("list_tabs", json!({ "session": "rpc-1", "target_id": b["target_id"] }))["result"]["tabs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     drop(rpc);
     assert!(child.wait().unwrap().success());
 }
@@ -71,7 +90,12 @@ impl Rpc {
         self.id += 1;
         match method.strip_prefix("\u{0}raw:") {
             Some(raw) => writeln!(self.stdin, "{raw}").unwrap(),
-            None => writeln!(self.stdin, "{}", json!({ "jsonrpc": "2.0", "id": self.id, "method": method, "params": params })).unwrap(),
+            None => writeln!(
+                self.stdin,
+                "{}",
+                json!({ "jsonrpc": "2.0", "id": self.id, "method": method, "params": params })
+            )
+            .unwrap(),
         }
         self.stdin.flush().unwrap();
         let mut line = String::new();

@@ -491,7 +491,14 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
         }
         let value = if is_action {
             match n.tag.as_str() {
-                "input" if matches!(descriptor.type_.as_deref(), Some("checkbox" | "radio" | "submit" | "button" | "reset" | "image")) => None,
+                "input"
+                    if matches!(
+                        descriptor.type_.as_deref(),
+                        Some("checkbox" | "radio" | "submit" | "button" | "reset" | "image")
+                    ) =>
+                {
+                    None
+                }
                 "input" | "textarea" if descriptor.type_.as_deref() != Some("password") => descriptor.value.clone(),
                 "input" => descriptor.value.as_ref().map(|v| "•".repeat(v.chars().count().min(16))),
                 "select" => descriptor.text_content.clone(),

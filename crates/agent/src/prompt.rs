@@ -1,0 +1,127 @@
+//! What the model is told each turn.
+
+use serde_json::{json, Value};
+use sightline_api::StateObject;
+
+pub const SYSTEM: &str = "You operate a web browser to complete a task. Each turn you get the current page: its URL, \
+a text rendition (page_content) where interactive elements appear as [N]role \"name\", and an element index listing \
+them. Reply with exactly one action by calling one of the tools. Rules: target elements only by their number N from \
+the CURRENT element index (numbers change every turn); select_option takes the <select>'s number and one of its \
+option numbers; input_text appends unless overwrite is true, and \\n in text presses Enter; scroll to see more of \
+the page; never repeat an action that did not change the page; when an action fails you get its error: adjust. Call \
+finish_task with a short summary when the task is done, or fail_task with the reason when it cannot be done.";
+
+/// The seven actions as tools: (name, description, JSON Schema of the arguments).
+pub fn action_tools() -> Vec<(&'static str, &'static str, Value)> {
+    let index =
+        json!({ "type": "integer", "minimum": 1, "description": "An element number from the current element index" });
+    vec![
+        (
+            "click_element",
+            "Click an element.",
+            json!({ "type": "object", "properties": { "element_index": index }, "required": ["element_index"], "additionalProperties": false }),
+        ),
+        (
+            "input_text",
+            "Type text into a field. overwrite=true clears it first; \\n presses Enter.",
+            json!({ "type": "object", "properties": { "element_index": index, "text": { "type": "string" }, "overwrite": { "type": "boolean" } }, "required": ["element_index", "text"], "additionalProperties": false }),
+        ),
+        (
+            "select_option",
+            "Choose an option of a <select>: element_index is the select, option_index one of its options.",
+            json!({ "type": "object", "properties": { "element_index": index, "option_index": index }, "required": ["element_index", "option_index"], "additionalProperties": false }),
+        ),
+        (
+            "scroll",
+            "Scroll the page (or, with element_index, that element's scroll container).",
+            json!({ "type": "object", "properties": { "direction": { "type": "string", "enum": ["up", "down", "left", "right"] }, "pixels": { "type": "integer", "minimum": 1 }, "element_index": index }, "required": ["direction"], "additionalProperties": false }),
+        ),
+        (
+            "navigate",
+            "Load an absolute URL.",
+            json!({ "type": "object", "properties": { "url": { "type": "string" } }, "required": ["url"], "additionalProperties": false }),
+        ),
+        (
+            "finish_task",
+            "The task is done.",
+            json!({ "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"], "additionalProperties": false }),
+        ),
+        (
+            "fail_task",
+            "The task cannot be done.",
+            json!({ "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"], "additionalProperties": false }),
+        ),
+    ]
+}
+
+/// The element index, one compact line per element.
+pub fn render_index(state: &StateObject) -> String {
+    let mut out = String::new();
+    for (i, d) in state.element_index.0.iter().enumerate() {
+        let mut line = format!("[{}] <{}>", i + 1, d.tag);
+        if let Some(r) = &d.role {
+            line.push_str(&format!(" role={r}"));
+        }
+        if let Some(l) = &d.aria_label {
+            line.push_str(&format!(" label={l:?}"));
+        }
+        if let Some(t) = &d.text_content {
+            line.push_str(&format!(" {:?}", sightline_page::cut(t, 80)));
+        }
+        let a = &d.attributes;
+        for (k, v) in [("name", &a.name), ("type", &a.type_), ("placeholder", &a.placeholder), ("href", &a.href)] {
+            if let Some(v) = v {
+                line.push_str(&format!(" {k}={:?}", sightline_page::cut(v, 80)));
+            }
+        }
+        if let Some(v) = a.value.as_ref().filter(|v| !v.is_empty()) {
+            if a.type_.as_deref() == Some("password") {
+                line.push_str(" value=\"•••\"");
+            } else {
+                line.push_str(&format!(" value={:?}", sightline_page::cut(v, 80)));
+            }
+        }
+        if let Some(c) = a.checked {
+            line.push_str(if c { " checked" } else { " unchecked" });
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The user message for one turn.
+pub fn turn_message(
+    task: &str,
+    step: usize,
+    max_steps: usize,
+    state: &StateObject,
+    recent: &[String],
+    vision: bool,
+) -> String {
+    let mut m = format!("Task: {task}\n\nStep {step} of at most {max_steps}.\nURL: {}\n", state.url);
+    if !recent.is_empty() {
+        m.push_str("\nYour recent actions:\n");
+        for r in recent {
+            m.push_str(&format!("- {r}\n"));
+        }
+    }
+    if let Some(e) = &state.error {
+        m.push_str(&format!(
+            "\nYour last action FAILED with {}: {}\nThe page did not change.\n",
+            serde_json::to_value(e.code).unwrap_or_default().as_str().unwrap_or(""),
+            e.message
+        ));
+    }
+    m.push_str(&format!("\npage_content:\n{}\n\nelement_index:\n{}", state.page_content, render_index(state)));
+    if vision {
+        m.push_str("\nThe attached screenshot shows the viewport with a numbered box over each indexed element (same numbers).\n");
+    }
+    m.push_str("\nReply with exactly one action.");
+    m
+}
+
+/// Rough token count for the trace (about four characters a token).
+pub fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}

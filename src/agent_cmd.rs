@@ -1,0 +1,93 @@
+//! `sightline run` and `sightline trace view|replay`.
+
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+use sightline_agent::{Progress, Provider, RunConfig};
+use sightline_browser::Browser;
+
+use crate::cli::{self, Args};
+use crate::run::{browser_options, tab_options};
+
+pub async fn run(a: &Args) -> Result<u8> {
+    let [url] = a.positional.as_slice() else { bail!("expected one URL\n\n{}", cli::USAGE) };
+    sightline_api::check_url(url).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let task = a.task.clone().context("--task \"…\" is required")?;
+    let spec = a.model.clone().context("--model PROVIDER:MODEL is required (openai:MODEL or anthropic:MODEL)")?;
+    let max_steps: usize = a.max_steps.as_deref().unwrap_or("25").parse().context("--max-steps expects a number")?;
+    if !(1..=500).contains(&max_steps) {
+        bail!("--max-steps must be between 1 and 500");
+    }
+    let mut provider = Provider::from_spec(&spec, a.base_url.as_deref())?;
+    provider.tools = !a.no_tools;
+    if let Some(ms) = &a.retry_base_ms {
+        provider.retry_base = Duration::from_millis(ms.parse().context("--retry-base-ms expects milliseconds")?);
+    }
+    let progress = if a.json {
+        Progress::Json
+    } else if a.quiet {
+        Progress::Quiet
+    } else {
+        Progress::Lines
+    };
+    let browser = Browser::start(&browser_options(a)).await?;
+    let tab = browser.new_tab(tab_options(a)?).await?;
+    let cfg =
+        RunConfig { task, url: url.clone(), provider, max_steps, vision: a.vision, trace: a.trace.clone(), progress };
+    let report = sightline_agent::run(tab, cfg).await?;
+    browser.shutdown().await;
+    if a.json {
+        println!(
+            "{}",
+            json!({ "status": report.ending.status(), "message": report.ending.message(), "steps": report.steps, "prompt_tokens": report.prompt_tokens, "seconds": report.elapsed.as_secs_f64() })
+        );
+    } else {
+        println!(
+            "{}: {} ({} steps, {:.1} s, ~{} prompt tokens)",
+            report.ending.status(),
+            report.ending.message(),
+            report.steps,
+            report.elapsed.as_secs_f64(),
+            report.prompt_tokens
+        );
+    }
+    Ok(report.ending.exit_code())
+}
+
+pub async fn trace(a: &Args) -> Result<u8> {
+    match a.positional.as_slice() {
+        [cmd, dir] if cmd == "view" => {
+            let dir = std::path::Path::new(dir);
+            let html = sightline_agent::render_trace(dir)
+                .with_context(|| format!("reading the trace in {}", dir.display()))?;
+            let out = a.out.clone().unwrap_or_else(|| dir.join("trace.html"));
+            std::fs::write(&out, html).with_context(|| format!("writing {}", out.display()))?;
+            println!("{}", out.display());
+            Ok(0)
+        }
+        [cmd, dir] if cmd == "replay" => {
+            let browser = Browser::start(&browser_options(a)).await?;
+            let tab = browser.new_tab(tab_options(a)?).await?;
+            let turns =
+                sightline_agent::replay(std::path::Path::new(dir), tab).await.map_err(|e| anyhow::anyhow!(e))?;
+            let mut differ = 0;
+            for t in &turns {
+                let same = t.recorded == t.now;
+                differ += usize::from(!same);
+                println!(
+                    "step {:>2}  {:<60} recorded {:<24} now {:<24}{}",
+                    t.step,
+                    sightline_page::cut(&t.action.to_string(), 60),
+                    t.recorded,
+                    t.now,
+                    if same { "" } else { "  ← differs" }
+                );
+            }
+            println!("{} actions replayed, {differ} outcome(s) differ", turns.len());
+            browser.shutdown().await;
+            Ok(if differ == 0 { 0 } else { 1 })
+        }
+        _ => bail!("usage: sightline trace view DIR [--out FILE.html] | sightline trace replay DIR"),
+    }
+}
