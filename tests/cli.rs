@@ -231,29 +231,11 @@ fn describe_lists_vision_primitives_only_with_a_backend() {
 
 /// Plays an OpenAI-compatible endpoint for one request; returns (head, body) of what it received.
 fn fake_vision_endpoint(answer: &'static str) -> (u16, std::thread::JoinHandle<(String, Value)>) {
-    use std::io::Read;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let handle = std::thread::spawn(move || {
         let (mut s, _) = listener.accept().unwrap();
-        let mut buf = Vec::new();
-        let mut chunk = [0u8; 65536];
-        let (head, body_start) = loop {
-            let n = s.read(&mut chunk).unwrap();
-            buf.extend_from_slice(&chunk[..n]);
-            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                break (String::from_utf8_lossy(&buf[..i]).to_string(), i + 4);
-            }
-        };
-        let len: usize = head
-            .lines()
-            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
-            .unwrap();
-        while buf.len() < body_start + len {
-            let n = s.read(&mut chunk).unwrap();
-            buf.extend_from_slice(&chunk[..n]);
-        }
-        let body: Value = serde_json::from_slice(&buf[body_start..body_start + len]).unwrap();
+        let (head, body) = read_http_request(&mut s);
         let reply = json!({"choices": [{"message": {"role": "assistant", "content": answer}}]}).to_string();
         write!(s, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}", reply.len()).unwrap();
         (head, body)

@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::process::{Command, Output};
 use std::thread::JoinHandle;
@@ -31,24 +31,7 @@ fn provider(replies: Vec<(u16, String)>) -> (u16, JoinHandle<Vec<Request>>) {
         let mut seen = Vec::new();
         for (status, reply) in replies {
             let (mut s, _) = listener.accept().unwrap();
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 65536];
-            let (head, start) = loop {
-                let n = s.read(&mut chunk).unwrap();
-                buf.extend_from_slice(&chunk[..n]);
-                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                    break (String::from_utf8_lossy(&buf[..i]).to_string(), i + 4);
-                }
-            };
-            let len: usize = head
-                .lines()
-                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
-                .unwrap_or(0);
-            while buf.len() < start + len {
-                let n = s.read(&mut chunk).unwrap();
-                buf.extend_from_slice(&chunk[..n]);
-            }
-            let body = serde_json::from_slice(&buf[start..start + len]).unwrap_or(Value::Null);
+            let (head, body) = read_http_request(&mut s);
             let reason = if status == 200 { "OK" } else { "Error" };
             let extra = if status == 429 { "Retry-After: 0\r\n" } else { "" };
             write!(s, "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{reply}", reply.len()).unwrap();

@@ -118,6 +118,30 @@ pub async fn fails(api: &sightline_api::Api, tool: &str, args: Value) -> sightli
     }
 }
 
+/// Read one HTTP request (head and Content-Length body) from a test server's connection.
+pub fn read_http_request(s: &mut std::net::TcpStream) -> (String, Value) {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 65536];
+    let (head, start) = loop {
+        let n = s.read(&mut chunk).unwrap();
+        assert!(n > 0, "connection closed before a full request");
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break (String::from_utf8_lossy(&buf[..i]).to_string(), i + 4);
+        }
+    };
+    let len: usize = head
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+        .unwrap_or(0);
+    while buf.len() < start + len {
+        let n = s.read(&mut chunk).unwrap();
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    (head, serde_json::from_slice(&buf[start..start + len]).unwrap_or(Value::Null))
+}
+
 /// Run an async test body on the shared runtime.
 pub fn run<F: Future>(f: F) -> F::Output {
     world();

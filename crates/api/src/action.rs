@@ -7,13 +7,7 @@
 
 use serde_json::{Map, Value};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    Up,
-    Down,
-    Left,
-    Right,
-}
+pub use sightline_browser::Direction;
 
 /// One validated action.
 #[derive(Debug, Clone, PartialEq)]

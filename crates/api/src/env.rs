@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use sightline_browser::{BrowserError, Captured, Refusal, Tab};
 
-use crate::action::{Action, Direction};
+use crate::action::Action;
 use crate::state::{ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus};
 
 /// Options for an environment.
@@ -133,12 +133,7 @@ impl Env {
                 }
                 Action::Scroll { direction, pixels, element_index } => {
                     let e = element_index.map(|i| check(i, "element_index")).transpose()?;
-                    let d = match direction {
-                        Direction::Up => sightline_browser::Direction::Up,
-                        Direction::Down => sightline_browser::Direction::Down,
-                        Direction::Left => sightline_browser::Direction::Left,
-                        Direction::Right => sightline_browser::Direction::Right,
-                    };
+                    let d = *direction;
                     let px = pixels.map(|p| p.min(u32::MAX as u64) as u32);
                     self.tab.scroll(&self.current, d, px, e).await.map_err(map_err)
                 }

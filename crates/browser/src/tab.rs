@@ -115,6 +115,18 @@ impl Tab {
             .call(None, "Target.createTarget", json!({ "url": "about:blank", "browserContextId": context_id }))
             .await?;
         let target_id = created["targetId"].as_str().unwrap_or_default().to_string();
+        Tab::attach_session(browser, target_id, context_id, owned_context, opts).await
+    }
+
+    /// Attach a flattened session to a page target and start following it.
+    async fn attach_session(
+        browser: Browser,
+        target_id: String,
+        context_id: Option<String>,
+        owned_context: bool,
+        opts: TabOptions,
+    ) -> Result<Tab, BrowserError> {
+        let client = browser.client().clone();
         let attached: Value =
             client.call(None, "Target.attachToTarget", json!({ "targetId": target_id, "flatten": true })).await?;
         let session = SessionId(attached["sessionId"].as_str().unwrap_or_default().to_string());
@@ -136,33 +148,7 @@ impl Tab {
     /// Attach to a page target that already exists (a popup the page opened).
     /// The tab shares its opener's browser context and does not own it.
     pub async fn attach(browser: Browser, target_id: &str, opts: TabOptions) -> Result<Tab, BrowserError> {
-        let client = browser.client().clone();
-        let attached: Value =
-            client.call(None, "Target.attachToTarget", json!({ "targetId": target_id, "flatten": true })).await?;
-        let session = SessionId(attached["sessionId"].as_str().unwrap_or_default().to_string());
-        let (dead_tx, dead) = tokio::sync::watch::channel(false);
-        let state = Arc::new(Mutex::new(Tracker {
-            pointer: (opts.viewport.0 as f64 / 2.0, opts.viewport.1 as f64 / 2.0),
-            dead: Some(dead_tx),
-            ..Tracker::default()
-        }));
-        let events = tokio::spawn(track(client.clone(), client.subscribe(None), session.clone(), state.clone()));
-        let tab = Tab {
-            dead,
-            browser,
-            client,
-            target_id: target_id.to_string(),
-            context_id: None,
-            owned_context: false,
-            session,
-            opts,
-            state,
-            events,
-        };
-        tab.setup_session(&tab.session.clone(), true).await?;
-        let tree: Value = tab.call("Page.getFrameTree", json!({})).await?;
-        tab.state.lock().unwrap().main_frame =
-            tree["frameTree"]["frame"]["id"].as_str().unwrap_or_default().to_string();
+        let tab = Tab::attach_session(browser, target_id.to_string(), None, false, opts).await?;
         let _: Result<Value, _> = tab.call("Runtime.runIfWaitingForDebugger", json!({})).await;
         Ok(tab)
     }
