@@ -103,7 +103,11 @@ pub fn render(dir: &Path) -> std::io::Result<String> {
                     esc(&t.page_content)
                 );
             }
-            Record::End { status, message, .. } => end = Some((status.clone(), message.clone())),
+            Record::End { status, message, total_ms, .. } => {
+                end = Some((status.clone(), message.clone()));
+                // The run's wall time, startup included, when the run ended cleanly.
+                ms = *total_ms;
+            }
         }
     }
     let ending = match &end {
