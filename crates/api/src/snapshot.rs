@@ -199,8 +199,8 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         if let Some(l) = req.dom_node_limit {
             opts.dom_node_limit = l;
         }
-        let capture = captured.capture.clone();
-        Some(Arc::new(semantic::build(&mut captured.view, &capture, opts)))
+        let sightline_browser::Captured { view, capture, .. } = &mut captured;
+        Some(Arc::new(semantic::build(view, capture, opts)))
     } else {
         None
     };

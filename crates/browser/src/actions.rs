@@ -419,11 +419,6 @@ impl Tab {
             }
         }
     }
-
-    /// Load the first page (used by front ends before the first state).
-    pub async fn goto(&self, url: &str) -> Result<(), BrowserError> {
-        self.navigate(url).await
-    }
 }
 
 fn node_label(n: &sightline_page::arena_node::Node) -> String {

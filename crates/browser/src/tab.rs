@@ -49,7 +49,6 @@ pub(crate) struct Tracker {
     pub navigations: u64,
     /// Per frame id: documents committed in that frame so far.
     pub frame_navigations: HashMap<String, u64>,
-    pub last_activity: Option<Instant>,
     pub dead: Option<tokio::sync::watch::Sender<bool>>,
 }
 
@@ -273,13 +272,7 @@ impl Tab {
     /// Evaluate a fixed expression in the main frame and return its value. For
     /// diagnostics and tests; agents never reach this.
     pub async fn evaluate(&self, expression: &str) -> Result<Value, BrowserError> {
-        let v: Value = self
-            .call("Runtime.evaluate", json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }))
-            .await?;
-        if let Some(e) = v.get("exceptionDetails") {
-            return Err(BrowserError::Unexpected(format!("evaluate threw: {e}")));
-        }
-        Ok(v["result"]["value"].clone())
+        self.eval_json(expression).await
     }
 
     /// How many main-frame navigations have committed in this tab.
@@ -383,7 +376,6 @@ async fn track(
                     if let Some(id) = v["requestId"].as_str() {
                         let mut st = state.lock().unwrap();
                         st.inflight.insert(id.to_string(), now);
-                        st.last_activity = Some(now);
                     }
                 }
             }
@@ -392,7 +384,6 @@ async fn track(
                 if let Some(id) = v["requestId"].as_str() {
                     let mut st = state.lock().unwrap();
                     st.inflight.remove(id);
-                    st.last_activity = Some(now);
                 }
             }
             "Page.frameStartedLoading" | "Page.frameStoppedLoading" => {
@@ -401,7 +392,6 @@ async fn track(
                 if ev.session.as_ref() == Some(&page) && v["frameId"].as_str() == Some(st.main_frame.as_str()) {
                     st.main_loading = ev.method == "Page.frameStartedLoading";
                     st.nav_requested = None;
-                    st.last_activity = Some(now);
                 }
             }
             "Page.frameRequestedNavigation" => {

@@ -158,11 +158,6 @@ impl Chromium {
         &self.client
     }
 
-    /// True when this process started the browser.
-    pub fn owns_process(&self) -> bool {
-        self.child.is_some()
-    }
-
     /// The temporary profile directory of a launched browser.
     pub fn profile_dir(&self) -> Option<&Path> {
         self.profile.as_deref()

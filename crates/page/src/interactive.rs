@@ -331,14 +331,13 @@ fn text_fragments(arena: &Arena, id: NodeId, clip: &Rect) -> Vec<(f64, f64)> {
 }
 
 /// Every interactive element of the page, visible or not, with why it counts.
-pub fn candidates(arena: &Arena) -> Vec<(NodeId, Reason)> {
-    let (label_set, _) = associated_labels(arena);
+pub fn candidates(arena: &Arena, label_set: &HashSet<NodeId>) -> Vec<(NodeId, Reason)> {
     let n_nodes = arena.nodes.len();
     // Semantic interactivity, and which nodes have a semantic descendant / ancestor.
     let mut semantic: Vec<Option<Reason>> = vec![None; n_nodes];
     for (i, n) in arena.nodes.iter().enumerate() {
         if n.is_element() && !n.in_ua_shadow {
-            semantic[i] = semantic_reason(arena, i as NodeId, &label_set);
+            semantic[i] = semantic_reason(arena, i as NodeId, label_set);
         }
     }
     let mut has_semantic_desc = vec![false; n_nodes];
@@ -387,8 +386,8 @@ pub fn candidates(arena: &Arena) -> Vec<(NodeId, Reason)> {
 }
 
 pub fn find(arena: &mut Arena) -> Found {
-    let (_, labels_of) = associated_labels(arena);
-    let candidates = candidates(arena);
+    let (label_set, labels_of) = associated_labels(arena);
+    let candidates = candidates(arena, &label_set);
     let mut elements: Vec<Element> = Vec::new();
     let mut covered = Vec::new();
     let mut select_index: HashMap<NodeId, u32> = HashMap::new();
@@ -403,7 +402,7 @@ pub fn find(arena: &mut Arena) -> Found {
                 continue;
             }
             let parent = elements[sel_index as usize - 1].clone();
-            let descriptor = describe(arena, id, &labels_of);
+            let descriptor = describe(arena, id);
             elements.push(Element {
                 index: elements.len() as u32 + 1,
                 node: id,
@@ -454,7 +453,7 @@ pub fn find(arena: &mut Arena) -> Found {
             continue;
         };
         let n = &arena.nodes[i];
-        let descriptor = describe(arena, id, &labels_of);
+        let descriptor = describe(arena, id);
         let itype = if n.tag == "input" { input_type(arena, id) } else { String::new() };
         let accepts_text = match n.tag.as_str() {
             "textarea" => true,
@@ -540,8 +539,7 @@ fn option_value(arena: &Arena, opt: NodeId) -> String {
 }
 
 /// Build the seed's descriptor for one element.
-pub fn describe(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Vec<NodeId>>) -> Descriptor {
-    let _ = labels_of;
+pub fn describe(arena: &Arena, id: NodeId) -> Descriptor {
     let n = arena.node(id);
     let tag = n.tag.clone();
     let itype = (tag == "input").then(|| input_type(arena, id));
@@ -649,7 +647,7 @@ pub fn accessible_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Ve
 }
 
 /// `<label>`s tied to controls, and the labels of each control.
-pub fn associated_labels_pub(arena: &Arena) -> (HashSet<NodeId>, HashMap<NodeId, Vec<NodeId>>) {
+pub fn labels(arena: &Arena) -> (HashSet<NodeId>, HashMap<NodeId, Vec<NodeId>>) {
     associated_labels(arena)
 }
 

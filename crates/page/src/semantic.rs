@@ -293,8 +293,8 @@ impl Default for SemanticOptions {
 pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> SemanticTree {
     let ax = Ax::new(capture);
     let arena = &mut view.arena;
-    let interactive: HashMap<NodeId, Reason> = interactive::candidates(arena).into_iter().collect();
-    let (_, labels_of) = interactive::associated_labels_pub(arena);
+    let (label_set, labels_of) = interactive::labels(arena);
+    let interactive: HashMap<NodeId, Reason> = interactive::candidates(arena, &label_set).into_iter().collect();
     let vp = arena.viewport;
     let near = Rect::new(
         vp.x - vp.w * opts.near_margin,
@@ -391,7 +391,7 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
         } else {
             "text".into()
         };
-        let descriptor = interactive::describe(arena, id, &labels_of);
+        let descriptor = interactive::describe(arena, id);
         let ax_name = axn.and_then(|a| ax_str(&a.name));
         let name = if is_text {
             cut(&direct_text, 200)
