@@ -1,0 +1,82 @@
+//! `--allow` / `--block` prefixes, compared on parsed parts, never as strings.
+
+use url::{Host, Url};
+
+/// A parsed URL prefix: scheme, host, port and path.
+///
+/// A URL is under the prefix when its scheme, host and port (defaults filled
+/// in) are equal and its path starts with the prefix's path at a segment
+/// boundary (`/docs` covers `/docs` and `/docs/a`, not `/docsecret`). `ws:`
+/// and `wss:` count as `http:` and `https:`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prefix {
+    text: String,
+    scheme: String,
+    host: Host<String>,
+    port: u16,
+    path: String,
+}
+
+fn web_scheme(s: &str) -> &str {
+    match s {
+        "ws" => "http",
+        "wss" => "https",
+        other => other,
+    }
+}
+
+impl Prefix {
+    pub fn parse(text: &str) -> Result<Prefix, String> {
+        let url = Url::parse(text).map_err(|e| format!("not an absolute URL ({e}); write it like https://example.com/"))?;
+        if !matches!(url.scheme(), "http" | "https" | "ws" | "wss") {
+            return Err(format!("scheme '{}:' cannot be a prefix; use http or https", url.scheme()));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err("a prefix cannot hold a user name or password".into());
+        }
+        let host = url.host().ok_or("a prefix needs a host")?.to_owned();
+        let port = url.port_or_known_default().ok_or("a prefix needs a port")?;
+        Ok(Prefix { text: text.to_string(), scheme: web_scheme(url.scheme()).to_string(), host, port, path: url.path().to_string() })
+    }
+
+    /// The prefix as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn host(&self) -> &Host<String> {
+        &self.host
+    }
+
+    fn same_origin(&self, host: &Host<String>, port: u16) -> bool {
+        self.port == port
+            && match (&self.host, host) {
+                (Host::Domain(a), Host::Domain(b)) => a.trim_end_matches('.') == b.trim_end_matches('.'),
+                (a, b) => a == b,
+            }
+    }
+
+    fn covers_path(&self, path: &str) -> bool {
+        if self.path.ends_with('/') {
+            path.starts_with(&self.path)
+        } else {
+            path == self.path || path.strip_prefix(&self.path).is_some_and(|rest| rest.starts_with('/'))
+        }
+    }
+
+    /// Is `url` under this prefix?
+    pub fn covers_url(&self, url: &Url) -> bool {
+        let (Some(host), Some(port)) = (url.host(), url.port_or_known_default()) else { return false };
+        web_scheme(url.scheme()) == self.scheme && self.same_origin(&host.to_owned(), port) && self.covers_path(url.path())
+    }
+
+    /// An allow prefix admits a tunnel to its host and port (a tunnel's path is not visible).
+    pub fn admits_tunnel(&self, host: &Host<String>, port: u16) -> bool {
+        self.same_origin(host, port)
+    }
+
+    /// A block prefix covers a tunnel when it blocks the whole origin (path `/`).
+    pub fn covers_tunnel(&self, host: &Host<String>, port: u16) -> bool {
+        self.path == "/" && self.same_origin(host, port)
+    }
+}
