@@ -5,10 +5,9 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 use sightline_agent::{Progress, Provider, RunConfig};
-use sightline_browser::Browser;
 
 use crate::cli::{self, Args};
-use crate::run::{browser_options, tab_options};
+use crate::run::{start_browser, tab_options};
 
 pub async fn run(a: &Args) -> Result<u8> {
     let [url] = a.positional.as_slice() else { bail!("expected one URL\n\n{}", cli::USAGE) };
@@ -31,7 +30,7 @@ pub async fn run(a: &Args) -> Result<u8> {
     } else {
         Progress::Lines
     };
-    let browser = Browser::start(&browser_options(a)).await?;
+    let (browser, _egress) = start_browser(a).await?;
     let tab = browser.new_tab(tab_options(a)?).await?;
     let cfg =
         RunConfig { task, url: url.clone(), provider, max_steps, vision: a.vision, trace: a.trace.clone(), progress };
@@ -67,7 +66,7 @@ pub async fn trace(a: &Args) -> Result<u8> {
             Ok(0)
         }
         [cmd, dir] if cmd == "replay" => {
-            let browser = Browser::start(&browser_options(a)).await?;
+            let (browser, _egress) = start_browser(a).await?;
             let tab = browser.new_tab(tab_options(a)?).await?;
             let turns =
                 sightline_agent::replay(std::path::Path::new(dir), tab).await.map_err(|e| anyhow::anyhow!(e))?;

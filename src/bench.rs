@@ -17,7 +17,7 @@ use sightline_page::COMPUTED_STYLES;
 use sightline_serve::Server;
 
 use crate::cli::Args;
-use crate::run::{browser_options, tab_options};
+use crate::run::{start_browser, tab_options};
 
 /// A page with `n` interactive elements in cards, plus a counter button on top.
 pub fn generated_page(n: usize) -> String {
@@ -72,7 +72,7 @@ pub async fn run(a: &Args) -> Result<u8> {
     for &n in &sizes {
         site.page(&format!("/gen-{n}.html"), generated_page(n));
     }
-    let browser = Browser::start(&browser_options(a)).await?;
+    let (browser, _egress) = start_browser(a).await?;
     eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
     let mut rows = Vec::new();
     let mut mark_rows = Vec::new();

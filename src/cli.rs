@@ -36,6 +36,11 @@ OPTIONS:
     --connect URL             attach to a running browser (ws://…/devtools/browser/… or http://host:port)
     --chrome PATH             Chromium binary (else $SIGHTLINE_CHROME, then chromium on PATH)
     --settle-ms MS            the most one wait for a stable page may take (default 3000)
+    --allow PREFIX            egress: only URLs under these prefixes (repeatable; scheme, host, port, path)
+    --block PREFIX            egress: refuse URLs under these prefixes (repeatable; wins over --allow)
+    --block-private           egress: refuse private, loopback, link-local, CGNAT, unique-local addresses
+                              (script does this by default; --allow-private lifts it)
+    --no-chrome-sandbox       run Chromium without its sandbox (always so when running as root)
     --vision-url URL          OpenAI-compatible base URL (…/v1) for browser.ask/askMarks; key in $SIGHTLINE_VISION_API_KEY or $OPENAI_API_KEY
     -h, --help                this text
     -V, --version             version
@@ -77,6 +82,10 @@ pub struct Args {
     pub quiet: bool,
     pub no_tools: bool,
     pub retry_base_ms: Option<String>,
+    // Egress policy and browser hardening.
+    pub block: Vec<String>,
+    pub block_private: bool,
+    pub no_chrome_sandbox: bool,
 }
 
 pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
@@ -115,6 +124,9 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--quiet" => a.quiet = true,
             "--no-tools" => a.no_tools = true,
             "--retry-base-ms" => a.retry_base_ms = Some(value("--retry-base-ms")?),
+            "--block" => a.block.push(value("--block")?),
+            "--block-private" => a.block_private = true,
+            "--no-chrome-sandbox" => a.no_chrome_sandbox = true,
             s if s.starts_with('-') && s.len() > 1 => bail!("unknown option {s}\n\n{USAGE}"),
             _ if a.command.is_empty() => a.command = w,
             _ => a.positional.push(w),

@@ -11,11 +11,10 @@ use anyhow::{Context, Result};
 use base64::Engine;
 use serde_json::{json, Value};
 use sightline_api::{Action, Env, EnvOptions, ErrorCode, StateObject};
-use sightline_browser::Browser;
 use sightline_serve::Server;
 
 use crate::cli::Args;
-use crate::run::{browser_options, tab_options};
+use crate::run::{start_browser, tab_options};
 
 /// Find an element in the current index: the first whose descriptor matches.
 fn find(state: &StateObject, pred: impl Fn(&sightline_api::ElementDescriptor) -> bool) -> Option<u64> {
@@ -98,7 +97,7 @@ pub async fn run(a: &Args) -> Result<u8> {
     site.page("/welcome.html", include_str!("demo_site/welcome.html"));
     let shots = a.out.clone().unwrap_or_else(|| std::env::temp_dir().join("sightline-demo"));
     std::fs::create_dir_all(&shots).with_context(|| format!("creating {}", shots.display()))?;
-    let browser = Browser::start(&browser_options(a)).await?;
+    let (browser, _egress) = start_browser(a).await?;
     println!("sightline demo — {} — site at {}", browser.version().await?, site.url("/"));
     let tab = browser.new_tab(tab_options(a)?).await?;
     let mut env = Env::new(tab, EnvOptions { screenshot: true }).await?;

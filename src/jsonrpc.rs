@@ -1,11 +1,14 @@
 //! JSON-RPC 2.0 over stdio, one message per line: the framing shared by
 //! `sightline rpc` and `sightline mcp`. Requests are answered in order;
 //! notifications (no `id`) get no answer. The process and its sessions survive
-//! any malformed line.
+//! any malformed line: a line longer than `MAX_LINE_BYTES` (discarded as it
+//! arrives, never buffered whole), not UTF-8, holding a NUL byte, or nested
+//! too deeply gets a -32700 parse error and the loop goes on.
 
 use serde_json::{json, Value};
 use sightline_api::{Api, ToolError};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use sightline_api::LineReader;
+use tokio::io::{AsyncWriteExt, BufReader};
 
 /// A protocol-level error (not a tool failure).
 pub struct RpcError {
@@ -40,9 +43,20 @@ pub async fn serve<F>(api: &Api, mut handle: F) -> anyhow::Result<()>
 where
     F: AsyncFnMut(&Api, &str, Value) -> Result<Value, RpcError>,
 {
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut lines = LineReader::new(BufReader::new(tokio::io::stdin()));
     let mut out = tokio::io::stdout();
     while let Some(line) = lines.next_line().await? {
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                let mut err = RpcError::new(-32700, format!("parse error: {e}"));
+                err.data = json!({ "code": "invalid_params" });
+                let r = error_reply(Value::Null, err);
+                out.write_all(format!("{r}\n").as_bytes()).await?;
+                out.flush().await?;
+                continue;
+            }
+        };
         if line.trim().is_empty() {
             continue;
         }

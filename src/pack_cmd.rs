@@ -4,12 +4,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use sightline_browser::Browser;
 use sightline_chrome::ChromeDriver;
-use sightline_pack::{draw_marks, Cx, DefaultPolicy, Driver, Pack, ScriptError, ScriptOptions, PRIMITIVES};
+use sightline_pack::{draw_marks, Cx, Driver, EgressGate, Pack, ScriptError, ScriptOptions, PRIMITIVES};
 
 use crate::cli::{self, Args};
-use crate::run::{browser_options, tab_options};
+use crate::run::{start_browser, tab_options};
 use crate::vision::OpenAiVision;
 
 /// `sightline marks URL --out marks.png [--json]`
@@ -17,7 +16,7 @@ pub async fn marks(a: &Args) -> Result<u8> {
     let [url] = a.positional.as_slice() else { bail!("expected one URL\n\n{}", cli::USAGE) };
     sightline_api::check_url(url).map_err(|e| anyhow::anyhow!("{e}"))?;
     let out = a.out.clone().context("--out FILE.png is required")?;
-    let browser = Browser::start(&browser_options(a)).await?;
+    let (browser, _egress) = start_browser(a).await?;
     let driver = ChromeDriver::new(browser.new_tab(tab_options(a)?).await?);
     let cx = Cx::new(Duration::from_secs(60));
     driver.navigate(&cx, url).await?;
@@ -68,14 +67,15 @@ pub async fn script(a: &Args) -> Result<u8> {
     if !(0.1..=3600.0).contains(&timeout) {
         bail!("--timeout must be between 0.1 and 3600 seconds");
     }
-    let browser = Browser::start(&browser_options(a)).await?;
+    let (browser, egress) = start_browser(a).await?;
     let driver = Arc::new(ChromeDriver::new(browser.new_tab(tab_options(a)?).await?));
     if let Some(url) = &a.url {
         // The operator's starting page: not an agent decision, so not gated.
         sightline_api::check_url(url).map_err(|e| anyhow::anyhow!("{e}"))?;
         driver.navigate(&Cx::new(Duration::from_secs(60)), url).await?;
     }
-    let policy = DefaultPolicy { url_allow_prefixes: a.allow.clone(), allow_private: a.allow_private };
+    // The same policy the egress proxy applies to every request of the page.
+    let policy = EgressGate(egress);
     let pack = Pack::new(driver.clone(), policy, vision.map(OpenAiVision::into_callback));
     let name =
         std::path::Path::new(file).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| file.clone());

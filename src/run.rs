@@ -4,18 +4,53 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use serde_json::json;
-use sightline_api::{check_url, Action, Env, EnvOptions};
+use std::sync::Arc;
+
+use sightline_api::{check_url, Action, Egress, Env, EnvOptions, LineReader, PolicyConfig};
 use sightline_browser::{Browser, BrowserOptions, SettleOptions, TabOptions};
 use sightline_cdp::LaunchOptions;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 
 use crate::cli::{self, Args};
 
-pub fn browser_options(a: &Args) -> BrowserOptions {
-    BrowserOptions {
-        launch: LaunchOptions { chrome: a.chrome.clone(), extra_args: Vec::new() },
-        connect: a.connect.clone(),
+/// The egress policy from `--allow`, `--block` and `--block-private` (for
+/// `script`, private addresses are refused unless `--allow-private`, and its
+/// `--url` start page is trusted). A launched browser gets the egress proxy;
+/// a browser we attach to cannot be reconfigured, so explicit rules are
+/// refused with `--connect` rather than silently enforced only in part.
+pub fn egress(a: &Args) -> Result<Arc<Egress>> {
+    let script = a.command == "script";
+    let cfg = PolicyConfig {
+        allow: a.allow.clone(),
+        block: a.block.clone(),
+        block_private: a.block_private || (script && !a.allow_private),
+        trusted: if script { a.url.iter().cloned().collect() } else { Vec::new() },
+    };
+    let explicit = !cfg.allow.is_empty() || !cfg.block.is_empty() || a.block_private;
+    let egress = match &a.connect {
+        Some(_) if explicit => bail!(
+            "--allow/--block/--block-private need a browser Sightline launches (its requests go through Sightline's egress proxy); they cannot be enforced on a --connect browser"
+        ),
+        Some(_) => Egress::without_proxy(&cfg)?,
+        None => Egress::with_proxy(&cfg)?,
+    };
+    Ok(Arc::new(egress))
+}
+
+/// How to get the browser: launched behind `egress`'s proxy, or attached.
+pub fn browser_options(a: &Args, egress: &Egress) -> BrowserOptions {
+    let mut extra_args = egress.chromium_flags();
+    if a.no_chrome_sandbox {
+        extra_args.push("--no-sandbox".into());
     }
+    BrowserOptions { launch: LaunchOptions { chrome: a.chrome.clone(), extra_args }, connect: a.connect.clone() }
+}
+
+/// A browser for this command, with its egress (keep the `Arc` alive as long as the browser).
+pub async fn start_browser(a: &Args) -> Result<(Browser, Arc<Egress>)> {
+    let egress = egress(a)?;
+    let browser = Browser::start(&browser_options(a, &egress)).await?;
+    Ok((browser, egress))
 }
 
 pub fn tab_options(a: &Args) -> Result<TabOptions> {
@@ -35,9 +70,10 @@ fn url_arg(a: &Args) -> Result<String> {
 
 /// Open a browser and a tab, and load `url` as the first turn.
 async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn)> {
-    let browser = Browser::start(&browser_options(a)).await?;
+    let (browser, egress) = start_browser(a).await?;
     let tab = browser.new_tab(tab_options(a)?).await?;
     let mut env = Env::new(tab, EnvOptions { screenshot: !a.no_screenshot }).await?;
+    env.set_egress(egress);
     let first =
         env.step_action(Action::Navigate { url: url.to_string() }, json!({ "action": "navigate", "url": url })).await;
     Ok((browser, env, first))
@@ -56,10 +92,15 @@ pub async fn env(a: &Args) -> Result<u8> {
     let (browser, mut env, first) = open(a, &url).await?;
     let mut out = tokio::io::stdout();
     write_line(&mut out, &first.state.to_json_line()).await?;
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    // Bounded: a line past MAX_LINE_BYTES is discarded as it arrives, and a bad
+    // line (too long, not UTF-8, NUL) is ACTION_VALIDATION_FAILED, never the end.
+    let mut lines = LineReader::new(BufReader::new(tokio::io::stdin()));
     let mut code = 0u8;
     while let Some(line) = lines.next_line().await? {
-        let turn = env.step(&line).await;
+        let turn = match line {
+            Ok(line) => env.step(&line).await,
+            Err(e) => env.reject(&e),
+        };
         write_line(&mut out, &turn.state.to_json_line()).await?;
         if turn.fatal {
             eprintln!("sightline: the browser is gone; exiting");
@@ -121,5 +162,7 @@ fn describe(arena: &sightline_page::Arena, id: sightline_page::NodeId) -> String
 
 /// The tool API with the command line's browser and tab options.
 pub fn api(a: &Args) -> Result<sightline_api::Api> {
-    Ok(sightline_api::Api::new(sightline_api::ApiOptions { browser: browser_options(a), tab: tab_options(a)? }))
+    let egress = egress(a)?;
+    let opts = sightline_api::ApiOptions { browser: browser_options(a, &egress), tab: tab_options(a)? };
+    Ok(sightline_api::Api::new(opts).with_egress(egress))
 }

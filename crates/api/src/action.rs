@@ -56,7 +56,7 @@ pub const ACTIONS: &[&str] =
     &["click_element", "input_text", "select_option", "scroll", "navigate", "finish_task", "fail_task"];
 
 /// URL schemes `navigate` accepts. `javascript:` is refused: it would run agent code in the page.
-pub const NAVIGABLE_SCHEMES: &[&str] = &["http", "https", "about", "data"];
+pub use sightline_policy::NAVIGABLE_SCHEMES;
 
 struct Fields<'a> {
     action: &'a str,
@@ -116,25 +116,25 @@ fn as_index(name: &str, v: &Value) -> Result<u64, ValidationError> {
     }
 }
 
-/// Check that `url` is absolute with a scheme `navigate` accepts.
+/// The most text one `input_text` action may type, in characters.
+pub const MAX_TEXT_CHARS: usize = 100_000;
+
+/// Check that `url` is absolute, with a scheme `navigate` accepts, a host for
+/// http(s) and no user name or password (parsed as Chromium parses it).
 pub fn check_url(url: &str) -> Result<(), ValidationError> {
-    let Some((scheme, rest)) = url.split_once(':') else {
-        return fail(format!("'url' must be an absolute URL (like https://example.com/), got '{url}'"));
-    };
-    let valid_scheme = scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    if !valid_scheme {
-        return fail(format!("'url' must be an absolute URL (like https://example.com/), got '{url}'"));
+    sightline_policy::parse_navigable(url).map(|_| ()).map_err(|e| ValidationError { message: format!("'url': {e}") })
+}
+
+/// Text an `input_text` action may type: at most [`MAX_TEXT_CHARS`], no NUL.
+pub fn check_text(text: &str) -> Result<(), ValidationError> {
+    if text.len() > MAX_TEXT_CHARS && text.chars().count() > MAX_TEXT_CHARS {
+        return fail(format!(
+            "'text' is {} characters long; one input_text may type at most {MAX_TEXT_CHARS}",
+            text.chars().count()
+        ));
     }
-    let scheme = scheme.to_ascii_lowercase();
-    if !NAVIGABLE_SCHEMES.contains(&scheme.as_str()) {
-        return fail(format!("'url' scheme '{scheme}:' is not allowed; use one of {}", NAVIGABLE_SCHEMES.join(", ")));
-    }
-    if matches!(scheme.as_str(), "http" | "https") {
-        let host = rest.strip_prefix("//").map(|r| r.split(['/', '?', '#']).next().unwrap_or(""));
-        if host.is_none_or(|h| h.is_empty() || h.contains(char::is_whitespace)) {
-            return fail(format!("'url' must have a host, like {scheme}://example.com/, got '{url}'"));
-        }
+    if let Some(i) = text.find('\0') {
+        return fail(format!("'text' contains a NUL character (at byte {i}), which cannot be typed"));
     }
     Ok(())
 }
@@ -171,7 +171,9 @@ impl Action {
                     Some(Value::Bool(b)) => *b,
                     Some(v) => return fail(format!("'overwrite' must be a boolean, got {}", kind(v))),
                 };
-                Ok(Action::InputText { element_index: f.index("element_index")?, text: f.string("text")?, overwrite })
+                let text = f.string("text")?;
+                check_text(&text)?;
+                Ok(Action::InputText { element_index: f.index("element_index")?, text, overwrite })
             }
             "select_option" => {
                 f.allow(&["element_index", "option_index"])?;
@@ -299,7 +301,14 @@ mod tests {
         );
         assert!(err(r#"{"action":"navigate","url":"/docs"}"#).contains("absolute URL"));
         assert!(err(r#"{"action":"navigate","url":"javascript:alert(1)"}"#).contains("not allowed"));
-        assert!(err(r#"{"action":"navigate","url":"http:///x"}"#).contains("must have a host"));
+        assert!(err(r#"{"action":"navigate","url":"http://"}"#).contains("not an absolute URL"), "{}", err(r#"{"action":"navigate","url":"http://"}"#));
+        assert!(err(r#"{"action":"navigate","url":"file:///etc/passwd"}"#).contains("not allowed"));
+        assert!(err(r#"{"action":"navigate","url":"https://example.com@evil.test/"}"#).contains("user name or password"));
+        let long = "x".repeat(MAX_TEXT_CHARS + 1);
+        assert!(err(&format!(r#"{{"action":"input_text","element_index":1,"text":"{long}"}}"#)).contains("at most 100000"));
+        assert!(err(r#"{"action":"input_text","element_index":1,"text":"a\u0000b"}"#).contains("NUL"));
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(err(&deep).starts_with("not valid JSON"), "{}", err(&deep));
         assert_eq!(err(r#"{"action":"finish_task"}"#), "finish_task requires 'message' (a string)");
     }
 }

@@ -11,6 +11,8 @@ use serde_json::Value;
 use sightline_browser::{BrowserError, Captured, Refusal, Tab};
 
 use crate::action::Action;
+use crate::lines::LineError;
+use sightline_policy::Egress;
 use crate::state::{ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus};
 
 /// Options for an environment.
@@ -49,6 +51,7 @@ pub struct Turn {
 pub struct Env {
     tab: std::sync::Arc<Tab>,
     opts: EnvOptions,
+    egress: Option<std::sync::Arc<Egress>>,
     current: Captured,
     state: StateObject,
 }
@@ -59,7 +62,7 @@ impl Env {
         let tab = tab.into();
         let current = tab.capture(opts.screenshot).await?;
         let state = StateObject::from_view(&current.view, current.screenshot.clone());
-        Ok(Env { tab, opts, current, state })
+        Ok(Env { tab, opts, egress: None, current, state })
     }
 
     /// Capture the tab as it is now (it may have changed outside this environment).
@@ -68,6 +71,18 @@ impl Env {
         self.state = StateObject::from_view(&c.view, c.screenshot.clone());
         self.current = c;
         Ok(&self.state)
+    }
+
+    /// Check every `navigate` against this egress policy first, and name the
+    /// proxy's refusal when a load fails.
+    pub fn set_egress(&mut self, egress: std::sync::Arc<Egress>) {
+        self.egress = Some(egress);
+    }
+
+    /// A line of input that could not even be read as text (too long, not
+    /// UTF-8, NUL): `ACTION_VALIDATION_FAILED`, state unchanged.
+    pub fn reject(&self, e: &LineError) -> Turn {
+        self.error(ErrorCode::ActionValidationFailed, format!("the input line was refused: {e}"), Value::Null, false)
     }
 
     /// The last State Object emitted.
@@ -92,7 +107,11 @@ impl Env {
 
     /// One turn: parse, validate, act, wait, capture.
     pub async fn step(&mut self, line: &str) -> Turn {
-        let raw: Value = serde_json::from_str(line).unwrap_or_else(|_| Value::String(line.to_string()));
+        // Echoed in errors: the action as sent, or (when it is not JSON or longer
+        // than 64 KiB) its first 1,000 characters, so a reply stays small.
+        let short = || Value::String(sightline_page::cut(line, 1000));
+        let raw: Value =
+            if line.len() > 64 << 10 { short() } else { serde_json::from_str(line).unwrap_or_else(|_| short()) };
         let action = match Action::parse(line) {
             Ok(a) => a,
             Err(e) => return self.error(ErrorCode::ActionValidationFailed, e.message, raw, false),
@@ -137,7 +156,22 @@ impl Env {
                     let px = pixels.map(|p| p.min(u32::MAX as u64) as u32);
                     self.tab.scroll(&self.current, d, px, e).await.map_err(map_err)
                 }
-                Action::Navigate { url } => self.tab.navigate(url).await.map_err(map_err),
+                Action::Navigate { url } => {
+                    let Some(egress) = self.egress.clone() else { return self.tab.navigate(url).await.map_err(map_err) };
+                    if let Err(refused) = egress.check_navigation(url).await {
+                        return Err((
+                            ErrorCode::NavigationFailed,
+                            format!("Navigation to {url} was refused by the egress policy (rule {}): {refused}. The previous page is still loaded.", refused.rule()),
+                        ));
+                    }
+                    let mark = egress.mark();
+                    self.tab.navigate(url).await.map_err(map_err).map_err(|(code, mut message)| {
+                        if let Some(why) = egress.explain_since(mark) {
+                            message.push_str(&format!(" Cause: {why}."));
+                        }
+                        (code, message)
+                    })
+                }
                 Action::FinishTask { .. } | Action::FailTask { .. } => Ok(()),
             }
         }

@@ -17,12 +17,15 @@ mod action;
 mod env;
 mod error;
 mod ids;
+pub mod lines;
 mod registry;
 mod snapshot;
 mod state;
 mod tools;
 
-pub use action::{check_url, Action, Direction, ValidationError, ACTIONS, NAVIGABLE_SCHEMES};
+pub use action::{check_text, check_url, Action, Direction, ValidationError, ACTIONS, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES};
+pub use lines::{LineError, LineReader, MAX_LINE_BYTES};
+pub use sightline_policy::{Egress, PolicyConfig};
 pub use env::{Env, EnvError, EnvOptions, Turn};
 pub use error::{Proof, Rule, ToolError};
 pub use registry::ApiOptions;

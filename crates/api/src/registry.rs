@@ -83,6 +83,8 @@ pub struct Registry {
     pub sessions: Mutex<HashMap<String, Arc<Mutex<Session>>>>,
     pub ended: std::sync::Mutex<HashSet<String>>,
     pub opts: ApiOptions,
+    /// The egress policy every navigation is checked against.
+    pub egress: Option<Arc<sightline_policy::Egress>>,
 }
 
 impl Registry {

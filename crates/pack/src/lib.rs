@@ -28,6 +28,6 @@ mod sandbox;
 
 pub use draw::{draw_marks, mark_box, mark_color, DrawError};
 pub use driver::{CancelToken, Cx, Driver, DriverError, Mark, MarkSet};
-pub use policy::{forbidden_address, DefaultPolicy, Denied, Policy, Request};
+pub use policy::{DefaultPolicy, Denied, Egress, EgressGate, Policy, Request};
 pub use primitives::{describe, Prim, PRIMITIVES};
 pub use sandbox::{listing, Pack, ScriptError, ScriptOptions, ScriptOutcome, Vision};

@@ -1,13 +1,17 @@
 //! The policy gate every `browser` primitive passes before it runs.
 //!
-//! What it gates: where the agent may *steer* the browser (`goto` targets), and
-//! which primitives it may call. What it does not gate: what a page does once
-//! opened. A page the agent was allowed to open can redirect itself, load
-//! sub-resources from anywhere, or be sent elsewhere by `browser.eval()` setting
-//! `location`. Treat the allow-list as a statement about where the agent may
-//! steer, not as a network boundary.
+//! It checks where the agent *steers* the browser (`goto` targets) with the
+//! one egress policy of `sightline-policy`: URLs parsed as Chromium parses
+//! them, prefixes compared on scheme, host, port and path, userinfo refused,
+//! names resolved and every address checked. What a page does once opened
+//! (redirects, sub-resources, `location` set from `browser.eval()`) is not
+//! seen here: `sightline script` launches Chromium behind the egress proxy,
+//! which applies the same policy to every request the page makes.
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+
+pub use sightline_policy::Egress;
+use sightline_policy::{PolicyConfig, Refused};
 
 /// One gated call: tool `browser`, the primitive in `action`, and for `goto` the target.
 #[derive(Debug, Clone)]
@@ -23,124 +27,58 @@ pub struct Denied {
     pub reason: String,
 }
 
+impl From<Refused> for Denied {
+    fn from(r: Refused) -> Denied {
+        Denied { reason: format!("{r} (rule {})", r.rule()) }
+    }
+}
+
 #[allow(async_fn_in_trait)]
 pub trait Policy: Send + Sync + 'static {
     async fn check(&self, req: &Request<'_>) -> Result<(), Denied>;
 }
 
-/// URL allow prefixes, and no private, loopback, link-local or cloud-metadata
-/// addresses (names are resolved: a name that resolves to one is refused too).
+/// URL allow prefixes, and no private, loopback, link-local, CGNAT or
+/// cloud-metadata addresses (names are resolved: a name that resolves to one
+/// is refused too). The seed's default for scripts.
 #[derive(Debug, Clone, Default)]
 pub struct DefaultPolicy {
-    /// When non-empty, `goto` targets must start with one of these.
+    /// When non-empty, `goto` targets must be under one of these.
     pub url_allow_prefixes: Vec<String>,
     /// Allow private and loopback addresses (local development only).
     pub allow_private: bool,
 }
 
-fn deny<T>(reason: impl Into<String>) -> Result<T, Denied> {
-    Err(Denied { reason: reason.into() })
-}
-
-/// Why an address is off limits, if it is.
-pub fn forbidden_address(ip: IpAddr) -> Option<&'static str> {
-    match ip {
-        IpAddr::V4(v4) => forbidden_v4(v4),
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return forbidden_v4(v4);
-            }
-            let s = v6.segments();
-            if v6.is_loopback() {
-                Some("a loopback address")
-            } else if v6.is_unspecified() {
-                Some("an unspecified address")
-            } else if s[0] & 0xfe00 == 0xfc00 {
-                Some("a private (unique local) address")
-            } else if s[0] & 0xffc0 == 0xfe80 {
-                Some("a link-local address")
-            } else {
-                None
-            }
-        }
+fn gate(tool: &str) -> Result<(), Denied> {
+    if tool != "browser" {
+        return Err(Denied { reason: format!("unknown tool {tool:?}") });
     }
-}
-
-fn forbidden_v4(ip: Ipv4Addr) -> Option<&'static str> {
-    let o = ip.octets();
-    if ip == Ipv4Addr::new(169, 254, 169, 254) || ip == Ipv4Addr::new(100, 100, 100, 200) {
-        Some("a cloud metadata address")
-    } else if ip.is_loopback() {
-        Some("a loopback address")
-    } else if ip.is_private() {
-        Some("a private address")
-    } else if ip.is_link_local() {
-        Some("a link-local address")
-    } else if ip.is_unspecified() || ip.is_broadcast() {
-        Some("an unroutable address")
-    } else if o[0] == 100 && (64..128).contains(&o[1]) {
-        Some("a shared (carrier-grade NAT) address")
-    } else {
-        None
-    }
-}
-
-/// Split `http(s)://host:port/...` into (scheme, host, port).
-fn parse(url: &str) -> Option<(String, String, u16)> {
-    let (scheme, rest) = url.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let authority = authority.rsplit('@').next()?;
-    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let (h, tail) = v6.split_once(']')?;
-        (h.to_string(), tail.strip_prefix(':').and_then(|p| p.parse().ok()))
-    } else {
-        match authority.rsplit_once(':') {
-            Some((h, p)) => (h.to_string(), Some(p.parse().ok()?)),
-            None => (authority.to_string(), None),
-        }
-    };
-    let default = if scheme == "https" { 443 } else { 80 };
-    Some((scheme, host.to_ascii_lowercase(), port.unwrap_or(default)))
+    Ok(())
 }
 
 impl Policy for DefaultPolicy {
     async fn check(&self, req: &Request<'_>) -> Result<(), Denied> {
-        if req.tool != "browser" {
-            return deny(format!("unknown tool {:?}", req.tool));
-        }
+        gate(req.tool)?;
         let Some(url) = req.url else { return Ok(()) };
-        if url == "about:blank" {
-            return Ok(());
-        }
-        if !self.url_allow_prefixes.is_empty() && !self.url_allow_prefixes.iter().any(|p| url.starts_with(p.as_str())) {
-            return deny(format!("{url} is not under an allowed prefix ({})", self.url_allow_prefixes.join(", ")));
-        }
-        let Some((scheme, host, port)) = parse(url) else {
-            return deny(format!("{url} is not an absolute http(s) URL"));
+        let cfg = PolicyConfig {
+            allow: self.url_allow_prefixes.clone(),
+            block_private: !self.allow_private,
+            ..PolicyConfig::default()
         };
-        if scheme != "http" && scheme != "https" {
-            return deny(format!("scheme {scheme}: is not allowed, only http and https"));
-        }
-        if self.allow_private {
-            return Ok(());
-        }
-        if host == "localhost" || host.ends_with(".localhost") || host == "metadata.google.internal" {
-            return deny(format!("{host} is a local or metadata host"));
-        }
-        let addrs: Vec<IpAddr> = match host.parse::<IpAddr>() {
-            Ok(ip) => vec![ip],
-            Err(_) => match tokio::net::lookup_host((host.as_str(), port)).await {
-                Ok(it) => it.map(|a| a.ip()).collect(),
-                Err(e) => return deny(format!("cannot resolve {host}: {e}")),
-            },
-        };
-        for ip in addrs {
-            if let Some(why) = forbidden_address(ip) {
-                return deny(format!("{host} is {why} ({ip})"));
-            }
-        }
-        Ok(())
+        let egress = Egress::without_proxy(&cfg).map_err(|e| Denied { reason: e.to_string() })?;
+        Ok(egress.check_navigation(url).await?)
+    }
+}
+
+/// The process's egress policy as the pack's gate.
+#[derive(Clone)]
+pub struct EgressGate(pub Arc<Egress>);
+
+impl Policy for EgressGate {
+    async fn check(&self, req: &Request<'_>) -> Result<(), Denied> {
+        gate(req.tool)?;
+        let Some(url) = req.url else { return Ok(()) };
+        Ok(self.0.check_navigation(url).await?)
     }
 }
 
@@ -163,7 +101,9 @@ mod tests {
             ("http://172.20.0.1/", "private"),
             ("http://169.254.169.254/latest/meta-data", "metadata"),
             ("http://[::1]/", "loopback"),
-            ("http://[fd00:ec2::254]/", "private"),
+            ("http://[fd00:ec2::254]/", "metadata"),
+            ("http://169.254.169.254\\@8.8.8.8/", "metadata"),
+            ("https://example.com@127.0.0.1/", "user name"),
             ("http://[::ffff:127.0.0.1]/", "loopback"),
             ("http://localhost:3000/", "local"),
             ("http://100.64.0.1/", "carrier-grade"),
@@ -179,6 +119,8 @@ mod tests {
     #[test]
     fn applies_allow_prefixes() {
         let p = DefaultPolicy { url_allow_prefixes: vec!["http://93.184.215.14/".into()], allow_private: false };
+        let e = check(&p, "http://93.184.215.14@8.8.8.8/").unwrap_err();
+        assert!(e.reason.contains("user name"), "{}", e.reason);
         assert!(check(&p, "http://93.184.215.14/page").is_ok());
         let e = check(&p, "http://8.8.8.8/").unwrap_err();
         assert!(e.reason.contains("not under an allowed prefix"), "{}", e.reason);

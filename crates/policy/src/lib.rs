@@ -34,6 +34,7 @@
 //! ```
 
 mod addr;
+mod egress;
 mod prefix;
 mod proxy;
 
@@ -41,6 +42,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 pub use addr::{classify, is_metadata_name, AddrClass, METADATA_NAMES};
+pub use egress::{Egress, EgressError};
 pub use prefix::Prefix;
 pub use proxy::{EgressProxy, Refusal};
 pub use url::{Host, Url};
@@ -62,8 +64,11 @@ pub struct PolicyConfig {
     /// URLs under one of these prefixes are refused (checked before `allow`).
     pub block: Vec<String>,
     /// Refuse private, loopback, link-local, CGNAT, unique-local addresses,
-    /// unless the host is named by a matching `allow` prefix.
+    /// unless the host is named by a matching `allow` or `trusted` prefix.
     pub block_private: bool,
+    /// Prefixes the operator named (`script --url`): the address rules do not
+    /// apply under them, and unlike `allow` they restrict nothing else.
+    pub trusted: Vec<String>,
 }
 
 /// A URL that cannot be navigated to.
@@ -179,6 +184,7 @@ struct Admission {
 pub struct Policy {
     allow: Vec<Prefix>,
     block: Vec<Prefix>,
+    trusted: Vec<Prefix>,
     block_private: bool,
 }
 
@@ -189,12 +195,17 @@ impl Policy {
                 .map(|p| Prefix::parse(p).map_err(|detail| ConfigError { flag, prefix: p.clone(), detail }))
                 .collect()
         };
-        Ok(Policy { allow: parse("allow", &cfg.allow)?, block: parse("block", &cfg.block)?, block_private: cfg.block_private })
+        Ok(Policy {
+            allow: parse("allow", &cfg.allow)?,
+            block: parse("block", &cfg.block)?,
+            trusted: parse("url", &cfg.trusted)?,
+            block_private: cfg.block_private,
+        })
     }
 
     /// True when only the built-in rules apply (metadata refused, nothing else).
     pub fn is_default(&self) -> bool {
-        self.allow.is_empty() && self.block.is_empty() && !self.block_private
+        self.allow.is_empty() && self.block.is_empty() && self.trusted.is_empty() && !self.block_private
     }
 
     /// May the browser be steered to `url`? No DNS lookups: names are checked
@@ -224,10 +235,12 @@ impl Policy {
         if let Some(p) = self.block.iter().find(|p| p.covers_tunnel(host, port)) {
             return Err(Refused::Blocked { target, prefix: p.text().to_string() });
         }
-        let matched: Vec<&Prefix> = self.allow.iter().filter(|p| p.admits_tunnel(host, port)).collect();
-        if !self.allow.is_empty() && matched.is_empty() {
+        let trusted: Vec<&Prefix> = self.trusted.iter().filter(|p| p.admits_tunnel(host, port)).collect();
+        let mut matched: Vec<&Prefix> = self.allow.iter().filter(|p| p.admits_tunnel(host, port)).collect();
+        if !self.allow.is_empty() && matched.is_empty() && trusted.is_empty() {
             return Err(Refused::NotAllowed { target, allowed: self.allowed_list() });
         }
+        matched.extend(trusted);
         let adm = admission(&matched);
         self.check_name(host, adm)?;
         self.lookup(host, port, adm).await
@@ -251,10 +264,12 @@ impl Policy {
         if let Some(p) = self.block.iter().find(|p| p.covers_url(url)) {
             return Err(Refused::Blocked { target: url.to_string(), prefix: p.text().to_string() });
         }
-        let matched: Vec<&Prefix> = self.allow.iter().filter(|p| p.covers_url(url)).collect();
-        if !self.allow.is_empty() && matched.is_empty() {
+        let trusted: Vec<&Prefix> = self.trusted.iter().filter(|p| p.covers_url(url)).collect();
+        let mut matched: Vec<&Prefix> = self.allow.iter().filter(|p| p.covers_url(url)).collect();
+        if !self.allow.is_empty() && matched.is_empty() && trusted.is_empty() {
             return Err(Refused::NotAllowed { target: url.to_string(), allowed: self.allowed_list() });
         }
+        matched.extend(trusted);
         let adm = admission(&matched);
         self.check_name(&host, adm)?;
         Ok(adm)
@@ -332,6 +347,7 @@ mod tests {
             allow: allow.iter().map(|s| s.to_string()).collect(),
             block: block.iter().map(|s| s.to_string()).collect(),
             block_private,
+            trusted: Vec::new(),
         })
         .unwrap()
     }
@@ -404,6 +420,16 @@ mod tests {
         let dev = policy(&["http://127.0.0.1:8080/"], &[], true);
         assert_eq!(rule(&dev, "http://127.0.0.1:8080/x"), "ok");
         assert_eq!(rule(&dev, "http://127.0.0.1:8081/x"), "allow");
+        // A trusted prefix (the operator's start page) lifts it without restricting anything else.
+        let script = Policy::new(&PolicyConfig {
+            block_private: true,
+            trusted: vec!["http://127.0.0.1:8080/app/".into()],
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(rule(&script, "http://127.0.0.1:8080/app/x"), "ok");
+        assert_eq!(rule(&script, "http://127.0.0.1:8080/other"), "private_address");
+        assert_eq!(rule(&script, "http://8.8.8.8/"), "ok");
     }
 
     #[test]

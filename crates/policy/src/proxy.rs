@@ -63,8 +63,11 @@ impl Drop for EgressProxy {
 
 impl EgressProxy {
     /// Listen on 127.0.0.1 (a free port) and enforce `policy` on every request.
-    pub async fn start(policy: Arc<Policy>) -> std::io::Result<EgressProxy> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
+    /// Must be called within a tokio runtime; the proxy runs on it.
+    pub fn start(policy: Arc<Policy>) -> std::io::Result<EgressProxy> {
+        let std_listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        std_listener.set_nonblocking(true)?;
+        let listener = TcpListener::from_std(std_listener)?;
         let addr = listener.local_addr()?;
         let log = Arc::new(Mutex::new(Log::default()));
         let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
@@ -277,7 +280,7 @@ mod tests {
                 ..Default::default()
             })
             .unwrap();
-            let proxy = EgressProxy::start(Arc::new(policy)).await.unwrap();
+            let proxy = EgressProxy::start(Arc::new(policy)).unwrap();
             let p = proxy.addr();
             let port = up_addr.port();
             let ok = ask(p, &format!("GET http://127.0.0.1:{port}/page?q=1 HTTP/1.1\r\nHost: x\r\n\r\n")).await;

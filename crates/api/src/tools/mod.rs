@@ -84,6 +84,24 @@ impl Api {
         Api { registry: Registry::new(opts) }
     }
 
+    /// Check every navigation (`browser_navigate`, `open_tab {url}`, `act` navigate) against `egress`.
+    pub fn with_egress(mut self, egress: std::sync::Arc<sightline_policy::Egress>) -> Api {
+        self.registry.egress = Some(egress);
+        self
+    }
+
+    /// `navigation_failed` naming the rule when the egress policy refuses `url`.
+    pub(crate) async fn check_navigation(&self, url: &str) -> Result<(), ToolError> {
+        let Some(egress) = &self.registry.egress else { return Ok(()) };
+        egress.check_navigation(url).await.map_err(|r| {
+            ToolError {
+                code: "navigation_failed",
+                message: format!("navigation to {url} was refused by the egress policy (rule {}): {r}", r.rule()),
+                detail: serde_json::json!({ "rule": r.rule() }),
+            }
+        })
+    }
+
     /// Every tool, in a stable order.
     pub fn tools(&self) -> &'static [Tool] {
         TOOLS

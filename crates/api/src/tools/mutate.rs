@@ -190,6 +190,7 @@ pub(crate) async fn click(api: &Api, p: ClickParams) -> Result<ToolOutput, ToolE
 }
 
 pub(crate) async fn type_text(api: &Api, p: TypeParams) -> Result<ToolOutput, ToolError> {
+    crate::check_text(&p.text).map_err(|e| ToolError::invalid(e.message))?;
     let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
     let pr = prove(api, &a, &p.reference, ActionKind::Type).await?;
     let before = pr.tab.navigation_count();

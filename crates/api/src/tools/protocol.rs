@@ -47,7 +47,10 @@ pub(crate) async fn get_state(api: &Api, p: GetStateParams) -> Result<ToolOutput
             Ok(split(state))
         }
         None => {
-            let env = Env::new(entry.tab.clone(), EnvOptions { screenshot }).await.map_err(ToolError::browser)?;
+            let mut env = Env::new(entry.tab.clone(), EnvOptions { screenshot }).await.map_err(ToolError::browser)?;
+            if let Some(egress) = &api.registry.egress {
+                env.set_egress(egress.clone());
+            }
             let state = env.state().clone();
             entry.env = Some(env);
             Ok(split(state))

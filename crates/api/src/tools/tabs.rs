@@ -72,6 +72,7 @@ pub(crate) async fn list_tabs(api: &Api, p: ListParams) -> Result<ToolOutput, To
 pub(crate) async fn open_tab(api: &Api, p: OpenParams) -> Result<ToolOutput, ToolError> {
     if let Some(u) = &p.url {
         crate::check_url(u).map_err(|e| ToolError::invalid(e.message))?;
+        api.check_navigation(u).await?;
     }
     let s = api.registry.session(&p.session).await?;
     let mut g = s.lock().await;
@@ -101,6 +102,7 @@ pub(crate) async fn close_tab(api: &Api, p: TabAddress) -> Result<ToolOutput, To
 
 pub(crate) async fn navigate(api: &Api, p: NavigateParams) -> Result<ToolOutput, ToolError> {
     crate::check_url(&p.url).map_err(|e| ToolError::invalid(e.message))?;
+    api.check_navigation(&p.url).await?;
     let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
     let s = api.locate(&a).await?;
     let mut g = s.lock().await;
