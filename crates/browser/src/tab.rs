@@ -335,7 +335,7 @@ impl Drop for Tab {
 /// Follows the tab's events until the connection closes.
 async fn track(
     client: Client,
-    mut rx: tokio::sync::mpsc::UnboundedReceiver<Event>,
+    mut rx: tokio::sync::mpsc::Receiver<Event>,
     page: SessionId,
     state: Arc<Mutex<Tracker>>,
 ) {

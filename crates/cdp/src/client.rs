@@ -3,6 +3,16 @@
 //! The reader task owns the socket's read half. A call registers a oneshot in
 //! `pending` under a fresh id, then sends; a guard removes the entry if the
 //! caller's future is dropped first, so abandoned calls leak nothing.
+//!
+//! Under faults: the closed flag lives under the same lock as the pending
+//! table, so a call either registers before the connection is marked closed
+//! (and is failed by the shutdown that drains the table) or sees it closed;
+//! none can wait for a reply that will never come. On disconnect every
+//! pending call fails at once with `Disconnected`. A reply that cannot be
+//! decoded fails its call at once with `Decode` (its id is recovered from the
+//! text) instead of leaving it to time out. Event queues are bounded
+//! ([`EVENT_QUEUE`] per subscriber): past that, events are dropped and counted
+//! ([`Client::dropped_events`]), never buffered without limit.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -39,17 +49,32 @@ impl Event {
 
 type Reply = Result<Box<RawValue>, CdpError>;
 
+/// Events a subscriber may have queued before further ones are dropped.
+pub const EVENT_QUEUE: usize = 8192;
+
+/// The receiving end of [`Client::subscribe`].
+pub type EventReceiver = mpsc::Receiver<Event>;
+
 struct Subscriber {
     session: Option<Option<SessionId>>,
-    tx: mpsc::UnboundedSender<Event>,
+    tx: mpsc::Sender<Event>,
+}
+
+/// Calls waiting for replies, and whether the connection is closed: one lock.
+#[derive(Default)]
+struct Pending {
+    calls: HashMap<u64, oneshot::Sender<Reply>>,
+    closed: bool,
 }
 
 struct Inner {
     out: mpsc::UnboundedSender<Message>,
-    pending: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
+    pending: Mutex<Pending>,
     subscribers: Mutex<Vec<Subscriber>>,
     next_id: AtomicU64,
+    /// Mirrors `pending.closed` for lock-free reads.
     closed: AtomicBool,
+    dropped_events: AtomicU64,
     timeout: Duration,
 }
 
@@ -97,7 +122,7 @@ struct PendingGuard<'a> {
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
-        self.inner.pending.lock().unwrap().remove(&self.id);
+        self.inner.pending.lock().unwrap().calls.remove(&self.id);
     }
 }
 
@@ -114,10 +139,11 @@ impl Client {
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
         let inner = Arc::new(Inner {
             out,
-            pending: Mutex::new(HashMap::new()),
+            pending: Mutex::new(Pending::default()),
             subscribers: Mutex::new(Vec::new()),
             next_id: AtomicU64::new(1),
             closed: AtomicBool::new(false),
+            dropped_events: AtomicU64::new(0),
             timeout: Duration::from_secs(60),
         });
         tokio::spawn(async move {
@@ -133,15 +159,12 @@ impl Client {
             while let Some(Ok(msg)) = stream.next().await {
                 let Some(inner) = weak.upgrade() else { return };
                 let text = match &msg {
-                    Message::Text(t) => t.as_str(),
-                    Message::Binary(b) => match std::str::from_utf8(b) {
-                        Ok(t) => t,
-                        Err(_) => continue,
-                    },
+                    Message::Text(t) => std::borrow::Cow::Borrowed(t.as_str()),
+                    Message::Binary(b) => String::from_utf8_lossy(b),
                     Message::Close(_) => break,
                     _ => continue,
                 };
-                inner.dispatch(text);
+                inner.dispatch(&text);
             }
             if let Some(inner) = weak.upgrade() {
                 inner.shut_down();
@@ -156,10 +179,11 @@ impl Client {
         Client {
             inner: Arc::new(Inner {
                 out,
-                pending: Mutex::new(HashMap::new()),
+                pending: Mutex::new(Pending { calls: HashMap::new(), closed: true }),
                 subscribers: Mutex::new(Vec::new()),
                 next_id: AtomicU64::new(1),
                 closed: AtomicBool::new(true),
+                dropped_events: AtomicU64::new(0),
                 timeout: Duration::from_secs(60),
             }),
         }
@@ -195,14 +219,18 @@ impl Client {
         params: impl Serialize,
         limit: Duration,
     ) -> Result<Box<RawValue>, CdpError> {
-        if self.inner.closed.load(Ordering::Acquire) {
-            return Err(CdpError::Disconnected);
-        }
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let text = serde_json::to_string(&Request { id, method, params, session_id: session.map(|s| s.0.as_str()) })
             .map_err(|e| CdpError::Decode { method: method.to_string(), detail: e.to_string() })?;
         let (tx, rx) = oneshot::channel();
-        self.inner.pending.lock().unwrap().insert(id, tx);
+        {
+            // Checked and registered under one lock: shut_down cannot slip in between.
+            let mut pending = self.inner.pending.lock().unwrap();
+            if pending.closed {
+                return Err(CdpError::Disconnected);
+            }
+            pending.calls.insert(id, tx);
+        }
         let _guard = PendingGuard { inner: &self.inner, id };
         if self.inner.out.send(Message::Text(text.into())).is_err() {
             return Err(CdpError::Disconnected);
@@ -212,6 +240,7 @@ impl Client {
                 CdpError::Protocol { code, message, .. } => {
                     CdpError::Protocol { method: method.to_string(), code, message }
                 }
+                CdpError::Decode { detail, .. } => CdpError::Decode { method: method.to_string(), detail },
                 other => other,
             }),
             Ok(Err(_)) => Err(CdpError::Disconnected),
@@ -221,12 +250,18 @@ impl Client {
 
     /// Receive events: from one session (`Some(Some(s))`), the browser (`Some(None)`),
     /// or every session (`None`). The receiver ends when the connection closes.
-    pub fn subscribe(&self, session: Option<Option<SessionId>>) -> mpsc::UnboundedReceiver<Event> {
-        let (tx, rx) = mpsc::unbounded_channel();
+    /// At most [`EVENT_QUEUE`] events wait in it; later ones are dropped and counted.
+    pub fn subscribe(&self, session: Option<Option<SessionId>>) -> EventReceiver {
+        let (tx, rx) = mpsc::channel(EVENT_QUEUE);
         if !self.inner.closed.load(Ordering::Acquire) {
             self.inner.subscribers.lock().unwrap().push(Subscriber { session, tx });
         }
         rx
+    }
+
+    /// Events dropped because a subscriber's queue was full.
+    pub fn dropped_events(&self) -> u64 {
+        self.inner.dropped_events.load(Ordering::Relaxed)
     }
 
     /// True once the socket is gone.
@@ -237,9 +272,18 @@ impl Client {
 
 impl Inner {
     fn dispatch(&self, text: &str) {
-        let Ok(msg) = serde_json::from_str::<Incoming>(text) else { return };
+        let msg = match serde_json::from_str::<Incoming>(text) {
+            Ok(msg) => msg,
+            Err(e) => {
+                // A reply we cannot read still ends its call, now.
+                if let Some(tx) = reply_id(text).and_then(|id| self.pending.lock().unwrap().calls.remove(&id)) {
+                    let _ = tx.send(Err(CdpError::Decode { method: String::new(), detail: e.to_string() }));
+                }
+                return;
+            }
+        };
         if let Some(id) = msg.id {
-            let Some(tx) = self.pending.lock().unwrap().remove(&id) else { return };
+            let Some(tx) = self.pending.lock().unwrap().calls.remove(&id) else { return };
             let reply = match (msg.result, msg.error) {
                 (_, Some(e)) => Err(CdpError::Protocol {
                     method: String::new(),
@@ -268,17 +312,156 @@ impl Inner {
                 if !wanted {
                     return !s.tx.is_closed();
                 }
-                s.tx.send(Event { session: session.clone(), method: method.to_string(), params: params.clone() })
-                    .is_ok()
+                let event = Event { session: session.clone(), method: method.to_string(), params: params.clone() };
+                match s.tx.try_send(event) {
+                    Ok(()) => true,
+                    Err(mpsc::error::TrySendError::Full(_)) => {
+                        self.dropped_events.fetch_add(1, Ordering::Relaxed);
+                        true
+                    }
+                    Err(mpsc::error::TrySendError::Closed(_)) => false,
+                }
             });
         }
     }
 
     fn shut_down(&self) {
-        self.closed.store(true, Ordering::Release);
-        for (_, tx) in self.pending.lock().unwrap().drain() {
+        let calls = {
+            let mut pending = self.pending.lock().unwrap();
+            pending.closed = true;
+            self.closed.store(true, Ordering::Release);
+            std::mem::take(&mut pending.calls)
+        };
+        for (_, tx) in calls {
             let _ = tx.send(Err(CdpError::Disconnected));
         }
         self.subscribers.lock().unwrap().clear();
+    }
+}
+
+/// The `id` of a message that did not decode, read leniently: `{"id":N,…` as
+/// Chromium writes replies, or any JSON object with a numeric `id`.
+fn reply_id(text: &str) -> Option<u64> {
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+        return v.get("id").and_then(serde_json::Value::as_u64);
+    }
+    let rest = text.trim_start().strip_prefix('{')?.trim_start().strip_prefix("\"id\"")?.trim_start();
+    let digits: String = rest.strip_prefix(':')?.trim_start().chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    /// A scripted CDP peer: answers each request with `reply(id, method)` (None: no answer),
+    /// and closes the socket when asked for `Test.close`.
+    async fn peer(reply: fn(u64, &str) -> Option<String>, events: usize) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+            for i in 0..events {
+                let e = format!(r#"{{"method":"Test.event","params":{{"i":{i}}}}}"#);
+                ws.send(Message::Text(e.into())).await.unwrap();
+            }
+            while let Some(Ok(Message::Text(t))) = ws.next().await {
+                let v: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
+                let (id, method) = (v["id"].as_u64().unwrap(), v["method"].as_str().unwrap().to_string());
+                if method == "Test.close" {
+                    return;
+                }
+                if let Some(r) = reply(id, &method) {
+                    ws.send(Message::Text(r.into())).await.unwrap();
+                }
+            }
+        });
+        format!("ws://{addr}/")
+    }
+
+    fn rt() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    }
+
+    #[test]
+    fn an_undecodable_reply_fails_its_call_at_once() {
+        rt().block_on(async {
+            let ws = peer(
+                |id, m| match m {
+                    "Test.garbage" => Some(format!(r#"{{"id":{id},"result":{{"x": nope}}"#)),
+                    "Test.wrongType" => Some(format!(r#"{{"id":{id},"result":{{"x":"a string"}}}}"#)),
+                    _ => Some(format!(r#"{{"id":{id},"result":{{"x":1}}}}"#)),
+                },
+                0,
+            )
+            .await;
+            let c = Client::connect(&ws).await.unwrap();
+            let t = Instant::now();
+            let e = c.call_raw(None, "Test.garbage", serde_json::json!({})).await.unwrap_err();
+            assert!(matches!(&e, CdpError::Decode { method, .. } if method == "Test.garbage"), "{e:?}");
+            #[derive(Deserialize)]
+            struct X {
+                #[allow(dead_code)]
+                x: u32,
+            }
+            let e = c.call::<X>(None, "Test.wrongType", serde_json::json!({})).await.err().unwrap();
+            assert!(matches!(e, CdpError::Decode { .. }), "{e:?}");
+            assert!(t.elapsed() < Duration::from_secs(2), "took {:?}", t.elapsed());
+            // The connection is still good.
+            let ok: serde_json::Value = c.call(None, "Test.fine", serde_json::json!({})).await.unwrap();
+            assert_eq!(ok["x"], 1);
+        });
+    }
+
+    #[test]
+    fn a_disconnect_fails_every_pending_call_at_once() {
+        rt().block_on(async {
+            let ws = peer(|_, _| None, 0).await;
+            let c = Client::connect(&ws).await.unwrap();
+            let t = Instant::now();
+            let waiting: Vec<_> =
+                (0..20).map(|_| c.call_raw(None, "Test.neverAnswered", serde_json::json!({}))).collect();
+            let (results, _) = tokio::join!(futures_util::future::join_all(waiting), async {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let _ = c.call_raw(None, "Test.close", serde_json::json!({})).await;
+            });
+            assert!(results.iter().all(|r| matches!(r, Err(CdpError::Disconnected))), "{results:?}");
+            assert!(t.elapsed() < Duration::from_secs(5), "took {:?}", t.elapsed());
+            assert!(c.is_closed());
+            assert!(c.inner.pending.lock().unwrap().calls.is_empty());
+            // After the close: refused at once, nothing registered.
+            let e = c.call_raw(None, "Test.after", serde_json::json!({})).await.unwrap_err();
+            assert!(matches!(e, CdpError::Disconnected));
+            assert!(c.inner.pending.lock().unwrap().calls.is_empty());
+        });
+    }
+
+    #[test]
+    fn event_queues_are_bounded() {
+        rt().block_on(async {
+            let extra = 50;
+            let ws = peer(|id, _| Some(format!(r#"{{"id":{id},"result":{{}}}}"#)), EVENT_QUEUE + extra).await;
+            let c = Client::connect(&ws).await.unwrap();
+            let mut rx = c.subscribe(None);
+            // A call answered after every event was sent: all events have been dispatched by then.
+            let _ = c.call_raw(None, "Test.sync", serde_json::json!({})).await.unwrap();
+            assert!(c.dropped_events() >= extra as u64 - 5, "dropped {}", c.dropped_events());
+            let mut n = 0;
+            while rx.try_recv().is_ok() {
+                n += 1;
+            }
+            assert!(n <= EVENT_QUEUE, "{n}");
+            assert_eq!(c.dropped_events() + n as u64, (EVENT_QUEUE + extra) as u64);
+        });
+    }
+
+    #[test]
+    fn reply_ids_are_recovered_from_broken_text() {
+        assert_eq!(reply_id(r#"{"id":42,"result":{"x": nope}"#), Some(42));
+        assert_eq!(reply_id(r#"{ "id" : 7 , "result""#), Some(7));
+        assert_eq!(reply_id(r#"{"method":"x"}"#), None);
+        assert_eq!(reply_id("garbage"), None);
     }
 }

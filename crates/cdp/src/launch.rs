@@ -27,9 +27,9 @@ pub struct LaunchOptions {
 }
 
 /// The flags every launch uses: headless, quiet on the network, no first-run UI.
+/// The sandbox stays on unless [`needs_no_sandbox`] says otherwise.
 pub const BASE_FLAGS: &[&str] = &[
     "--headless",
-    "--no-sandbox",
     "--disable-gpu",
     "--disable-quic",
     "--no-first-run",
@@ -50,6 +50,18 @@ pub const BASE_FLAGS: &[&str] = &[
     "--remote-debugging-port=0",
     "about:blank",
 ];
+
+/// Whether to pass `--no-sandbox`: only when running as root (Chromium refuses
+/// to start its sandbox as root) and the caller did not already pass it (the
+/// binary's `--no-chrome-sandbox` does, for hosts without user namespaces).
+pub fn needs_no_sandbox(is_root: bool, extra_args: &[String]) -> bool {
+    is_root && !extra_args.iter().any(|a| a == "--no-sandbox")
+}
+
+fn running_as_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
 
 /// Locate a Chromium binary: the explicit path, `SIGHTLINE_CHROME`, then
 /// `chromium`, `chromium-browser`, `google-chrome` on `PATH`.
@@ -97,6 +109,7 @@ impl Chromium {
         let mut cmd = Command::new(&binary);
         cmd.args(BASE_FLAGS.iter().filter(|f| **f != "about:blank"))
             .args(&opts.extra_args)
+            .args(needs_no_sandbox(running_as_root(), &opts.extra_args).then_some("--no-sandbox"))
             .arg(format!("--user-data-dir={}", profile.display()))
             // Crash reports stay inside the throwaway profile, not under ~/.config.
             .arg(format!("--crash-dumps-dir={}", profile.join("crashes").display()))
@@ -302,4 +315,19 @@ pub async fn resolve_endpoint(endpoint: &str) -> Result<String, CdpError> {
             .ok_or_else(|| err("/json/version has no webSocketDebuggerUrl".into()))
     };
     tokio::time::timeout(Duration::from_secs(10), fut).await.map_err(|_| err("timed out".into()))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sandbox_is_off_only_for_root_or_on_request() {
+        assert!(!BASE_FLAGS.contains(&"--no-sandbox"));
+        assert!(needs_no_sandbox(true, &[]));
+        assert!(!needs_no_sandbox(false, &[]));
+        // Asked for explicitly: passed once, through extra_args.
+        assert!(!needs_no_sandbox(true, &["--no-sandbox".to_string()]));
+        assert!(!needs_no_sandbox(false, &["--no-sandbox".to_string()]));
+    }
 }

@@ -19,6 +19,6 @@ mod client;
 mod error;
 mod launch;
 
-pub use client::{Client, Event, SessionId};
+pub use client::{Client, Event, EventReceiver, SessionId, EVENT_QUEUE};
 pub use error::CdpError;
-pub use launch::{find_chromium, resolve_endpoint, Chromium, LaunchOptions};
+pub use launch::{find_chromium, needs_no_sandbox, resolve_endpoint, Chromium, LaunchOptions};
