@@ -80,12 +80,13 @@ pub async fn script(a: &Args) -> Result<u8> {
     let name =
         std::path::Path::new(file).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| file.clone());
     let opts = ScriptOptions { timeout: Duration::from_secs_f64(timeout), filename: name, ..ScriptOptions::default() };
-    let result = pack.run(&source, opts).await;
-    let code = match result {
+    // Console output is printed on every outcome: a failing script's logs are what explain it.
+    let run = pack.run_logged(&source, opts).await;
+    for line in &run.logs {
+        println!("{line}");
+    }
+    let code = match run.result {
         Ok(out) => {
-            for line in &out.logs {
-                println!("{line}");
-            }
             println!("{}", out.value);
             0
         }

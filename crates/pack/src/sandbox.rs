@@ -34,12 +34,70 @@ pub struct ScriptOptions {
     pub memory_limit: usize,
     /// Shown in error locations.
     pub filename: String,
+    /// The most `console.log` output kept, in bytes (default 1 MiB); past it,
+    /// lines are counted, not stored, and one last line says how many.
+    pub log_limit: usize,
 }
 
 impl Default for ScriptOptions {
     fn default() -> Self {
-        ScriptOptions { timeout: Duration::from_secs(30), memory_limit: 64 << 20, filename: "script.js".into() }
+        ScriptOptions {
+            timeout: Duration::from_secs(30),
+            memory_limit: 64 << 20,
+            filename: "script.js".into(),
+            log_limit: 1 << 20,
+        }
     }
+}
+
+/// The longest single console line kept, in bytes; longer ones are cut.
+pub const MAX_LOG_LINE: usize = 16 << 10;
+
+/// The script's console: bounded, so logging in a loop cannot grow the process.
+#[derive(Debug, Default)]
+struct Console {
+    lines: Vec<String>,
+    bytes: usize,
+    limit: usize,
+    dropped: usize,
+}
+
+impl Console {
+    fn full(&self) -> bool {
+        self.bytes >= self.limit
+    }
+
+    fn push(&mut self, mut line: String) {
+        if self.full() {
+            self.dropped += 1;
+            return;
+        }
+        if line.len() > MAX_LOG_LINE {
+            let mut cut = MAX_LOG_LINE;
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            line.truncate(cut);
+            line.push_str("… (line cut)");
+        }
+        self.bytes += line.len();
+        self.lines.push(line);
+    }
+
+    fn take(&mut self) -> Vec<String> {
+        let mut out = std::mem::take(&mut self.lines);
+        if self.dropped > 0 {
+            out.push(format!("… {} more console lines dropped (log limit {} bytes)", self.dropped, self.limit));
+        }
+        out
+    }
+}
+
+/// A finished run: its result, and what it logged whether it succeeded or not.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScriptRun {
+    pub result: Result<ScriptOutcome, ScriptError>,
+    pub logs: Vec<String>,
 }
 
 /// What a script produced: its completion value (as JSON) and what it logged.
@@ -98,12 +156,28 @@ impl<D: Driver, P: Policy> Pack<D, P> {
 
     /// Run `source`. The browser survives whatever the script does.
     pub async fn run(self: &Arc<Self>, source: &str, opts: ScriptOptions) -> Result<ScriptOutcome, ScriptError> {
+        self.run_logged(source, opts).await.result
+    }
+
+    /// [`Pack::run`], keeping the console output on an exception or a timeout too.
+    pub async fn run_logged(self: &Arc<Self>, source: &str, opts: ScriptOptions) -> ScriptRun {
         let pack = self.clone();
         let source = source.to_string();
         let handle = Handle::current();
-        tokio::task::spawn_blocking(move || pack.run_blocking(handle, source, opts))
+        let console = Arc::new(Mutex::new(Console { limit: opts.log_limit, ..Console::default() }));
+        let kept = console.clone();
+        let result = tokio::task::spawn_blocking(move || pack.run_blocking(handle, source, opts, console))
             .await
-            .map_err(|e| ScriptError::Setup(e.to_string()))?
+            .map_err(|e| ScriptError::Setup(e.to_string()))
+            .and_then(|r| r);
+        let logs = kept.lock().unwrap().take();
+        match result {
+            Ok(mut out) => {
+                out.logs = logs.clone();
+                ScriptRun { result: Ok(out), logs }
+            }
+            Err(e) => ScriptRun { result: Err(e), logs },
+        }
     }
 
     fn policy_and_call<T, F, Fut>(
@@ -137,6 +211,7 @@ impl<D: Driver, P: Policy> Pack<D, P> {
         handle: Handle,
         source: String,
         opts: ScriptOptions,
+        logs: Arc<Mutex<Console>>,
     ) -> Result<ScriptOutcome, ScriptError> {
         let setup = |e: rquickjs::Error| ScriptError::Setup(e.to_string());
         let rt = Runtime::new().map_err(setup)?;
@@ -153,7 +228,6 @@ impl<D: Driver, P: Policy> Pack<D, P> {
             over
         })));
         let ctx = Context::full(&rt).map_err(setup)?;
-        let logs = Arc::new(Mutex::new(Vec::new()));
         ctx.with(|ctx| {
             self.install(&ctx, &handle, deadline, logs.clone()).map_err(setup)?;
             let mut eval = EvalOptions::default();
@@ -165,7 +239,7 @@ impl<D: Driver, P: Policy> Pack<D, P> {
                 Ok(v) => {
                     let json = ctx.json_stringify(v).ok().flatten().and_then(|s| s.to_string().ok());
                     let value = json.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or(serde_json::Value::Null);
-                    Ok(ScriptOutcome { value, logs: logs.lock().unwrap().clone() })
+                    Ok(ScriptOutcome { value, logs: Vec::new() })
                 }
                 Err(e) => Err(classify(e, &opts, timed_out.load(Ordering::SeqCst) || Instant::now() >= deadline)),
             };
@@ -178,7 +252,7 @@ impl<D: Driver, P: Policy> Pack<D, P> {
         ctx: &Ctx<'js>,
         handle: &Handle,
         deadline: Instant,
-        logs: Arc<Mutex<Vec<String>>>,
+        logs: Arc<Mutex<Console>>,
     ) -> rquickjs::Result<()> {
         let browser = Object::new(ctx.clone())?;
         for prim in self.primitives() {
@@ -188,6 +262,10 @@ impl<D: Driver, P: Policy> Pack<D, P> {
         ctx.globals().set("browser", browser)?;
         let console = Object::new(ctx.clone())?;
         let log = Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<()> {
+            if logs.lock().unwrap().full() {
+                logs.lock().unwrap().dropped += 1;
+                return Ok(());
+            }
             let parts: Vec<String> = args
                 .0
                 .into_iter()
