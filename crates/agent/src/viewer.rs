@@ -1,4 +1,9 @@
 //! `sightline trace view`: one self-contained HTML page for a trace.
+//!
+//! Everything a trace holds may come from an untrusted page or model (titles,
+//! texts, URLs, replies, even the run's status and image file names), so every
+//! string is escaped for text and attribute context alike, CSS classes come
+//! from a fixed set, and image names must be plain file names inside the trace.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -7,12 +12,38 @@ use base64::Engine;
 
 use crate::trace::{read, Record};
 
+/// Escape for HTML text and (double- or single-quoted) attribute values.
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The CSS class of an outcome or status: one of a fixed set, never the text itself.
+fn class_of(status: &str) -> &'static str {
+    if status == "ok" || status == "finished" {
+        "ok"
+    } else {
+        "bad"
+    }
 }
 
 fn data_uri(dir: &Path, file: &Option<String>) -> Option<String> {
     let name = file.as_ref()?;
+    // Only a plain file name inside the trace directory: never a path out of it.
+    let plain = !name.is_empty() && !name.contains(['/', '\\']) && name != "." && name != "..";
+    if !plain {
+        return None;
+    }
     let bytes = std::fs::read(dir.join(name)).ok()?;
     Some(format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes)))
 }
@@ -40,7 +71,7 @@ pub fn render(dir: &Path) -> std::io::Result<String> {
                 tokens += t.prompt_tokens;
                 ms += t.model_ms + t.act_ms + t.capture_ms;
                 let action = t.action.as_ref().map(|a| a.to_string()).unwrap_or_else(|| "—".into());
-                let class = if t.outcome == "ok" { "ok" } else { "bad" };
+                let class = class_of(&t.outcome);
                 let _ = write!(
                     turns,
                     "<section class=\"turn\" id=\"step-{}\"><h2>Step {} <span class=\"{class}\">{}</span></h2>",
@@ -111,7 +142,7 @@ pub fn render(dir: &Path) -> std::io::Result<String> {
         }
     }
     let ending = match &end {
-        Some((s, m)) => format!("<p class=\"end {s}\"><b>{}</b>: {}</p>", esc(s), esc(m)),
+        Some((s, m)) => format!("<p class=\"end {}\"><b>{}</b>: {}</p>", class_of(s), esc(s), esc(m)),
         None => "<p class=\"end bad\"><b>unfinished</b>: the trace stops here (the run was interrupted)</p>".into(),
     };
     Ok(format!(
@@ -128,4 +159,46 @@ pre{{white-space:pre-wrap;background:#f6f8fa;padding:8px;max-height:300px;overfl
 {ending}{turns}</body></html>"#,
         ms as f64 / 1000.0
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Turn, TraceWriter};
+
+    #[test]
+    fn hostile_strings_stay_text() {
+        let dir = std::env::temp_dir().join(format!("sightline-viewer-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let evil = "\"'><img src=x onerror=alert(1)><script>alert(2)</script>";
+        let mut w = TraceWriter::create(&dir).unwrap();
+        w.record(&Record::Run {
+            task: evil.into(),
+            url: evil.into(),
+            model: evil.into(),
+            max_steps: 1,
+            vision: false,
+            started_unix_ms: 0,
+        })
+        .unwrap();
+        let turn: Turn = serde_json::from_value(serde_json::json!({
+            "step": 1, "url": evil, "state_hash": evil, "page_content": evil, "element_index": {},
+            "shown_error": evil, "screenshot": "../../../../etc/passwd", "marks_screenshot": "/etc/hostname",
+            "prompt_chars": 0, "prompt_tokens": 0, "replies": [evil], "action": {"action": evil},
+            "target_box": null, "viewport": [10, 10], "outcome": evil, "outcome_message": evil,
+            "model_ms": 0, "act_ms": 0, "capture_ms": 0
+        }))
+        .unwrap();
+        w.record(&Record::Turn(Box::new(turn))).unwrap();
+        w.record(&Record::End { status: evil.into(), message: evil.into(), steps: 1, total_ms: 1, prompt_tokens: 0 })
+            .unwrap();
+        let html = render(&dir).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(!html.contains("<img src=x"), "{html}");
+        assert!(!html.contains("<script>alert"), "{html}");
+        assert!(!html.contains("\"'>"), "an attribute was closed: {html}");
+        assert!(!html.contains("data:image/png"), "a path outside the trace was read");
+        assert!(html.contains("class=\"end bad\""));
+        assert_eq!(html.matches("<img").count(), 0);
+    }
 }
