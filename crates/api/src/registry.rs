@@ -66,8 +66,60 @@ pub struct Session {
     pub closed_tabs: HashSet<String>,
     pub snapshots: HashMap<String, Stored>,
     /// Snapshot ids and continuation tokens no longer valid, with the rule that retired them.
-    pub tombstones: HashMap<String, Rule>,
+    pub tombstones: Tombstones,
     pub continuations: HashMap<String, Continuation>,
+}
+
+/// The most retired ids a session remembers with their rule. Older ones are
+/// forgotten first: using one then answers `snapshot_not_found` instead of
+/// `capability_expired` (ids are never reused, so it is still refused).
+pub const MAX_TOMBSTONES: usize = 4096;
+
+/// Retired ids and the rule that retired each, the oldest forgotten past [`MAX_TOMBSTONES`].
+#[derive(Default)]
+pub struct Tombstones {
+    rules: HashMap<String, Rule>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl Tombstones {
+    pub fn insert(&mut self, id: String, rule: Rule) {
+        if self.rules.insert(id.clone(), rule).is_none() {
+            self.order.push_back(id);
+        }
+        while self.order.len() > MAX_TOMBSTONES {
+            if let Some(old) = self.order.pop_front() {
+                self.rules.remove(&old);
+            }
+        }
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Rule> {
+        self.rules.get(id)
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.rules.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tombstones_are_bounded_and_forget_the_oldest() {
+        let mut t = Tombstones::default();
+        for i in 0..MAX_TOMBSTONES + 10 {
+            t.insert(format!("p{i}"), Rule::NewerSnapshot);
+        }
+        t.insert("p20".into(), Rule::Navigation); // re-insert: no duplicate in the order
+        assert_eq!(t.len(), MAX_TOMBSTONES);
+        assert!(t.get("p0").is_none() && t.get("p9").is_none());
+        assert_eq!(t.get("p20"), Some(&Rule::Navigation));
+        assert!(t.get(&format!("p{}", MAX_TOMBSTONES + 9)).is_some());
+    }
 }
 
 /// Options every session is created with.
@@ -216,7 +268,7 @@ pub async fn bind(name: &str, opts: &ApiOptions, previous: Option<&mut Session>)
                 std::mem::take(&mut p.closed_tabs),
             )
         }
-        None => (Ids::new(), 1, HashSet::new(), HashMap::new(), HashSet::new()),
+        None => (Ids::new(), 1, HashSet::new(), Tombstones::default(), HashSet::new()),
     };
     let mut s = Session {
         name: name.to_string(),
