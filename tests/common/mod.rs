@@ -209,3 +209,30 @@ pub fn texts(s: &StateObject) -> Vec<String> {
 pub async fn eval(env: &Env, expr: &str) -> Value {
     env.tab().evaluate(expr).await.expect("evaluate")
 }
+
+/// No process still runs with the profile directory of sightline process `pid`,
+/// and the directory is gone (waits up to 5 s).
+pub fn assert_no_leftovers(pid: u32) {
+    let marker = format!("sightline-profile-{pid}-");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let mut alive = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
+                if String::from_utf8_lossy(&cmd).contains(&marker) {
+                    alive.push(entry.file_name().to_string_lossy().to_string());
+                }
+            }
+        }
+        let dirs = std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&marker))
+            .count();
+        if alive.is_empty() && dirs == 0 {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "left behind: processes {alive:?}, profile dirs {dirs}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

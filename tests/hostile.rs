@@ -1,0 +1,554 @@
+//! Hostile input and hostile pages. Each attack gets an answer within a
+//! bounded time (a valid State Object or a typed error), the egress policy
+//! holds on every request the page makes, and every session exits cleanly.
+//!
+//! Input attacks and the egress policy run the real binary through pipes
+//! (each launches its own Chromium behind the egress proxy); page attacks run
+//! on the shared browser of this test binary.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sightline"))
+}
+
+/// A `sightline` child speaking JSON lines; reads time out instead of hanging the test.
+struct Proc {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Proc {
+    fn start(args: &[&str]) -> Proc {
+        let mut child = bin()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run sightline");
+        let stdin = child.stdin.take();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in out.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Proc { child, stdin, lines }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line as JSON, within `limit`.
+    fn read(&self, limit: Duration) -> Value {
+        let line = self.lines.recv_timeout(limit).unwrap_or_else(|e| panic!("no answer within {limit:?}: {e}"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// Send one line and time the answer, which must come within `limit`.
+    fn ask(&mut self, bytes: &[u8], limit: Duration) -> (Value, Duration) {
+        let t = Instant::now();
+        self.write(bytes);
+        let v = self.read(limit);
+        (v, t.elapsed())
+    }
+
+    /// Close stdin; the process must exit within 20 s and leave nothing behind.
+    fn finish(mut self) -> i32 {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert_no_leftovers(self.child.id());
+                return status.code().unwrap_or(-1);
+            }
+            assert!(Instant::now() < deadline, "sightline did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn error_code(state: &Value) -> &str {
+    state["error"]["code"].as_str().unwrap_or("")
+}
+
+const ACT: Duration = Duration::from_secs(30);
+
+#[test]
+fn bad_input_lines_get_typed_errors_and_the_env_loop_goes_on() {
+    world();
+    let mut p = Proc::start(&["env", &url("/form.html"), "--no-screenshot"]);
+    let first = p.read(Duration::from_secs(60));
+    assert!(first.get("error").is_none(), "{first}");
+    let hash = first["state_hash"].as_str().unwrap().to_string();
+    let huge_line = vec![b'x'; 10 << 20];
+    let huge_text =
+        format!(r#"{{"action":"input_text","element_index":1,"text":"{}"}}"#, "y".repeat(10 << 20)).into_bytes();
+    let over_text_limit =
+        format!(r#"{{"action":"input_text","element_index":1,"text":"{}"}}"#, "z".repeat(100_001)).into_bytes();
+    let deep = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000)).into_bytes();
+    let deep_object = format!(r#"{}"x"{}"#, r#"{"a":"#.repeat(5_000), "}".repeat(5_000)).into_bytes();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("invalid UTF-8", b"{\"action\":\"click_element\",\"element_index\":\xff}".to_vec(), "not valid UTF-8"),
+        ("lone continuation byte", b"\x80".to_vec(), "not valid UTF-8"),
+        ("NUL byte", b"{\"action\":\"finish_task\",\"message\":\"a\x00b\"}".to_vec(), "NUL"),
+        ("NUL escape in text", br#"{"action":"input_text","element_index":1,"text":"a\u0000b"}"#.to_vec(), "NUL"),
+        ("10 MB line", huge_line, "longer than the limit"),
+        ("10 MB input_text line", huge_text, "longer than the limit"),
+        ("text over the limit", over_text_limit, "at most 100000"),
+        ("deeply nested array", deep, "recursion limit"),
+        ("deeply nested object", deep_object, "recursion limit"),
+        ("not JSON", b"}{".to_vec(), "not valid JSON"),
+        ("file: URL", br#"{"action":"navigate","url":"file:///etc/passwd"}"#.to_vec(), "not allowed"),
+    ];
+    for (what, line, says) in cases {
+        let (state, took) = p.ask(&line, ACT);
+        assert_eq!(error_code(&state), "ACTION_VALIDATION_FAILED", "{what}: {}", state["error"]);
+        let msg = state["error"]["message"].as_str().unwrap();
+        assert!(msg.contains(says), "{what}: {msg}");
+        assert_eq!(state["state_hash"], hash, "{what}: the state changed");
+        assert!(took < Duration::from_secs(10), "{what} took {took:?}");
+        // A reply to a huge line stays small.
+        assert!(state.to_string().len() < 64 << 10, "{what}: a {} byte reply", state.to_string().len());
+    }
+    // The loop still works: a real action changes the state.
+    let (state, _) = p.ask(br#"{"action":"input_text","element_index":1,"text":"still here"}"#, ACT);
+    assert!(state.get("error").is_none(), "{}", state["error"]);
+    assert_ne!(state["state_hash"], hash);
+    assert_eq!(p.finish(), 0);
+}
+
+#[test]
+fn bad_input_lines_get_parse_errors_and_the_rpc_loop_goes_on() {
+    world();
+    let mut p = Proc::start(&["rpc"]);
+    let huge = vec![b'{'; 10 << 20];
+    let deep = "[".repeat(100_000).into_bytes();
+    for (what, line) in [
+        ("invalid UTF-8", b"{\"jsonrpc\":\"2.0\",\"method\":\"list_tools\",\"id\":\xff}".to_vec()),
+        ("NUL byte", b"{\"jsonrpc\":\"2.0\",\"method\":\"list\x00_tools\",\"id\":1}".to_vec()),
+        ("10 MB line", huge),
+        ("deeply nested", deep),
+    ] {
+        let (reply, took) = p.ask(&line, ACT);
+        assert_eq!(reply["error"]["code"], -32700, "{what}: {reply}");
+        assert_eq!(reply["id"], Value::Null, "{what}");
+        assert!(took < Duration::from_secs(10), "{what} took {took:?}");
+    }
+    let (reply, _) = p.ask(br#"{"jsonrpc":"2.0","method":"list_tools","id":7}"#, ACT);
+    assert_eq!(reply["id"], 7);
+    assert!(reply["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{reply}");
+    // browser_type refuses text past the limit before touching any session.
+    let long = json!({"jsonrpc":"2.0","method":"browser_type","id":8,"params":{"session":"s","target_id":"t","tab_id":"x","ref":"p1:1","text":"a".repeat(100_001)}});
+    let (reply, _) = p.ask(long.to_string().as_bytes(), ACT);
+    assert_eq!(reply["error"]["data"]["code"], "invalid_params", "{reply}");
+    assert_eq!(p.finish(), 0);
+}
+
+/// A loopback HTTP server for policy tests: routes by path, records every request line.
+struct Mini {
+    port: u16,
+    hits: Arc<Mutex<Vec<String>>>,
+}
+
+type Route = Arc<dyn Fn(&str) -> String + Send + Sync>;
+
+fn mini(route: Route) -> Mini {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hits = Arc::new(Mutex::new(Vec::new()));
+    let log = hits.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let (log, route) = (log.clone(), route.clone());
+            std::thread::spawn(move || {
+                let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+                let mut buf = [0u8; 8192];
+                let n = s.read(&mut buf).unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]).to_string();
+                let line = head.lines().next().unwrap_or("").to_string();
+                log.lock().unwrap().push(line.clone());
+                let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+                let _ = s.write_all(route(&path).as_bytes());
+            });
+        }
+    });
+    Mini { port, hits }
+}
+
+fn html(body: &str) -> String {
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// The attacker-chosen destination: answers anything, records everything.
+fn victim() -> Mini {
+    mini(Arc::new(|_| html("<h1>victim reached</h1>")))
+}
+
+/// Pages that try to reach `target` every way a page can.
+fn attack_site(target: u16) -> Mini {
+    let b = format!("127.0.0.1:{target}");
+    mini(Arc::new(move |path| {
+        let page = |body: String| html(&format!("<!doctype html><title>attack</title><h1>{path}</h1>{body}"));
+        match path {
+            "/redirect" => format!(
+                "HTTP/1.1 302 Found\r\nLocation: http://{b}/redirected\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            ),
+            "/iframe" => page(format!(r#"<iframe src="http://{b}/iframe"></iframe>"#)),
+            "/subresources" => page(format!(
+                r#"<img src="http://{b}/img"><link rel="stylesheet" href="http://{b}/css"><script src="http://{b}/script.js"></script>
+                <video src="http://{b}/video"></video><object data="http://{b}/object"></object>"#
+            )),
+            "/fetch" => page(format!(
+                r#"<script>
+                fetch("http://{b}/fetch").catch(function(){{}});
+                var x = new XMLHttpRequest(); x.open("GET", "http://{b}/xhr"); x.send();
+                navigator.sendBeacon("http://{b}/beacon", "x");
+                new EventSource("http://{b}/sse");
+                </script>"#
+            )),
+            "/websocket" => page(format!(r#"<script>try {{ new WebSocket("ws://{b}/ws"); }} catch (e) {{}}</script>"#)),
+            "/worker" => page(format!(
+                r#"<script>
+                var src = 'fetch("http://{b}/worker").catch(function(){{}})';
+                new Worker(URL.createObjectURL(new Blob([src], {{type: "text/javascript"}})));
+                </script>"#
+            )),
+            "/refresh" => page(format!(r#"<meta http-equiv="refresh" content="0;url=http://{b}/refresh">"#)),
+            "/form" => page(format!(
+                r#"<form id="f" method="post" action="http://{b}/post"><input name="x" value="1"></form>
+                <script>document.getElementById("f").submit();</script>"#
+            )),
+            "/popup" => page(format!(r#"<button onclick="window.open('http://{b}/popup')">open</button>"#)),
+            "/ok" => page(r#"<img src="/own-image">"#.to_string()),
+            _ => page(String::new()),
+        }
+    }))
+}
+
+fn navigate(p: &mut Proc, url: &str) -> Value {
+    p.ask(json!({"action": "navigate", "url": url}).to_string().as_bytes(), ACT).0
+}
+
+#[test]
+fn the_egress_policy_holds_on_every_request_the_page_makes() {
+    let victim = victim();
+    let site = attack_site(victim.port);
+    let a = format!("http://127.0.0.1:{}", site.port);
+    let blocked = format!("http://127.0.0.1:{}/", victim.port);
+    let mut p = Proc::start(&["env", &format!("{a}/"), "--no-screenshot", "--block", &blocked]);
+    let first = p.read(Duration::from_secs(60));
+    assert!(first.get("error").is_none(), "{first}");
+
+    for path in ["/iframe", "/subresources", "/fetch", "/websocket", "/worker", "/refresh", "/form", "/redirect"] {
+        let state = navigate(&mut p, &format!("{a}{path}"));
+        // A page that loads answers with a state; a redirect into the blocked host shows the refusal.
+        if path == "/redirect" {
+            let shown = state["page_content"].as_str().unwrap_or("").contains("rule block")
+                || state["error"]["message"].as_str().unwrap_or("").contains("rule block");
+            assert!(shown, "the refusal is not named: {state}");
+        } else {
+            assert!(state.get("error").is_none(), "{path}: {}", state["error"]);
+        }
+    }
+    // A popup opened by a click.
+    let state = navigate(&mut p, &format!("{a}/popup"));
+    let (state, _) = p.ask(
+        json!({"action": "click_element", "element_index": state["element_index"].as_object().unwrap().len()})
+            .to_string()
+            .as_bytes(),
+        ACT,
+    );
+    assert!(state.get("error").is_none(), "popup click: {}", state["error"]);
+
+    // Where the agent steers: refused before the browser moves, naming the rule.
+    let hash = state["state_hash"].clone();
+    for (target, code, rule) in [
+        (blocked.clone(), "NAVIGATION_FAILED", "rule block"),
+        ("http://169.254.169.254/latest/meta-data/".into(), "NAVIGATION_FAILED", "rule metadata"),
+        ("http://169.254.169.254\\@8.8.8.8/".into(), "NAVIGATION_FAILED", "rule metadata"),
+        ("http://2852039166/".into(), "NAVIGATION_FAILED", "rule metadata"),
+        ("http://[::ffff:169.254.169.254]/".into(), "NAVIGATION_FAILED", "rule metadata"),
+        ("http://metadata.google.internal/".into(), "NAVIGATION_FAILED", "rule metadata"),
+        (format!("http://127.0.0.1:{}@127.0.0.1:{}/", site.port, victim.port), "ACTION_VALIDATION_FAILED", "user name"),
+        (format!("http://127.0.0.1:{}\\@127.0.0.1:{}/", victim.port, site.port), "NAVIGATION_FAILED", "rule block"),
+    ] {
+        let s = navigate(&mut p, &target);
+        assert_eq!(error_code(&s), code, "{target}: {s}");
+        assert!(s["error"]["message"].as_str().unwrap().contains(rule), "{target}: {}", s["error"]["message"]);
+        assert_eq!(s["state_hash"], hash, "{target}");
+    }
+
+    // The control: the proxy passes what is allowed.
+    let ok = navigate(&mut p, &format!("{a}/ok"));
+    assert!(ok.get("error").is_none(), "{}", ok["error"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(p.finish(), 0);
+    assert!(site.hits.lock().unwrap().iter().any(|h| h.starts_with("GET /own-image")), "{:?}", site.hits);
+    let reached = victim.hits.lock().unwrap().clone();
+    assert!(reached.is_empty(), "the blocked host was reached: {reached:?}");
+}
+
+#[test]
+fn without_the_block_rule_the_same_pages_do_reach_the_victim() {
+    // Proves the test above can fail: the attacks are real.
+    let victim = victim();
+    let site = attack_site(victim.port);
+    let a = format!("http://127.0.0.1:{}", site.port);
+    let mut p = Proc::start(&["env", &format!("{a}/subresources"), "--no-screenshot"]);
+    let _ = p.read(Duration::from_secs(60));
+    let _ = navigate(&mut p, &format!("{a}/fetch"));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(p.finish(), 0);
+    let reached = victim.hits.lock().unwrap().clone();
+    for path in ["/img", "/fetch", "/xhr"] {
+        assert!(reached.iter().any(|h| h.contains(path)), "{path} not seen: {reached:?}");
+    }
+}
+
+#[test]
+fn allow_prefixes_and_block_private_cover_page_requests() {
+    let victim = victim();
+    let site = attack_site(victim.port);
+    let a = format!("http://127.0.0.1:{}", site.port);
+    // Only the attack site is allowed (a prefix naming it also lifts --block-private for it).
+    let mut p =
+        Proc::start(&["env", &format!("{a}/subresources"), "--no-screenshot", "--allow", &format!("{a}/"), "--block-private"]);
+    let first = p.read(Duration::from_secs(60));
+    assert!(first.get("error").is_none(), "{first}");
+    let s = navigate(&mut p, &format!("http://127.0.0.1:{}/", victim.port));
+    assert_eq!(error_code(&s), "NAVIGATION_FAILED");
+    assert!(s["error"]["message"].as_str().unwrap().contains("rule allow"), "{}", s["error"]);
+    let s = navigate(&mut p, &format!("http://localhost:{}/", site.port));
+    assert!(s["error"]["message"].as_str().unwrap_or("").contains("rule allow"), "{}", s["error"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(p.finish(), 0);
+    assert!(victim.hits.lock().unwrap().is_empty(), "{:?}", victim.hits);
+
+    // --block-private alone refuses a loopback start page, naming the rule.
+    let out = bin().args(["state", &format!("{a}/"), "--no-screenshot", "--block-private"]).output().unwrap();
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(error_code(&s), "NAVIGATION_FAILED", "{s}");
+    assert!(s["error"]["message"].as_str().unwrap().contains("rule private_address"), "{}", s["error"]);
+    assert!(site.hits.lock().unwrap().is_empty() || !site.hits.lock().unwrap().iter().any(|h| h.starts_with("GET / ")));
+
+    // Explicit rules cannot be half-enforced on an attached browser.
+    let out = bin().args(["state", &format!("{a}/"), "--connect", "http://127.0.0.1:9", "--block-private"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--connect"));
+}
+
+#[test]
+fn a_logging_loop_stays_within_the_console_bound() {
+    world();
+    let dir = std::env::temp_dir().join(format!("sightline-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("spam.js");
+    std::fs::write(&script, "console.log('first'); for (;;) console.log('x'.repeat(100000));").unwrap();
+    let mut child = bin()
+        .args(["script", script.to_str().unwrap(), "--timeout", "3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut peak_kb = 0u64;
+    let mut out = Vec::new();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let _ = stdout.read_to_end(&mut out);
+        out
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Ok(s) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
+            if let Some(kb) = s.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()) {
+                peak_kb = peak_kb.max(kb);
+            }
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "the script did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = String::from_utf8(reader.join().unwrap()).unwrap();
+    assert_eq!(status.code(), Some(124), "the time limit ends it");
+    assert_no_leftovers(pid);
+    // Kept on timeout, bounded, and the overflow is said.
+    assert!(out.starts_with("first\n"), "{}", &out[..out.len().min(200)]);
+    assert!(out.len() < (1 << 20) + (64 << 10), "{} bytes of console output", out.len());
+    assert!(out.lines().last().unwrap().contains("more console lines dropped"), "{}", out.lines().last().unwrap());
+    assert!(peak_kb < 300 * 1024, "sightline grew to {} MB", peak_kb / 1024);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- hostile pages, on the shared browser ----
+
+async fn within<T>(what: &str, limit: Duration, f: impl std::future::Future<Output = T>) -> T {
+    let t = Instant::now();
+    match tokio::time::timeout(limit, f).await {
+        Ok(v) => v,
+        Err(_) => panic!("{what}: no answer within {limit:?} (waited {:?})", t.elapsed()),
+    }
+}
+
+/// A valid State Object: every key present, indexes 1..N.
+fn assert_valid(s: &sightline_api::StateObject) {
+    let v = serde_json::to_value(s).unwrap();
+    for k in ["url", "page_content", "element_index", "screenshot", "state_hash"] {
+        assert!(v.get(k).is_some(), "{k} missing");
+    }
+    assert_eq!(s.state_hash.len(), 64);
+}
+
+async fn open(path: &str) -> sightline_api::Env {
+    let mut env = sightline_api::Env::new(tab().await, sightline_api::EnvOptions { screenshot: true }).await.unwrap();
+    let t = within(
+        path,
+        Duration::from_secs(30),
+        env.step_action(sightline_api::Action::Navigate { url: url(path) }, json!({"action": "navigate"})),
+    )
+    .await;
+    assert_valid(&t.state);
+    env
+}
+
+#[test]
+fn a_page_that_never_finishes_loading_still_answers() {
+    run(async {
+        let t = Instant::now();
+        let mut env = open("/hostile/never.html").await;
+        assert!(t.elapsed() < Duration::from_secs(25), "load took {:?}", t.elapsed());
+        assert!(env.state().page_content.contains("never finishes loading"), "{}", env.state().page_content);
+        let b = by_text(env.state(), "Still usable");
+        let turn = within("click", Duration::from_secs(15), step(&mut env, json!({"action":"click_element","element_index": b}))).await;
+        assert_valid(&turn.state);
+        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
+        env.close().await;
+    });
+}
+
+#[test]
+fn pages_that_redefine_globals_and_freeze_prototypes_still_work() {
+    run(async {
+        let mut env = open("/hostile/globals.html").await;
+        let q = by_id_name(env.state(), "q");
+        let turn = within("type", Duration::from_secs(15), step(&mut env, json!({"action":"input_text","element_index": q,"text":"abc"}))).await;
+        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
+        let go = by_text(env.state(), "Go");
+        let turn = within("click", Duration::from_secs(15), step(&mut env, json!({"action":"click_element","element_index": go}))).await;
+        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
+        assert!(turn.state.page_content.contains("clicked abc"), "{}", turn.state.page_content);
+        env.close().await;
+    });
+}
+
+#[test]
+fn fifty_popups_from_one_click() {
+    run(async {
+        let mut env = open("/hostile/popups.html").await;
+        let b = by_text(env.state(), "Open 50");
+        let turn = within("click", Duration::from_secs(30), step(&mut env, json!({"action":"click_element","element_index": b}))).await;
+        assert_valid(&turn.state);
+        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
+        // The opener tab still answers.
+        let turn = within("scroll", Duration::from_secs(15), step(&mut env, json!({"action":"scroll","direction":"down"}))).await;
+        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
+        env.close().await;
+    });
+}
+
+#[test]
+fn a_page_that_navigates_itself_every_100_ms() {
+    run(async {
+        let mut env = open("/hostile/renav.html").await;
+        for i in 0..5 {
+            let turn = within("scroll", Duration::from_secs(20), step(&mut env, json!({"action":"scroll","direction":"down"}))).await;
+            assert_valid(&turn.state);
+            if let Some(e) = &turn.state.error {
+                assert!(!turn.fatal, "step {i}: {e:?}");
+            }
+        }
+        env.close().await;
+    });
+}
+
+#[test]
+fn twenty_nested_iframes() {
+    run(async {
+        let env = open("/hostile/nested.html?d=20").await;
+        let s = env.state();
+        assert!(s.page_content.contains("Level 20"), "{}", s.page_content);
+        env.close().await;
+    });
+}
+
+#[test]
+fn a_huge_canvas() {
+    run(async {
+        let mut env = open("/hostile/canvas.html").await;
+        assert!(!env.state().screenshot.is_empty());
+        let b = by_text(env.state(), "Below the title");
+        let turn = within("click", Duration::from_secs(15), step(&mut env, json!({"action":"click_element","element_index": b}))).await;
+        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
+        let turn = within("scroll", Duration::from_secs(15), step(&mut env, json!({"action":"scroll","direction":"down","pixels": 20000}))).await;
+        assert_valid(&turn.state);
+        env.close().await;
+    });
+}
+
+#[test]
+fn a_renderer_crash_is_a_typed_error() {
+    run(async {
+        let mut env = open("/form.html").await;
+        let hash = env.state().state_hash.clone();
+        // chrome://crash, as CDP offers it.
+        let _ = env.tab().raw_call("Page.crash", json!({})).await;
+        let turn = within("after the crash", Duration::from_secs(20), step(&mut env, json!({"action":"scroll","direction":"down"}))).await;
+        let e = turn.state.error.as_ref().expect("an error after the crash");
+        assert_eq!(e.code, sightline_api::ErrorCode::InternalBrowserError, "{e:?}");
+        assert_eq!(turn.state.state_hash, hash);
+        assert!(turn.fatal, "a crashed tab ends the session");
+        env.close().await;
+        // The browser itself survives: a new tab works.
+        let env = open("/form.html").await;
+        env.close().await;
+    });
+}
+
+#[test]
+fn infinite_loops_in_handlers_are_bounded() {
+    run(async {
+        let mut env = open("/hostile/loop.html").await;
+        let b = by_text(env.state(), "Spin after the click");
+        let t = Instant::now();
+        let turn = within("click", Duration::from_secs(90), step(&mut env, json!({"action":"click_element","element_index": b}))).await;
+        assert_valid(&turn.state);
+        eprintln!("click into a busy loop answered in {:?}: {:?}", t.elapsed(), turn.state.error.as_ref().map(|e| e.code));
+        env.close().await;
+    });
+}
