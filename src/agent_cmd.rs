@@ -30,10 +30,18 @@ pub async fn run(a: &Args) -> Result<u8> {
     } else {
         Progress::Lines
     };
-    let (browser, _egress) = start_browser(a).await?;
+    let (browser, egress) = start_browser(a).await?;
     let tab = browser.new_tab(tab_options(a)?).await?;
-    let cfg =
-        RunConfig { task, url: url.clone(), provider, max_steps, vision: a.vision, trace: a.trace.clone(), progress };
+    let cfg = RunConfig {
+        task,
+        url: url.clone(),
+        provider,
+        max_steps,
+        vision: a.vision,
+        trace: a.trace.clone(),
+        progress,
+        egress: Some(egress),
+    };
     let report = sightline_agent::run(tab, cfg).await?;
     browser.shutdown().await;
     if a.json {

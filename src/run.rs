@@ -24,7 +24,8 @@ pub fn egress(a: &Args) -> Result<Arc<Egress>> {
         allow: a.allow.clone(),
         block: a.block.clone(),
         block_private: a.block_private || (script && !a.allow_private),
-        trusted: if script { a.url.iter().cloned().collect() } else { Vec::new() },
+        // The operator's start page: its whole origin, so the site can move between its own pages.
+        trusted: if script { a.url.iter().filter_map(|u| origin_prefix(u)).collect() } else { Vec::new() },
     };
     let explicit = !cfg.allow.is_empty() || !cfg.block.is_empty() || a.block_private;
     let egress = match &a.connect {
@@ -35,6 +36,12 @@ pub fn egress(a: &Args) -> Result<Arc<Egress>> {
         None => Egress::with_proxy(&cfg)?,
     };
     Ok(Arc::new(egress))
+}
+
+/// `scheme://host:port/` of an http(s) URL.
+fn origin_prefix(url: &str) -> Option<String> {
+    let u = sightline_policy::Url::parse(url).ok()?;
+    matches!(u.scheme(), "http" | "https").then(|| format!("{}/", u.origin().ascii_serialization()))
 }
 
 /// How to get the browser: launched behind `egress`'s proxy, or attached.

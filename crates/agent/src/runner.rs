@@ -30,6 +30,8 @@ pub struct RunConfig {
     pub max_steps: usize,
     pub vision: bool,
     pub trace: Option<PathBuf>,
+    /// The egress policy every `navigate` is checked against (the proxy checks the rest).
+    pub egress: Option<std::sync::Arc<sightline_api::Egress>>,
     pub progress: Progress,
 }
 
@@ -143,6 +145,9 @@ pub async fn run(tab: Tab, cfg: RunConfig) -> Result<Report, sightline_api::EnvE
     let viewport = tab.options().viewport;
     let screenshots = cfg.vision || cfg.trace.is_some();
     let mut env = Env::new(tab, EnvOptions { screenshot: screenshots }).await?;
+    if let Some(egress) = &cfg.egress {
+        env.set_egress(egress.clone());
+    }
     let mut trace = match &cfg.trace {
         Some(dir) => Some(TraceWriter::create(dir).map_err(|e| {
             sightline_api::EnvError::Browser(sightline_browser::BrowserError::Unexpected(format!("trace: {e}")))

@@ -21,6 +21,12 @@ pub enum EgressError {
     Proxy(#[from] std::io::Error),
 }
 
+impl std::fmt::Debug for Egress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Egress").field("policy", &self.policy).field("proxy", &self.proxy.as_ref().map(EgressProxy::addr)).finish()
+    }
+}
+
 impl Egress {
     /// The policy alone: agent navigations are checked, but nothing sees the
     /// page's own requests (for a browser we attach to and cannot reconfigure).
