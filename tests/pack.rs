@@ -107,7 +107,7 @@ fn the_policy_refuses_with_its_reason() {
         let msg = e.to_string();
         assert!(msg.contains("refused by policy") && msg.contains("loopback"), "{msg}");
         let e = strict.run(r#"browser.goto("http://localhost:1/")"#, opts(10)).await.unwrap_err();
-        assert!(e.to_string().contains("local or metadata host"), "{e}");
+        assert!(e.to_string().contains("rule private_address"), "{e}");
         let e = strict.run(r#"browser.goto("http://169.254.169.254/latest/meta-data/")"#, opts(10)).await.unwrap_err();
         assert!(e.to_string().contains("cloud metadata"), "{e}");
         let prefixed =

@@ -445,7 +445,11 @@ mod tests {
         let docs = policy(&["https://example.com/docs"], &[], false);
         assert_eq!(rule(&docs, "https://example.com/docs"), "ok");
         assert_eq!(rule(&docs, "https://example.com/docs/a?b"), "ok");
-        assert_eq!(rule(&docs, "https://example.com/docsecret"), "allow");
+        assert_eq!(rule(&docs, "https://example.com/docs.html"), "ok"); // a path prefix, as written
+        let dir = policy(&["https://example.com/docs/"], &[], false);
+        assert_eq!(rule(&dir, "https://example.com/docsecret"), "allow");
+        assert_eq!(rule(&dir, "https://example.com/docs/%2e%2e/admin"), "allow"); // WHATWG: %2e%2e is .. too
+        assert_eq!(rule(&dir, "https://example.com/docs/../admin"), "allow");
         assert_eq!(rule(&docs, "https://example.com/docs/../admin"), "allow"); // normalised to /admin
         let block = policy(&[], &["http://127.0.0.1:9/"], false);
         assert_eq!(rule(&block, "http://127.0.0.1:9/x"), "block");

@@ -5,9 +5,9 @@ use url::{Host, Url};
 /// A parsed URL prefix: scheme, host, port and path.
 ///
 /// A URL is under the prefix when its scheme, host and port (defaults filled
-/// in) are equal and its path starts with the prefix's path at a segment
-/// boundary (`/docs` covers `/docs` and `/docs/a`, not `/docsecret`). `ws:`
-/// and `wss:` count as `http:` and `https:`.
+/// in) are equal and its normalised path starts with the prefix's path (`/docs`
+/// covers `/docs/a` and `/docs.html`; write `/docs/` for a directory only).
+/// `ws:` and `wss:` count as `http:` and `https:`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prefix {
     text: String,
@@ -57,11 +57,7 @@ impl Prefix {
     }
 
     fn covers_path(&self, path: &str) -> bool {
-        if self.path.ends_with('/') {
-            path.starts_with(&self.path)
-        } else {
-            path == self.path || path.strip_prefix(&self.path).is_some_and(|rest| rest.starts_with('/'))
-        }
+        path.starts_with(&self.path)
     }
 
     /// Is `url` under this prefix?
