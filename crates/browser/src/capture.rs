@@ -98,8 +98,9 @@ impl Tab {
                     None
                 }
             };
-            let (snap, pointer, ax) = tokio::join!(self.snapshot(s), self.pointer_listeners(s), ax);
-            snap.map(|snap| (snap, pointer, ax))
+            let (snap, pointer, ax, focused) =
+                tokio::join!(self.snapshot(s), self.pointer_listeners(s), ax, self.focused_element(s));
+            snap.map(|snap| (snap, pointer, ax, focused))
         }));
         let owners = join_all(oop.iter().map(|frame_id| self.frame_owner(frame_id, &sessions)));
         let (shot, snaps, owners) = tokio::join!(shot, snaps, owners);
@@ -109,7 +110,7 @@ impl Tab {
         let mut kept: Vec<Option<usize>> = vec![None; sessions.len()];
         for (i, snap) in snaps.into_iter().enumerate() {
             match snap {
-                Ok((snapshot, pointer_listeners, ax)) => {
+                Ok((snapshot, pointer_listeners, ax, focused)) => {
                     let owner = if i == 0 {
                         None
                     } else {
@@ -123,7 +124,7 @@ impl Tab {
                         }
                     };
                     kept[i] = Some(frames.len());
-                    frames.push(FrameCapture { snapshot, owner, pointer_listeners, ax });
+                    frames.push(FrameCapture { snapshot, owner, pointer_listeners, ax, focused });
                     frame_sessions.push(sessions[i].clone());
                 }
                 Err(e) if i == 0 => return Err(e),
@@ -169,6 +170,23 @@ impl Tab {
                 .await;
         let _: Result<Value, _> = self.cdp(session, "Runtime.releaseObject", json!({ "objectId": array })).await;
         described.into_iter().filter_map(|d| d.ok()?["node"]["backendNodeId"].as_i64()).collect()
+    }
+
+    /// The backend id of the element with keyboard focus in this target (through
+    /// open shadow roots), or `None` when focus is on the document itself.
+    async fn focused_element(&self, session: &sightline_cdp::SessionId) -> Option<i64> {
+        const FOCUSED: &str = "(() => { let a = document.activeElement; \
+            while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; \
+            return a && a !== document.body && a !== document.documentElement ? a : null })()";
+        let v: Value = self
+            .cdp(session, "Runtime.evaluate", json!({ "expression": FOCUSED, "objectGroup": "sightline-focus" }))
+            .await
+            .ok()?;
+        let object = v["result"]["objectId"].as_str()?.to_string();
+        let d: Result<Value, _> = self.cdp(session, "DOM.describeNode", json!({ "objectId": object })).await;
+        let _: Result<Value, _> =
+            self.cdp(session, "Runtime.releaseObjectGroup", json!({ "objectGroup": "sightline-focus" })).await;
+        d.ok()?["node"]["backendNodeId"].as_i64()
     }
 
     /// Which `<iframe>` element (in which session's capture) holds an OOPIF.
