@@ -118,9 +118,13 @@ impl Env {
         };
         let result: Result<(), (ErrorCode, String)> = async {
             match &action {
-                Action::ClickElement { element_index } => {
+                Action::ClickElement { element_index, count } => {
                     let i = check(*element_index, "element_index")?;
-                    self.tab.click(&self.current, i).await.map_err(map_err)
+                    self.tab.click_count(&self.current, i, u32::from(*count)).await.map_err(map_err)
+                }
+                Action::HoverElement { element_index } => {
+                    let i = check(*element_index, "element_index")?;
+                    self.tab.hover(&self.current, i).await.map_err(map_err)
                 }
                 Action::InputText { element_index, text, overwrite } => {
                     let i = check(*element_index, "element_index")?;
@@ -205,6 +209,10 @@ fn map_err(e: BrowserError) -> (ErrorCode, String) {
         BrowserError::NavigationFailed { url, reason } => {
             (ErrorCode::NavigationFailed, format!("Navigation to {url} failed: {reason}. The previous page is still loaded."))
         }
+        BrowserError::DialogOpen => (
+            ErrorCode::ElementNotInteractive,
+            "A JavaScript dialog is open and the page is paused: answer it first (click its OK or Cancel button).".into(),
+        ),
         other => (ErrorCode::InternalBrowserError, other.to_string()),
     }
 }

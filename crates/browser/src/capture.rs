@@ -76,6 +76,9 @@ impl Tab {
         let screenshot = opts.screenshot;
         self.check_alive()?;
         let started = Instant::now();
+        if let Some(dialog) = self.open_dialog() {
+            return Ok(self.dialog_capture(dialog, screenshot, started).await);
+        }
         let sessions = self.sessions();
         let oop: Vec<String> = self.state.lock().unwrap().oopifs.iter().map(|f| f.frame_id.clone()).collect();
         let shot = async {
@@ -132,12 +135,32 @@ impl Tab {
             }
         }
         let (w, h) = self.opts.viewport;
-        let capture = Capture { viewport: Viewport { width: w as f64, height: h as f64 }, frames };
+        let capture = Capture { viewport: Viewport { width: w as f64, height: h as f64 }, frames, dialog: None };
         let cdp_time = started.elapsed();
         let screenshot = shot?;
         let t = Instant::now();
         let view = PageView::build(&capture);
         Ok(Captured { view, screenshot, capture, sessions: frame_sessions, cdp_time, model_time: t.elapsed() })
+    }
+
+    /// While a JavaScript dialog is open, the dialog is the view (the page is paused).
+    async fn dialog_capture(&self, dialog: sightline_page::JsDialog, screenshot: bool, started: Instant) -> Captured {
+        let shot = if screenshot {
+            // The compositor may still give a frame; if not, no screenshot rather than a hang.
+            let r = self
+                .client
+                .call_raw_within(Some(&self.session), "Page.captureScreenshot", json!({ "format": "png" }), Duration::from_millis(1500))
+                .await;
+            r.ok().and_then(|raw| serde_json::from_str::<Shot>(raw.get()).ok()).map(|s| s.data)
+        } else {
+            None
+        };
+        let (w, h) = self.opts.viewport;
+        let capture = Capture { viewport: Viewport { width: w as f64, height: h as f64 }, frames: Vec::new(), dialog: Some(dialog) };
+        let cdp_time = started.elapsed();
+        let t = Instant::now();
+        let view = PageView::build(&capture);
+        Captured { view, screenshot: shot, capture, sessions: vec![self.session.clone()], cdp_time, model_time: t.elapsed() }
     }
 
     /// Backend ids of elements with pointer/touch listeners, as recorded by the

@@ -266,6 +266,11 @@ impl Arena {
         arena
     }
 
+    /// A page with nothing in it (while a JavaScript dialog blocks the real one).
+    pub fn empty(viewport: Rect) -> Arena {
+        Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new() }
+    }
+
     /// Marks what a person cannot use although it may be painted: `inert`
     /// subtrees, and everything outside an open modal `<dialog>` of its document.
     /// Node ids are in document order, so parents are decided before children.

@@ -27,6 +27,22 @@ pub struct Capture {
     pub viewport: Viewport,
     /// `frames[0]` is the page target; the others are OOPIF targets.
     pub frames: Vec<FrameCapture>,
+    /// A JavaScript dialog (`alert`, `confirm`, `prompt`, `beforeunload`) that
+    /// blocks the page: while it is open it is all an agent can act on.
+    #[serde(default)]
+    pub dialog: Option<JsDialog>,
+}
+
+/// An open JavaScript dialog, as `Page.javascriptDialogOpening` reports it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct JsDialog {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    pub kind: String,
+    pub message: String,
+    /// The URL of the frame that opened it.
+    pub url: String,
+    /// For `prompt`: the text typed so far (starts as the page's default).
+    pub prompt_text: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]

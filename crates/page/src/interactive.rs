@@ -95,6 +95,19 @@ pub struct Element {
     pub focused: bool,
     /// For range and number inputs: `(min, max)` as written or defaulted.
     pub range: Option<(String, String)>,
+    /// A control of an open JavaScript dialog rather than of the page.
+    pub dialog: Option<DialogControl>,
+}
+
+/// What a JavaScript dialog's control does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogControl {
+    /// OK / Leave: accept the dialog (with the typed text, for a prompt).
+    Accept,
+    /// Cancel / Stay: dismiss it.
+    Dismiss,
+    /// The text field of a `prompt()`.
+    Prompt,
 }
 
 /// An interactive element that is laid out in the viewport but covered.
@@ -436,6 +449,7 @@ pub fn find(arena: &mut Arena) -> Found {
                 expanded: None,
                 focused: false,
                 range: None,
+                dialog: None,
             });
             continue;
         }
@@ -516,6 +530,7 @@ pub fn find(arena: &mut Arena) -> Found {
             expanded: expanded(arena, id),
             focused: n.focused,
             range,
+            dialog: None,
         });
     }
     Found { elements, covered }

@@ -16,6 +16,7 @@
 mod arena;
 mod capture;
 mod content;
+mod dialog;
 mod geometry;
 mod hash;
 mod interactive;
@@ -30,12 +31,12 @@ pub mod arena_node {
     pub use crate::arena::{Node, NodeKind};
 }
 pub use capture::{
-    AxNode, AxProperty, AxValue, Capture, FrameCapture, FrameOwner, Snapshot, Viewport, COMPUTED_STYLES,
+    AxNode, AxProperty, AxValue, Capture, FrameCapture, FrameOwner, JsDialog, Snapshot, Viewport, COMPUTED_STYLES,
 };
 pub use content::token;
 pub use geometry::Rect;
 pub use hash::{canonical, state_hash};
-pub use interactive::{Covered, Descriptor, Element, Reason};
+pub use interactive::{Covered, Descriptor, DialogControl, Element, Reason};
 pub use marks::MarkView;
 pub use text::{collapse, cut};
 pub use url::resolve;
@@ -60,6 +61,9 @@ pub struct PageView {
 
 impl PageView {
     pub fn build(capture: &Capture) -> PageView {
+        if let Some(d) = &capture.dialog {
+            return dialog::view(d, capture.viewport);
+        }
         let mut arena = Arena::build(capture);
         let found = interactive::find(&mut arena);
         let mut page_content = content::render(&mut arena, &found.elements);
