@@ -472,8 +472,9 @@ impl Tab {
         self.settle(since).await
     }
 
-    /// `navigate`: load `url`. On failure the previous page is restored and
-    /// `NavigationFailed` returned.
+    /// `navigate`: load `url`. A URL that cannot be loaded leaves the current
+    /// document exactly as it was (the failed load is aborted before Chromium
+    /// commits its error page) and returns `NavigationFailed`.
     pub async fn navigate(&self, url: &str) -> Result<(), BrowserError> {
         // Going elsewhere dismisses a dialog the page left open.
         if self.open_dialog().is_some_and(|d| d.kind != "beforeunload") {
@@ -481,6 +482,9 @@ impl Tab {
         }
         // Unavailable when the current page is itself an error page: then there is nothing to restore.
         let before: Option<Value> = self.call("Page.getNavigationHistory", json!({})).await.ok();
+        self.state.lock().unwrap().nav_error = None;
+        let pattern = json!({ "patterns": [{ "urlPattern": "*", "resourceType": "Document", "requestStage": "Response" }] });
+        let intercept = self.call::<Value>("Fetch.enable", pattern).await.is_ok();
         let since = self.mark().await;
         let nav = tokio::time::timeout(
             self.opts.settle.load_timeout,
@@ -491,7 +495,10 @@ impl Tab {
             Ok(Ok(v)) => v["errorText"].as_str().filter(|t| !t.is_empty()).map(str::to_string),
             Ok(Err(e)) => match e {
                 // `beforeunload` asked the user: that dialog is the next state.
-                BrowserError::DialogOpen => return Ok(()),
+                BrowserError::DialogOpen => {
+                    let _: Result<Value, _> = self.client.call(Some(&self.session), "Fetch.disable", json!({})).await;
+                    return Ok(());
+                }
                 BrowserError::Cdp(sightline_cdp::CdpError::Protocol { message, .. }) => Some(message),
                 other => return Err(other),
             },
@@ -500,11 +507,23 @@ impl Tab {
                 Some(format!("timed out after {:?}", self.opts.settle.load_timeout))
             }
         };
+        let aborted = self.state.lock().unwrap().nav_error.take();
+        if intercept {
+            let _: Result<Value, _> = self.call("Fetch.disable", json!({})).await;
+        }
         if let Some(reason) = failure {
-            if let Some(before) = &before {
-                self.restore_history(before).await?;
+            match aborted {
+                // Aborted by us: nothing was committed; the old document is still live.
+                Some(why) => {
+                    return Err(BrowserError::NavigationFailed { url: url.to_string(), reason: net_error_name(&why) })
+                }
+                None => {
+                    if let Some(before) = &before {
+                        self.restore_history(before).await?;
+                    }
+                    return Err(BrowserError::NavigationFailed { url: url.to_string(), reason });
+                }
             }
-            return Err(BrowserError::NavigationFailed { url: url.to_string(), reason });
         }
         self.settle(since).await
     }
@@ -538,6 +557,18 @@ impl Tab {
             }
         }
     }
+}
+
+/// `Fetch.ErrorReason` (`ConnectionRefused`) as Chromium's net error name (`net::ERR_CONNECTION_REFUSED`).
+fn net_error_name(reason: &str) -> String {
+    let mut out = String::from("net::ERR_");
+    for (i, c) in reason.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
 }
 
 fn node_label(n: &sightline_page::arena_node::Node) -> String {

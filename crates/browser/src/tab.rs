@@ -53,6 +53,8 @@ pub(crate) struct Tracker {
     /// An open JavaScript dialog, and the session whose page opened it.
     pub dialog: Option<(sightline_page::JsDialog, SessionId)>,
     pub dialog_tx: Option<tokio::sync::watch::Sender<bool>>,
+    /// Why the last intercepted main-frame navigation failed (see `Tab::navigate`).
+    pub nav_error: Option<String>,
 }
 
 impl Tracker {
@@ -157,6 +159,38 @@ impl Tab {
         let tab = Tab::attach_session(browser, target_id.to_string(), None, false, opts).await?;
         let _: Result<Value, _> = tab.call("Runtime.runIfWaitingForDebugger", json!({})).await;
         Ok(tab)
+    }
+
+    /// Wait until a tab that was attached while loading (a popup) has loaded its
+    /// document, then for a stable page. Capped by the load timeout.
+    pub async fn wait_loaded(&self) -> Result<(), BrowserError> {
+        let start = Instant::now();
+        loop {
+            let v: Result<Value, _> = self
+                .call("Runtime.evaluate", json!({ "expression": "[document.readyState, location.href]", "returnByValue": true }))
+                .await;
+            match v {
+                Ok(v) => {
+                    let ready = v["result"]["value"][0].as_str() == Some("complete");
+                    let blank = v["result"]["value"][1].as_str() == Some("about:blank");
+                    if ready && (!blank || start.elapsed() > Duration::from_millis(500)) {
+                        break;
+                    }
+                }
+                Err(BrowserError::DialogOpen) => return Ok(()),
+                Err(e @ (BrowserError::Crashed | BrowserError::TabClosed | BrowserError::Cdp(_))) => {
+                    if self.check_alive().is_err() {
+                        return Err(e);
+                    }
+                }
+                Err(_) => {}
+            }
+            if start.elapsed() > self.opts.settle.load_timeout {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        self.settle(Instant::now()).await
     }
 
     /// Enable what we listen to on a page or OOPIF session.
@@ -475,6 +509,31 @@ async fn track(
                     // Requests of the old document no longer matter.
                     st.inflight.retain(|_, t| now.duration_since(*t) < Duration::from_millis(50));
                 }
+            }
+            "Fetch.requestPaused" => {
+                // Only enabled while `navigate` runs: a main-frame document that failed to
+                // load is aborted instead of committing Chromium's error page, so the
+                // previous document stays, alive and as it was.
+                let v: Value = ev.parse().unwrap_or_default();
+                let id = v["requestId"].as_str().unwrap_or_default().to_string();
+                let failed = v["responseErrorReason"].as_str().map(str::to_string);
+                let main = {
+                    let mut st = state.lock().unwrap();
+                    let main = v["frameId"].as_str() == Some(st.main_frame.as_str());
+                    if let (true, Some(reason)) = (main, failed.as_ref()) {
+                        st.nav_error = Some(reason.clone());
+                    }
+                    main
+                };
+                let c = client.clone();
+                let s = ev.session.clone();
+                tokio::spawn(async move {
+                    let _ = if main && failed.is_some() {
+                        c.call_raw(s.as_ref(), "Fetch.failRequest", json!({ "requestId": id, "errorReason": "Aborted" })).await
+                    } else {
+                        c.call_raw(s.as_ref(), "Fetch.continueRequest", json!({ "requestId": id })).await
+                    };
+                });
             }
             "Page.javascriptDialogOpening" => {
                 let v: Value = ev.parse().unwrap_or_default();
