@@ -213,12 +213,9 @@ fn hover_reveals_hover_only_controls() {
     run(async {
         let mut env = env("/fidelity/hover-only.html").await;
         assert!(!env.state().page_content.contains("\"Delete\""), "{}", env.state().page_content);
-        let item = find(env.state(), "the todo label", |d| d.text_content.as_deref() == Some("Buy milk"));
-        let _ = item;
-        // The label is not a target; hover over the list item's text via its index entry if any,
-        // else hover the first element on the row.
-        let i = env.state().element_index.0.len() as u64;
-        let s = step(&mut env, json!({"action": "hover_element", "element_index": i})).await.state;
+        // Hovering the row's checkbox puts the pointer on the row: its delete button appears.
+        let toggle = token(env.state(), "checkbox", "Done");
+        let s = step(&mut env, json!({"action": "hover_element", "element_index": toggle})).await.state;
         ok(&s);
         let del = token(&s, "button", "Delete");
         let s = step(&mut env, json!({"action": "click_element", "element_index": del})).await.state;

@@ -466,7 +466,22 @@ async fn track(
             "Network.requestWillBeSent" => {
                 let v: Value = ev.parse().unwrap_or_default();
                 let kind = v["type"].as_str().unwrap_or("");
-                if !matches!(kind, "WebSocket" | "EventSource") {
+                if trace {
+                    eprintln!("[trace] request {} {} {}", v["requestId"], kind, sightline_page::cut(v["request"]["url"].as_str().unwrap_or(""), 80));
+                }
+                // Requests that never say they are done, or that no person waits for:
+                // sockets, streams, media, beacons, prefetches, reports.
+                if !matches!(
+                    kind,
+                    "WebSocket"
+                        | "EventSource"
+                        | "Media"
+                        | "Ping"
+                        | "Prefetch"
+                        | "Manifest"
+                        | "CSPViolationReport"
+                        | "SignedExchange"
+                ) {
                     if let Some(id) = v["requestId"].as_str() {
                         let mut st = state.lock().unwrap();
                         st.inflight.insert(id.to_string(), now);
@@ -594,6 +609,9 @@ async fn track(
                                 .await;
                         });
                     } else {
+                        // A worker's script request is reported here but finishes in the
+                        // worker's own session, which we do not follow: stop counting it.
+                        state.lock().unwrap().inflight.remove(&a.target_info.target_id);
                         // Workers and the like: let them run, we do not drive them.
                         let c = client.clone();
                         tokio::spawn(async move {

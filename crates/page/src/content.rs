@@ -330,6 +330,13 @@ pub fn token(e: &Element) -> String {
             None => s.push_str(" no-file"),
         }
     }
+    // A widget that says it is a text box without being an editable field (a code
+    // editor's visible part): its text is what it holds.
+    if !is_text && matches!(d.role.as_deref(), Some("textbox" | "searchbox")) {
+        if let Some(t) = d.text_content.as_deref().filter(|t| !t.is_empty()) {
+            let _ = write!(s, " value={}", quote(&cut(t, 200)));
+        }
+    }
     if d.tag == "select" {
         if let Some(t) = d.text_content.as_deref() {
             let _ = write!(s, " selected={}", quote(t));
