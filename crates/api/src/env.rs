@@ -129,6 +129,11 @@ impl Env {
         Ok(())
     }
 
+    /// Whether the next states carry a screenshot.
+    pub fn set_screenshot(&mut self, on: bool) {
+        self.opts.screenshot = on;
+    }
+
     /// The last State Object emitted.
     pub fn state(&self) -> &StateObject {
         &self.state

@@ -139,8 +139,44 @@ impl Tab {
         let cdp_time = started.elapsed();
         let screenshot = shot?;
         let t = Instant::now();
-        let view = PageView::build(&capture);
-        Ok(Captured { view, screenshot, capture, sessions: frame_sessions, cdp_time, model_time: t.elapsed() })
+        let mut view = PageView::build(&capture);
+        let model_time = t.elapsed();
+        self.ax_names(&mut view, &frame_sessions).await;
+        Ok(Captured { view, screenshot, capture, sessions: frame_sessions, cdp_time, model_time })
+    }
+
+    /// Names for elements the DOM rules left unnamed, from Chromium's accessibility
+    /// tree (one `getPartialAXTree` per element, concurrently, at most 25, capped in time).
+    async fn ax_names(&self, view: &mut PageView, sessions: &[sightline_cdp::SessionId]) {
+        let unnamed: Vec<(u32, usize, i64)> = view
+            .unnamed()
+            .into_iter()
+            .take(25)
+            .filter_map(|i| view.element(i).map(|e| (i, e.frame, e.backend_node_id)))
+            .collect();
+        if unnamed.is_empty() {
+            return;
+        }
+        let asks = join_all(unnamed.iter().map(|&(index, frame, backend)| async move {
+            let session = sessions.get(frame)?;
+            let raw = self
+                .cdp_raw(
+                    session,
+                    "Accessibility.getPartialAXTree",
+                    json!({ "backendNodeId": backend, "fetchRelatives": false }),
+                    Duration::from_secs(2),
+                )
+                .await
+                .ok()?;
+            let v: Value = serde_json::from_str(raw.get()).ok()?;
+            let node = v["nodes"].as_array()?.iter().find(|n| n["backendDOMNodeId"].as_i64() == Some(backend))?;
+            let name = node["name"]["value"].as_str()?.trim().to_string();
+            (!name.is_empty()).then_some((index, name))
+        }));
+        if let Ok(names) = tokio::time::timeout(Duration::from_secs(2), asks).await {
+            let names: Vec<(u32, String)> = names.into_iter().flatten().collect();
+            view.set_names(&names);
+        }
     }
 
     /// While a JavaScript dialog is open, the dialog is the view (the page is paused).
