@@ -280,6 +280,16 @@ impl Tab {
         }
     }
 
+    /// Answer an open dialog the way an unattended browser would: accept `alert` and
+    /// `beforeunload`, dismiss `confirm` and `prompt`. Returns what was answered, so
+    /// the caller can say so (never silently).
+    pub async fn answer_dialog_by_default(&self) -> Result<Option<(sightline_page::JsDialog, bool)>, BrowserError> {
+        let Some(d) = self.open_dialog() else { return Ok(None) };
+        let accept = matches!(d.kind.as_str(), "alert" | "beforeunload");
+        self.answer_dialog(accept).await?;
+        Ok(Some((d, accept)))
+    }
+
     /// Accept or dismiss the open JavaScript dialog, then wait for the page.
     pub async fn answer_dialog(&self, accept: bool) -> Result<(), BrowserError> {
         let Some((d, session)) = self.state.lock().unwrap().dialog.clone() else { return Ok(()) };
