@@ -362,6 +362,52 @@ fn allow_prefixes_and_block_private_cover_page_requests() {
 }
 
 #[test]
+fn rpc_and_script_front_ends_use_the_same_egress_policy() {
+    // rpc: browser_navigate is refused with the rule in detail.
+    let mut p = Proc::start(&["rpc"]);
+    let bind = json!({"jsonrpc":"2.0","method":"bind_browser","id":1,"params":{"session":"h"}});
+    let (reply, _) = p.ask(bind.to_string().as_bytes(), Duration::from_secs(60));
+    let r = &reply["result"];
+    let (target, tab) = (r["target_id"].as_str().unwrap(), r["tabs"][0]["tab_id"].as_str().unwrap());
+    let nav = json!({"jsonrpc":"2.0","method":"browser_navigate","id":2,"params":{"session":"h","target_id":target,"tab_id":tab,"url":"http://[::ffff:a9fe:a9fe]/latest/"}});
+    let (reply, took) = p.ask(nav.to_string().as_bytes(), ACT);
+    assert_eq!(reply["error"]["data"]["code"], "navigation_failed", "{reply}");
+    assert_eq!(reply["error"]["data"]["detail"]["rule"], "metadata", "{reply}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert_eq!(p.finish(), 0);
+
+    // script: the page is steered by browser.eval (not a gated primitive), and the
+    // proxy still refuses the loopback victim (scripts refuse private addresses by default).
+    let victim = victim();
+    let site = attack_site(victim.port);
+    let dir = std::env::temp_dir().join(format!("sightline-hostile-script-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let js = dir.join("steer.js");
+    let v = victim.port;
+    std::fs::write(
+        &js,
+        format!(
+            r#"browser.eval("fetch('http://127.0.0.1:{v}/by-eval').catch(function(){{}}); 1");
+            browser.eval("location.href = 'http://127.0.0.1:{v}/by-location'");
+            var refused = false;
+            try {{ browser.goto("http://169.254.169.254/latest/"); }} catch (e) {{ refused = String(e).indexOf("rule metadata") >= 0; }}
+            refused"#
+        ),
+    )
+    .unwrap();
+    let out = bin()
+        .args(["script", js.to_str().unwrap(), "--url", &format!("http://127.0.0.1:{}/ok", site.port), "--timeout", "20"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout.trim().lines().last(), Some("true"), "{stdout}");
+    assert!(site.hits.lock().unwrap().iter().any(|h| h.starts_with("GET /ok")), "the trusted start page loads");
+    assert!(victim.hits.lock().unwrap().is_empty(), "reached: {:?}", victim.hits);
+}
+
+#[test]
 fn a_logging_loop_stays_within_the_console_bound() {
     world();
     let dir = std::env::temp_dir().join(format!("sightline-hostile-{}", std::process::id()));
