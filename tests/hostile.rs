@@ -584,13 +584,18 @@ fn a_renderer_crash_is_a_typed_error() {
         let mut env = open("/form.html").await;
         let hash = env.state().state_hash.clone();
         // chrome://crash, as CDP offers it.
-        let _ = env.tab().raw_call("Page.crash", json!({})).await;
+        // Chromium never answers Page.crash (the renderer is gone): do not wait for the reply.
+        let _ = tokio::time::timeout(Duration::from_secs(1), env.tab().raw_call("Page.crash", json!({}))).await;
+        let t = Instant::now();
         let turn = within("after the crash", Duration::from_secs(20), step(&mut env, json!({"action":"scroll","direction":"down"}))).await;
+        eprintln!("the first action after a renderer crash answered in {:?}", t.elapsed());
         let e = turn.state.error.as_ref().expect("an error after the crash");
         assert_eq!(e.code, sightline_api::ErrorCode::InternalBrowserError, "{e:?}");
         assert_eq!(turn.state.state_hash, hash);
         assert!(turn.fatal, "a crashed tab ends the session");
-        env.close().await;
+        let t = Instant::now();
+        within("closing the crashed tab", Duration::from_secs(70), env.close()).await;
+        eprintln!("closing a crashed tab took {:?}", t.elapsed());
         // The browser itself survives: a new tab works.
         let env = open("/form.html").await;
         env.close().await;
