@@ -8,7 +8,8 @@
 //! table, so a call either registers before the connection is marked closed
 //! (and is failed by the shutdown that drains the table) or sees it closed;
 //! none can wait for a reply that will never come. On disconnect every
-//! pending call fails at once with `Disconnected`. A reply that cannot be
+//! pending call fails at once with `Disconnected`; when a target crashes or
+//! is detached, the calls sent to its session fail at once with `SessionGone`. A reply that cannot be
 //! decoded fails its call at once with `Decode` (its id is recovered from the
 //! text) instead of leaving it to time out. Event queues are bounded
 //! ([`EVENT_QUEUE`] per subscriber): past that, events are dropped and counted
@@ -63,7 +64,8 @@ struct Subscriber {
 /// Calls waiting for replies, and whether the connection is closed: one lock.
 #[derive(Default)]
 struct Pending {
-    calls: HashMap<u64, oneshot::Sender<Reply>>,
+    /// Each waiting call, with the session it was sent to.
+    calls: HashMap<u64, (Option<String>, oneshot::Sender<Reply>)>,
     closed: bool,
 }
 
@@ -229,7 +231,7 @@ impl Client {
             if pending.closed {
                 return Err(CdpError::Disconnected);
             }
-            pending.calls.insert(id, tx);
+            pending.calls.insert(id, (session.map(|s| s.0.clone()), tx));
         }
         let _guard = PendingGuard { inner: &self.inner, id };
         if self.inner.out.send(Message::Text(text.into())).is_err() {
@@ -241,6 +243,7 @@ impl Client {
                     CdpError::Protocol { method: method.to_string(), code, message }
                 }
                 CdpError::Decode { detail, .. } => CdpError::Decode { method: method.to_string(), detail },
+                CdpError::SessionGone { reason, .. } => CdpError::SessionGone { method: method.to_string(), reason },
                 other => other,
             }),
             Ok(Err(_)) => Err(CdpError::Disconnected),
@@ -276,14 +279,14 @@ impl Inner {
             Ok(msg) => msg,
             Err(e) => {
                 // A reply we cannot read still ends its call, now.
-                if let Some(tx) = reply_id(text).and_then(|id| self.pending.lock().unwrap().calls.remove(&id)) {
+                if let Some((_, tx)) = reply_id(text).and_then(|id| self.pending.lock().unwrap().calls.remove(&id)) {
                     let _ = tx.send(Err(CdpError::Decode { method: String::new(), detail: e.to_string() }));
                 }
                 return;
             }
         };
         if let Some(id) = msg.id {
-            let Some(tx) = self.pending.lock().unwrap().calls.remove(&id) else { return };
+            let Some((_, tx)) = self.pending.lock().unwrap().calls.remove(&id) else { return };
             let reply = match (msg.result, msg.error) {
                 (_, Some(e)) => Err(CdpError::Protocol {
                     method: String::new(),
@@ -298,6 +301,22 @@ impl Inner {
             };
             let _ = tx.send(reply);
         } else if let Some(method) = msg.method {
+            // A crashed or detached target never answers: fail its calls now.
+            match (method, &msg.session_id) {
+                ("Inspector.targetCrashed", Some(s)) => self.fail_session(s, "crashed"),
+                ("Inspector.detached", Some(s)) => self.fail_session(s, "was detached"),
+                ("Target.detachedFromTarget", None) => {
+                    #[derive(Deserialize)]
+                    struct Detached {
+                        #[serde(rename = "sessionId")]
+                        session_id: String,
+                    }
+                    if let Some(d) = msg.params.and_then(|p| serde_json::from_str::<Detached>(p.get()).ok()) {
+                        self.fail_session(&d.session_id, "was detached");
+                    }
+                }
+                _ => {}
+            }
             let session = msg.session_id.map(SessionId);
             let params: Arc<RawValue> = match msg.params {
                 Some(p) => Arc::from(p.to_owned()),
@@ -325,6 +344,18 @@ impl Inner {
         }
     }
 
+    fn fail_session(&self, session: &str, reason: &'static str) {
+        let gone: Vec<oneshot::Sender<Reply>> = {
+            let mut pending = self.pending.lock().unwrap();
+            let ids: Vec<u64> =
+                pending.calls.iter().filter(|(_, (s, _))| s.as_deref() == Some(session)).map(|(id, _)| *id).collect();
+            ids.into_iter().filter_map(|id| pending.calls.remove(&id)).map(|(_, tx)| tx).collect()
+        };
+        for tx in gone {
+            let _ = tx.send(Err(CdpError::SessionGone { method: String::new(), reason }));
+        }
+    }
+
     fn shut_down(&self) {
         let calls = {
             let mut pending = self.pending.lock().unwrap();
@@ -332,7 +363,7 @@ impl Inner {
             self.closed.store(true, Ordering::Release);
             std::mem::take(&mut pending.calls)
         };
-        for (_, tx) in calls {
+        for (_, (_, tx)) in calls {
             let _ = tx.send(Err(CdpError::Disconnected));
         }
         self.subscribers.lock().unwrap().clear();
@@ -435,6 +466,44 @@ mod tests {
             let e = c.call_raw(None, "Test.after", serde_json::json!({})).await.unwrap_err();
             assert!(matches!(e, CdpError::Disconnected));
             assert!(c.inner.pending.lock().unwrap().calls.is_empty());
+        });
+    }
+
+    #[test]
+    fn a_crashed_target_fails_its_calls_at_once_and_only_its_own() {
+        rt().block_on(async {
+            let ws = peer(
+                |id, m| match m {
+                    "Test.crashSoon" => Some(r#"{"method":"Inspector.targetCrashed","params":{},"sessionId":"S1"}"#.into()),
+                    "Test.other" => Some(format!(r#"{{"id":{id},"result":{{}}}}"#)),
+                    _ => None,
+                },
+                0,
+            )
+            .await;
+            let c = Client::connect(&ws).await.unwrap();
+            let s1 = SessionId("S1".into());
+            let s2 = SessionId("S2".into());
+            let t = Instant::now();
+            let hung = c.call_raw(Some(&s1), "Test.hangs", serde_json::json!({}));
+            let other = c.call_raw(Some(&s2), "Test.hangsToo", serde_json::json!({}));
+            let (hung, _, other) = tokio::join!(
+                async {
+                    let r = hung.await;
+                    (r, t.elapsed())
+                },
+                async {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    // The peer answers this one with the crash event only.
+                    let _ = tokio::time::timeout(Duration::from_millis(500), c.call_raw(None, "Test.crashSoon", serde_json::json!({}))).await;
+                },
+                tokio::time::timeout(Duration::from_millis(500), other)
+            );
+            let (hung, took) = hung;
+            let e = hung.unwrap_err();
+            assert!(matches!(&e, CdpError::SessionGone { method, reason: "crashed" } if method == "Test.hangs"), "{e:?}");
+            assert!(took < Duration::from_secs(2), "{took:?}");
+            assert!(other.is_err(), "a call on another session keeps waiting");
         });
     }
 

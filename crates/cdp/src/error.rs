@@ -19,6 +19,10 @@ pub enum CdpError {
     /// The connection to the browser is gone (crash, kill, remote close).
     #[error("browser connection closed")]
     Disconnected,
+    /// The target of the session the command was sent to crashed or was
+    /// detached before answering; calls on it fail at once instead of timing out.
+    #[error("{method} got no answer: the target {reason}")]
+    SessionGone { method: String, reason: &'static str },
     /// A command got no answer in time.
     #[error("{method} timed out after {after:?}")]
     Timeout { method: String, after: Duration },
