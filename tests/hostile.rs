@@ -363,8 +363,10 @@ fn allow_prefixes_and_block_private_cover_page_requests() {
 
 #[test]
 fn rpc_and_script_front_ends_use_the_same_egress_policy() {
+    let victim = victim();
+    let site = attack_site(victim.port);
     // rpc: browser_navigate is refused with the rule in detail.
-    let mut p = Proc::start(&["rpc"]);
+    let mut p = Proc::start(&["rpc", "--block", &format!("http://127.0.0.1:{}/", victim.port)]);
     let bind = json!({"jsonrpc":"2.0","method":"bind_browser","id":1,"params":{"session":"h"}});
     let (reply, _) = p.ask(bind.to_string().as_bytes(), Duration::from_secs(60));
     let r = &reply["result"];
@@ -374,12 +376,24 @@ fn rpc_and_script_front_ends_use_the_same_egress_policy() {
     assert_eq!(reply["error"]["data"]["code"], "navigation_failed", "{reply}");
     assert_eq!(reply["error"]["data"]["detail"]["rule"], "metadata", "{reply}");
     assert!(took < Duration::from_secs(5), "{took:?}");
+    // A page whose sub-resources are refused: the snapshot counts them, with the rule.
+    let addr = json!({"session":"h","target_id":target,"tab_id":tab});
+    let mut nav = json!({"jsonrpc":"2.0","method":"browser_navigate","id":3,"params":addr.clone()});
+    nav["params"]["url"] = json!(format!("http://127.0.0.1:{}/subresources", site.port));
+    let (reply, _) = p.ask(nav.to_string().as_bytes(), ACT);
+    assert!(reply.get("result").is_some(), "{reply}");
+    let snap = json!({"jsonrpc":"2.0","method":"get_browser_state","id":4,"params":addr});
+    let (reply, _) = p.ask(snap.to_string().as_bytes(), ACT);
+    let blocked = &reply["result"]["blocked"];
+    assert!(blocked["count"].as_u64().unwrap_or(0) >= 2, "{reply}");
+    assert_eq!(blocked["recent"][0]["rule"], "block", "{blocked}");
+    let (reply, _) = p.ask(snap.to_string().replace("\"id\":4", "\"id\":5").as_bytes(), ACT);
+    assert_eq!(reply["result"]["blocked"]["count"], 0, "counted since the previous snapshot: {reply}");
     assert_eq!(p.finish(), 0);
+    assert!(victim.hits.lock().unwrap().is_empty(), "reached: {:?}", victim.hits);
 
     // script: the page is steered by browser.eval (not a gated primitive), and the
     // proxy still refuses the loopback victim (scripts refuse private addresses by default).
-    let victim = victim();
-    let site = attack_site(victim.port);
     let dir = std::env::temp_dir().join(format!("sightline-hostile-script-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let js = dir.join("steer.js");

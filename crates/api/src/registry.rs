@@ -68,6 +68,8 @@ pub struct Session {
     /// Snapshot ids and continuation tokens no longer valid, with the rule that retired them.
     pub tombstones: Tombstones,
     pub continuations: HashMap<String, Continuation>,
+    /// The egress proxy's refusal count at this session's last snapshot.
+    pub egress_mark: u64,
 }
 
 /// The most retired ids a session remembers with their rule. Older ones are
@@ -284,6 +286,7 @@ pub async fn bind(name: &str, opts: &ApiOptions, previous: Option<&mut Session>)
         snapshots: HashMap::new(),
         tombstones,
         continuations: HashMap::new(),
+        egress_mark: 0,
     };
     s.target_id = s.ids.target();
     s.add_tab(tab, None);

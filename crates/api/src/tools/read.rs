@@ -75,6 +75,19 @@ pub(crate) async fn get_browser_state(api: &Api, p: StateParams) -> Result<ToolO
         dom_node_limit: p.dom_node_limit.map(|l| l.clamp(1, 10_000_000) as usize),
     };
     let mut value = snapshot::get(&mut g, &a.tab_id, req).await?;
+    // What the egress proxy refused since this session's previous snapshot (the
+    // proxy serves the whole process): a count, and the latest few with their rule.
+    if let Some(egress) = &api.registry.egress {
+        let since = std::mem::replace(&mut g.egress_mark, egress.mark());
+        let recent: Vec<serde_json::Value> = egress
+            .refusals_since(since)
+            .iter()
+            .rev()
+            .take(10)
+            .map(|r| serde_json::json!({ "target": r.target, "rule": r.refused.rule() }))
+            .collect();
+        value["blocked"] = serde_json::json!({ "count": g.egress_mark - since, "recent": recent });
+    }
     let image = value.as_object_mut().and_then(|o| o.remove("screenshot")).and_then(|v| v.as_str().map(str::to_string));
     Ok(ToolOutput { value, image })
 }

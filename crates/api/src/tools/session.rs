@@ -60,7 +60,8 @@ pub(crate) async fn bind_browser(api: &Api, p: BindParams) -> Result<ToolOutput,
         ));
     }
     api.registry.ended.lock().unwrap().remove(&p.session);
-    let s = registry::bind(&p.session, &api.registry.opts, None).await?;
+    let mut s = registry::bind(&p.session, &api.registry.opts, None).await?;
+    s.egress_mark = api.registry.egress.as_ref().map_or(0, |e| e.mark());
     let out = json!({ "status": "ok", "session": s.name, "target_id": s.target_id, "tabs": tabs_json(&s) });
     api.registry.sessions.lock().await.insert(p.session.clone(), Arc::new(Mutex::new(s)));
     Ok(ToolOutput::json(out))
