@@ -320,11 +320,13 @@ fn without_the_block_rule_the_same_pages_do_reach_the_victim() {
     let a = format!("http://127.0.0.1:{}", site.port);
     let mut p = Proc::start(&["env", &format!("{a}/subresources"), "--no-screenshot"]);
     let _ = p.read(Duration::from_secs(60));
-    let _ = navigate(&mut p, &format!("{a}/fetch"));
+    for page in ["/fetch", "/iframe", "/websocket", "/worker", "/form", "/redirect"] {
+        let _ = navigate(&mut p, &format!("{a}{page}"));
+    }
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(p.finish(), 0);
     let reached = victim.hits.lock().unwrap().clone();
-    for path in ["/img", "/fetch", "/xhr"] {
+    for path in ["/img", "/css", "/fetch", "/xhr", "/iframe", "/ws", "/worker", "/post", "/redirected"] {
         assert!(reached.iter().any(|h| h.contains(path)), "{path} not seen: {reached:?}");
     }
 }
