@@ -635,3 +635,36 @@ fn infinite_loops_in_handlers_are_bounded() {
         env.close().await;
     });
 }
+
+fn rss_kb(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    s.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap()
+}
+
+#[test]
+fn memory_stays_flat_over_500_actions_on_one_page() {
+    world();
+    let mut p = Proc::start(&["env", &url("/scroll.html"), "--no-screenshot"]);
+    let first = p.read(Duration::from_secs(60));
+    assert!(first.get("error").is_none(), "{first}");
+    let pid = p.child.id();
+    let mut at_100 = 0;
+    let t = Instant::now();
+    for i in 0..500 {
+        let action = match i % 4 {
+            0 => json!({"action":"scroll","direction":"down","pixels": 300}),
+            1 => json!({"action":"scroll","direction":"up","pixels": 300}),
+            2 => json!({"action":"click_element","element_index": 10_000}),
+            _ => json!({"action":"bogus"}),
+        };
+        let (state, _) = p.ask(action.to_string().as_bytes(), ACT);
+        assert!(state.get("state_hash").is_some(), "{state}");
+        if i == 100 {
+            at_100 = rss_kb(pid);
+        }
+    }
+    let at_500 = rss_kb(pid);
+    eprintln!("500 actions in {:?}; sightline RSS {} KB after 100, {} KB after 500", t.elapsed(), at_100, at_500);
+    assert!(at_500 < at_100 + 16 * 1024, "grew from {at_100} KB to {at_500} KB");
+    assert_eq!(p.finish(), 0);
+}
