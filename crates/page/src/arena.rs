@@ -158,6 +158,9 @@ pub struct Arena {
     pub docs: Vec<Doc>,
     pub viewport: Rect,
     grids: Vec<Option<Grid>>,
+    /// The last node of each node's subtree. Ids are given in document (pre-)order,
+    /// so a subtree is the id range `id..=subtree_end[id]`: ancestry in O(1).
+    subtree_end: Vec<NodeId>,
 }
 
 struct Local<'a> {
@@ -248,7 +251,7 @@ impl<'a> Local<'a> {
 impl Arena {
     pub fn build(capture: &Capture) -> Arena {
         let viewport = Rect::new(0.0, 0.0, capture.viewport.width, capture.viewport.height);
-        let mut arena = Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new() };
+        let mut arena = Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new(), subtree_end: Vec::new() };
         let Some(main) = capture.frames.first() else { return arena };
         if main.snapshot.documents.is_empty() {
             return arena;
@@ -262,13 +265,21 @@ impl Arena {
         b.seen_docs.insert((0, 0));
         b.run();
         arena.grids = (0..arena.docs.len()).map(|_| None).collect();
+        arena.subtree_end = (0..arena.nodes.len() as NodeId).collect();
+        for i in (0..arena.nodes.len()).rev() {
+            if let Some(p) = arena.nodes[i].parent {
+                let end = arena.subtree_end[i];
+                let pe = &mut arena.subtree_end[p as usize];
+                *pe = (*pe).max(end);
+            }
+        }
         arena.mark_inert();
         arena
     }
 
     /// A page with nothing in it (while a JavaScript dialog blocks the real one).
     pub fn empty(viewport: Rect) -> Arena {
-        Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new() }
+        Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new(), subtree_end: Vec::new() }
     }
 
     /// Marks what a person cannot use although it may be painted: `inert`
@@ -306,14 +317,10 @@ impl Arena {
 
     /// True if `a` is `b` or one of its ancestors (across shadow roots and frames).
     pub fn is_ancestor_or_self(&self, a: NodeId, b: NodeId) -> bool {
-        let mut cur = Some(b);
-        while let Some(c) = cur {
-            if c == a {
-                return true;
-            }
-            cur = self.nodes[c as usize].parent;
+        match self.subtree_end.get(a as usize) {
+            Some(&end) => a <= b && b <= end,
+            None => a == b,
         }
-        false
     }
 
     pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
@@ -505,6 +512,7 @@ impl<'c> Builder<'c, '_> {
             doc_clip: clip,
             pointer,
             focused: fc.focused,
+            visited: std::cell::RefCell::new(vec![false; dsnap.nodes.node_name.len()]),
         })
     }
 
@@ -522,6 +530,13 @@ impl<'c> Builder<'c, '_> {
         stack: &mut Vec<Task>,
     ) {
         let l = &ctx.local;
+        {
+            let mut seen = ctx.visited.borrow_mut();
+            match seen.get_mut(i) {
+                Some(v) if !*v => *v = true,
+                _ => return,
+            }
+        }
         let nodes = &l.doc.nodes;
         let snap = l.snap;
         let node_type = nodes.node_type.get(i).copied().unwrap_or(0);
@@ -686,4 +701,7 @@ struct DocCtx<'a> {
     doc_clip: Rect,
     pointer: std::collections::HashSet<i64>,
     focused: Option<i64>,
+    /// Nodes of this document already joined: a capture whose parent links form a
+    /// cycle (or list a node twice) still gives each node once.
+    visited: std::cell::RefCell<Vec<bool>>,
 }

@@ -214,7 +214,8 @@ impl Renderer<'_> {
                     let level = tag[1..].parse::<usize>().unwrap_or(1);
                     self.flow.set_prefix(&format!("{} ", "#".repeat(level)));
                 }
-                "li" => self.flow.set_prefix("- "),
+                // A list item that is laid out inline (a row of filter links) stays in its line.
+                "li" if matches!(display, Display::Block) => self.flow.set_prefix("- "),
                 _ => {}
             }
         }

@@ -115,7 +115,10 @@ impl Flow {
         if s.is_empty() {
             return;
         }
-        if !self.cur.is_empty() && !self.cur.ends_with(' ') {
+        // A space where the source has one, or to keep a word and the token apart;
+        // `(` and other punctuation join: `([24]link "3 total")`.
+        let word_before = self.cur.chars().last().is_some_and(|c| c.is_alphanumeric() || c == '"' || c == ']');
+        if (self.space || word_before) && !self.cur.is_empty() && !self.cur.ends_with(' ') {
             self.cur.push(' ');
         }
         self.space = false;
