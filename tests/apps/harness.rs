@@ -242,18 +242,24 @@ fn check(s: &StateObject, t: &Token) -> u64 {
     t.index
 }
 
+fn same(shown: &str, wanted: &str) -> bool {
+    shown.to_lowercase() == wanted.to_lowercase()
+}
+
 fn listing(s: &StateObject) -> String {
     format!("url: {}\npage_content:\n{}", s.url, s.page_content)
 }
 
-/// The element with this role and exactly this name (the first if several).
+/// The element with this role and this name (the first if several). Names compare without
+/// regard to case: CSS `text-transform` shows Django's "Add question" as "ADD QUESTION", and a
+/// person reads past that; spacing and every other character must match.
 pub fn find(s: &StateObject, role: &str, name: &str) -> u64 {
     find_nth(s, role, name, 1)
 }
 
 /// The `n`th (1-based) element with this role and exactly this name, in reading order.
 pub fn find_nth(s: &StateObject, role: &str, name: &str, n: usize) -> u64 {
-    let all: Vec<Token> = tokens(s).into_iter().filter(|t| t.role == role && t.name == name).collect();
+    let all: Vec<Token> = tokens(s).into_iter().filter(|t| t.role == role && same(&t.name, name)).collect();
     match all.get(n - 1) {
         Some(t) => check(s, t),
         None => panic!("no {role} {name:?} (number {n}; {} found) in the current state\n{}", all.len(), listing(s)),
@@ -262,7 +268,7 @@ pub fn find_nth(s: &StateObject, role: &str, name: &str, n: usize) -> u64 {
 
 /// How many elements have this role and name.
 pub fn count(s: &StateObject, role: &str, name: &str) -> usize {
-    tokens(s).iter().filter(|t| t.role == role && t.name == name).count()
+    tokens(s).iter().filter(|t| t.role == role && same(&t.name, name)).count()
 }
 
 /// The element with this role and name on the line of `page_content` that also reads `anchor`:
@@ -270,7 +276,7 @@ pub fn count(s: &StateObject, role: &str, name: &str) -> usize {
 pub fn find_on_line(s: &StateObject, anchor: &str, role: &str, name: &str) -> u64 {
     let all: Vec<Token> = tokens(s)
         .into_iter()
-        .filter(|t| t.role == role && t.name == name && t.line_text.contains(anchor))
+        .filter(|t| t.role == role && same(&t.name, name) && t.line_text.contains(anchor))
         .collect();
     match all.as_slice() {
         [t] => check(s, t),
@@ -282,6 +288,59 @@ pub fn find_on_line(s: &StateObject, anchor: &str, role: &str, name: &str) -> u6
             listing(s)
         ),
     }
+}
+
+/// The element whose token comes right before the text `anchor` in page_content, with no other
+/// element between them: "the checkbox in front of 'Buy milk'". It must have this role and name.
+pub fn find_before(s: &StateObject, anchor: &str, role: &str, name: &str) -> u64 {
+    let text = &s.page_content;
+    let Some(at) = text.find(anchor) else { panic!("the page does not read {anchor:?}\n{}", listing(s)) };
+    let before = &text[..at];
+    let Some(open) = before.rfind(|c| c == '[').filter(|&i| {
+        let rest = &before[i + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && rest[digits..].starts_with(']')
+    }) else {
+        panic!("no element before {anchor:?}\n{}", listing(s))
+    };
+    let line_start = before[..open].rfind('\n').map_or(0, |i| i + 1);
+    let line_no = before[..line_start].matches('\n').count();
+    let line_offset = open - line_start;
+    // The token at that place, parsed with the rest of its line.
+    let tok = tokens(s)
+        .into_iter()
+        .filter(|t| t.line == line_no)
+        .find(|t| t.line_text[line_offset..].starts_with(&format!("[{}]", t.index)))
+        .unwrap_or_else(|| panic!("no element token right before {anchor:?}\n{}", listing(s)));
+    assert!(
+        tok.role == role && same(&tok.name, name),
+        "the element right before {anchor:?} is [{}]{} {:?}, not {role} {name:?}\n{}",
+        tok.index,
+        tok.role,
+        tok.name,
+        listing(s)
+    );
+    check(s, &tok)
+}
+
+/// The element named `name`, whatever its role (the first if several).
+pub fn find_named(s: &StateObject, name: &str) -> u64 {
+    match tokens(s).into_iter().find(|t| same(&t.name, name)) {
+        Some(t) => check(s, &t),
+        None => panic!("no element named {name:?} in the current state\n{}", listing(s)),
+    }
+}
+
+/// Scroll the page down, a screen at a time, until an element with this role and name is in
+/// the index (at most ten screens). Returns its index.
+pub async fn scroll_to(env: &mut Env, role: &str, name: &str) -> u64 {
+    for _ in 0..10 {
+        if has(env.state(), role, name) {
+            return find(env.state(), role, name);
+        }
+        act(env, json!({"action": "scroll", "direction": "down"})).await;
+    }
+    find(env.state(), role, name)
 }
 
 /// Whether page_content has any element token with this role and name.
@@ -300,6 +359,12 @@ pub async fn act(env: &mut Env, action: Value) -> StateObject {
 
 pub async fn click(env: &mut Env, index: u64) -> StateObject {
     act(env, json!({"action": "click_element", "element_index": index})).await
+}
+
+/// Click the element with this role and name in the current state.
+pub async fn click_named(env: &mut Env, role: &str, name: &str) -> StateObject {
+    let i = find(env.state(), role, name);
+    click(env, i).await
 }
 
 pub async fn type_into(env: &mut Env, index: u64, text: &str) -> StateObject {

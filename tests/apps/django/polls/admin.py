@@ -13,6 +13,7 @@ class QuestionAdmin(admin.ModelAdmin):
     fields = ["question_text", "pub_date", "published"]
     inlines = [ChoiceInline]
     list_display = ["question_text", "pub_date", "published"]
+    list_editable = ["published"]  # edited fields + an action make the admin call confirm()
     list_filter = ["published"]
     search_fields = ["question_text"]
 
