@@ -371,7 +371,7 @@ fn django_confirm_dialog() {
         let published = find_on_line(env.state(), "Which editor do you use?", "checkbox", "");
         let s = click(&mut env, published).await;
         let action = find(&s, "combobox", "Action:");
-        let s = act(
+        act(
             &mut env,
             json!({"action": "select_option", "element_index": action,
                    "option_index": find(&s, "option", "Delete selected questions")}),

@@ -296,7 +296,7 @@ pub fn find_before(s: &StateObject, anchor: &str, role: &str, name: &str) -> u64
     let text = &s.page_content;
     let Some(at) = text.find(anchor) else { panic!("the page does not read {anchor:?}\n{}", listing(s)) };
     let before = &text[..at];
-    let Some(open) = before.rfind(|c| c == '[').filter(|&i| {
+    let Some(open) = before.match_indices('[').rev().map(|(i, _)| i).find(|&i| {
         let rest = &before[i + 1..];
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         digits > 0 && rest[digits..].starts_with(']')
