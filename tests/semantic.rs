@@ -404,6 +404,11 @@ fn scope_ref_dom_refs_and_the_element_index_protocol() {
             ok(&api, "act", b.with(json!({ "action": { "action": "click_element", "element_index": 999 } }))).await;
         assert_eq!(bad["error"]["code"], "INVALID_ELEMENT_INDEX");
         assert_eq!(bad["state_hash"], st2["state_hash"]);
+        // Each get_state call honours its own screenshot flag.
+        let shot = api.dispatch("get_state", b.with(json!({ "screenshot": true }))).await.unwrap();
+        assert!(shot.image.is_some(), "get_state {{screenshot:true}} after {{screenshot:false}} has an image");
+        let none = api.dispatch("get_state", b.with(json!({ "screenshot": false }))).await.unwrap();
+        assert!(none.image.is_none());
         let e = fails(&api, "no_such_tool", json!({})).await;
         assert_eq!(e.code, "unknown_tool");
         api.shutdown().await;
