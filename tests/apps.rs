@@ -9,9 +9,12 @@
 //! by reading the page.
 //!
 //! Two groups:
-//! - **Works today**: the tasks above the `Needs:` line.
-//! - **Needs a Sightline feature** (issue 8): each test is named after what it needs
-//!   (`django_add_related_popup`, `todomvc_delete_via_hover`, …) and fails until it lands.
+//! - **Everyday tasks** (above the first `Needs:` line): log in, add with inlines, edit, delete
+//!   through the confirmation page, filter and bulk-delete; add, complete, filter todos. They
+//!   passed before issue 8's fixes.
+//! - **Tasks that need an issue 8 feature**: each test is named after what it needs
+//!   (`django_add_related_popup`, `django_confirm_dialog`, `todomvc_delete_via_hover`, …),
+//!   under a `Needs:` line that says which, and fails while that is missing.
 
 mod common;
 #[path = "apps/harness.rs"]
@@ -337,7 +340,8 @@ fn todomvc_edit_via_double_click() {
 // =============================================================================================
 // Needs: `hover_element`, and the name of an icon button made of CSS generated content.
 
-/// Each todo's delete button (`✖`, from `::after`) shows only while the row is hovered.
+/// Each todo's delete button (`✖`, from `::after`) shows only while the row is hovered
+/// (`hover_element`).
 #[test]
 fn todomvc_delete_via_hover() {
     run(async {
@@ -349,7 +353,7 @@ fn todomvc_delete_via_hover() {
         }
         let row = find_before(env.state(), "Walk the dog", "checkbox", "");
         let s = act(&mut env, json!({"action": "hover_element", "element_index": row})).await;
-        let delete = find_on_line(&s, "Walk the dog", "button", "✖");
+        let delete = find_after(&s, "Walk the dog", "button", "✖");
         click(&mut env, delete).await;
         let stored: Vec<(String, bool)> = stored_todos(&env).await;
         assert_eq!(stored, owned(&[("Buy milk", false), ("Read a book", false)]));
@@ -383,5 +387,30 @@ fn django_confirm_dialog() {
         let s = click(&mut env, find(&s, "button", "OK")).await;
         assert!(s.url.ends_with("/admin/polls/question/"), "{}", s.url);
         assert_eq!(questions(&dj), owned(&[("What's up?", true), ("Which editor do you use?", true), ("Favourite colour?", true)]));
+    })
+}
+
+// =============================================================================================
+// Needs: what is on one rendered line is on one line of page_content (issue 8 §1's suggestion),
+// also for a row whose controls are positioned blocks.
+
+/// A todo row shows its checkbox, its title and (hovered) its ✖ on one line. page_content puts
+/// them on three, so the ✖ of one row sits between that row's title and the next row's
+/// checkbox, and either row could own it.
+#[test]
+fn todomvc_row_reads_as_one_line() {
+    run(async {
+        let (_server, url) = todomvc().await;
+        let mut env = env(&url).await;
+        for title in ["Buy milk", "Walk the dog", "Read a book"] {
+            let field = find(env.state(), "textbox", "What needs to be done?");
+            act(&mut env, json!({"action": "input_text", "element_index": field, "text": format!("{title}\n")})).await;
+        }
+        let toggle = find_on_line(env.state(), "Walk the dog", "checkbox", "");
+        let s = click(&mut env, toggle).await;
+        assert_eq!(stored_todos(&env).await, owned(&[("Buy milk", false), ("Walk the dog", true), ("Read a book", false)]));
+        // The pointer rests on the row: its ✖ is shown, on the same line.
+        click(&mut env, find_on_line(&s, "Walk the dog", "button", "✖")).await;
+        assert_eq!(stored_todos(&env).await, owned(&[("Buy milk", false), ("Read a book", false)]));
     })
 }

@@ -1,7 +1,8 @@
 //! The real apps of `tests/apps.rs` and the agent-side helpers its tasks use.
 //!
 //! - [`Django`]: `tests/apps/django/serve.py` on 127.0.0.1 (a port the OS picks), with its own
-//!   fresh SQLite file, a superuser and seed questions; queried with Python's `sqlite3`.
+//!   SQLite file (a copy of one migrated and seeded once per run: a superuser and three
+//!   questions); queried with Python's `sqlite3`.
 //! - [`todomvc`]: TodoMVC's site from npm, served by the project's fixture server.
 //! - [`find`] and friends: targets chosen the way a model would choose them, by role and name
 //!   as `page_content` shows them (`[N]role "name"`), never by a number.
@@ -11,9 +12,10 @@
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 use sightline_api::{Env, StateObject};
@@ -50,6 +52,41 @@ pub struct Django {
 }
 
 static NEXT: AtomicU32 = AtomicU32::new(0);
+static PREPARED: OnceLock<PathBuf> = OnceLock::new();
+
+extern "C" fn remove_prepared() {
+    if let Some(p) = PREPARED.get() {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+fn serve_py(site_packages: &Path, db: &Path) -> Command {
+    let mut cmd = Command::new("python3");
+    cmd.arg(repo().join("tests/apps/django/serve.py"))
+        .env("PYTHONPATH", site_packages)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("SIGHTLINE_APPS_DB", db);
+    cmd
+}
+
+/// A migrated and seeded database, made once per test binary; each site starts on a copy.
+fn prepared(site_packages: &Path) -> &'static Path {
+    PREPARED.get_or_init(|| {
+        let db = std::env::temp_dir().join(format!("sightline-apps-django-{}.sqlite3", std::process::id()));
+        let _ = std::fs::remove_file(&db);
+        let out = serve_py(site_packages, &db).arg("--prepare").output().expect("run python3 for the Django site");
+        assert!(
+            out.status.success(),
+            "preparing the Django site's database failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // SAFETY: registering a plain extern "C" fn.
+        unsafe {
+            libc::atexit(remove_prepared);
+        }
+        db
+    })
+}
 
 impl Django {
     pub fn start() -> Django {
@@ -57,16 +94,15 @@ impl Django {
         if !site_packages.join("django/__init__.py").is_file() {
             missing(&format!("Django (expected in {})", site_packages.display()));
         }
+        let template = prepared(&site_packages);
         let dir = std::env::temp_dir()
             .join(format!("sightline-apps-django-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::SeqCst)));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(template, dir.join("db.sqlite3")).unwrap();
         let log = std::fs::File::create(dir.join("server.log")).unwrap();
-        let mut cmd = Command::new("python3");
-        cmd.arg(repo().join("tests/apps/django/serve.py"))
-            .env("PYTHONPATH", &site_packages)
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env("SIGHTLINE_APPS_DB", dir.join("db.sqlite3"))
+        let mut cmd = serve_py(&site_packages, &dir.join("db.sqlite3"));
+        cmd.arg("--ready")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log);
@@ -315,6 +351,34 @@ pub fn find_before(s: &StateObject, anchor: &str, role: &str, name: &str) -> u64
     assert!(
         tok.role == role && same(&tok.name, name),
         "the element right before {anchor:?} is [{}]{} {:?}, not {role} {name:?}\n{}",
+        tok.index,
+        tok.role,
+        tok.name,
+        listing(s)
+    );
+    check(s, &tok)
+}
+
+/// The element whose token comes right after the text `anchor` in page_content, with no other
+/// element between them: "the ✖ button after 'Walk the dog'". It must have this role and name.
+pub fn find_after(s: &StateObject, anchor: &str, role: &str, name: &str) -> u64 {
+    let text = &s.page_content;
+    let Some(at) = text.find(anchor) else { panic!("the page does not read {anchor:?}\n{}", listing(s)) };
+    let end = at + anchor.len();
+    let line_no = text[..end].matches('\n').count();
+    let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+    let offset = end - line_start;
+    // The first token after the anchor: later on its line, else on the lines below.
+    let tok = tokens(s)
+        .into_iter()
+        .find(|t| {
+            t.line > line_no
+                || (t.line == line_no && t.line_text.match_indices(&format!("[{}]", t.index)).any(|(i, _)| i >= offset))
+        })
+        .unwrap_or_else(|| panic!("no element after {anchor:?}\n{}", listing(s)));
+    assert!(
+        tok.role == role && same(&tok.name, name),
+        "the element right after {anchor:?} is [{}]{} {:?}, not {role} {name:?}\n{}",
         tok.index,
         tok.role,
         tok.name,

@@ -6,6 +6,9 @@
 3. serve the admin (static files included) with the standard library's WSGI
    server on 127.0.0.1, port 0, and print `PORT <n>` once it listens.
 
+`serve.py --prepare` does 1 and 2 and exits; `serve.py --ready` skips them (the
+database is a copy of a prepared one). The tests prepare once and copy.
+
 Requests are handled on threads; logs go to stderr.
 """
 import os
@@ -28,18 +31,21 @@ from django.utils import timezone  # noqa: E402
 
 from polls.models import Choice, Question  # noqa: E402
 
-call_command("migrate", verbosity=0, interactive=False)
-get_user_model().objects.create_superuser("admin", "admin@example.com", "sightline-pass")
-
 SEED = [
     ("What's up?", True, ["Not much", "The sky"]),
     ("Which editor do you use?", False, ["Vim", "Emacs"]),
     ("Favourite colour?", True, ["Blue", "Green"]),
 ]
-for text, published, choices in SEED:
-    q = Question.objects.create(question_text=text, pub_date=timezone.now(), published=published)
-    for c in choices:
-        Choice.objects.create(question=q, choice_text=c)
+
+if "--ready" not in sys.argv:
+    call_command("migrate", verbosity=0, interactive=False)
+    get_user_model().objects.create_superuser("admin", "admin@example.com", "sightline-pass")
+    for text, published, choices in SEED:
+        q = Question.objects.create(question_text=text, pub_date=timezone.now(), published=published)
+        for c in choices:
+            Choice.objects.create(question=q, choice_text=c)
+if "--prepare" in sys.argv:
+    sys.exit(0)
 
 
 class ThreadingServer(ThreadingMixIn, WSGIServer):
