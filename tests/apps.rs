@@ -177,9 +177,9 @@ fn django_filter_then_bulk_delete() {
     })
 }
 
-/// Add, complete, filter, clear: TodoMVC's everyday path.
+/// Add, complete, filter: TodoMVC's everyday path.
 #[test]
-fn todomvc_add_complete_filter_and_clear() {
+fn todomvc_add_complete_and_filter() {
     run(async {
         let (_server, url) = todomvc().await;
         let mut env = env(&url).await;
@@ -351,6 +351,7 @@ fn todomvc_delete_via_hover() {
             let field = find(env.state(), "textbox", "What needs to be done?");
             act(&mut env, json!({"action": "input_text", "element_index": field, "text": format!("{title}\n")})).await;
         }
+        assert!(!has(env.state(), "button", "✖"), "no row is hovered yet:\n{}", env.state().page_content);
         let row = find_before(env.state(), "Walk the dog", "checkbox", "");
         let s = act(&mut env, json!({"action": "hover_element", "element_index": row})).await;
         let delete = find_after(&s, "Walk the dog", "button", "✖");
