@@ -375,6 +375,11 @@ fn scope_ref_dom_refs_and_the_element_index_protocol() {
             .as_str()
             .unwrap()
             .to_string();
+        // A ref number past u32 is no element: it must not wrap around to element 1.
+        let (snap, n) = go.split_once(':').unwrap();
+        let wrapped = format!("{snap}:{}", n.parse::<u64>().unwrap() + (1u64 << 32));
+        let e = fails(&api, "browser_click", b.with(json!({ "ref": wrapped }))).await;
+        assert_eq!(e.code, "snapshot_not_found", "{e:?}");
         let small = ok(&api, "get_browser_state", b.with(json!({ "node_budget": 3 }))).await;
         assert_eq!(small["truncated"], true);
         assert_eq!(small["refs"].as_array().unwrap().len(), 3);
