@@ -95,7 +95,8 @@ fn django_add_question_with_two_choices() {
         want.push(("Tea or coffee?".into(), true));
         assert_eq!(questions(&dj), want);
         assert_eq!(choices_of(&dj, "Tea or coffee?"), ["Tea", "Coffee"]);
-        let today = dj.scalar("SELECT date(pub_date) = date('now') FROM polls_question WHERE question_text = 'Tea or coffee?'");
+        let today =
+            dj.scalar("SELECT date(pub_date) = date('now') FROM polls_question WHERE question_text = 'Tea or coffee?'");
         assert_eq!(today, json!(1), "'Today' and 'Now' filled the date published");
     })
 }
@@ -194,19 +195,28 @@ fn todomvc_add_complete_and_filter() {
         // Complete "Buy milk" with the checkbox in front of it.
         let toggle = find_before(env.state(), "Buy milk", "checkbox", "");
         let s = click(&mut env, toggle).await;
-        assert_eq!(stored_todos(&env).await, owned(&[("Buy milk", true), ("Walk the dog", false), ("Read a book", false)]));
+        assert_eq!(
+            stored_todos(&env).await,
+            owned(&[("Buy milk", true), ("Walk the dog", false), ("Read a book", false)])
+        );
 
         // The "Active" filter: complete "Read a book" from there.
         let s = click(&mut env, find(&s, "link", "Active")).await;
         assert!(s.url.ends_with("#/active"), "{}", s.url);
         click(&mut env, find_before(&s, "Read a book", "checkbox", "")).await;
-        assert_eq!(stored_todos(&env).await, owned(&[("Buy milk", true), ("Walk the dog", false), ("Read a book", true)]));
+        assert_eq!(
+            stored_todos(&env).await,
+            owned(&[("Buy milk", true), ("Walk the dog", false), ("Read a book", true)])
+        );
 
         // The "Completed" filter: take "Buy milk" back.
         let s = click_named(&mut env, "link", "Completed").await;
         assert!(s.url.ends_with("#/completed"), "{}", s.url);
         click(&mut env, find_before(&s, "Buy milk", "checkbox", "")).await;
-        assert_eq!(stored_todos(&env).await, owned(&[("Buy milk", false), ("Walk the dog", false), ("Read a book", true)]));
+        assert_eq!(
+            stored_todos(&env).await,
+            owned(&[("Buy milk", false), ("Walk the dog", false), ("Read a book", true)])
+        );
 
         let s = click_named(&mut env, "link", "All").await;
         assert!(s.url.ends_with("#/"), "{}", s.url);
@@ -387,7 +397,10 @@ fn django_confirm_dialog() {
         // The dialog is the state now; OK accepts it and the form is saved.
         let s = click(&mut env, find(&s, "button", "OK")).await;
         assert!(s.url.ends_with("/admin/polls/question/"), "{}", s.url);
-        assert_eq!(questions(&dj), owned(&[("What's up?", true), ("Which editor do you use?", true), ("Favourite colour?", true)]));
+        assert_eq!(
+            questions(&dj),
+            owned(&[("What's up?", true), ("Which editor do you use?", true), ("Favourite colour?", true)])
+        );
     })
 }
 
@@ -409,7 +422,10 @@ fn todomvc_row_reads_as_one_line() {
         }
         let toggle = find_on_line(env.state(), "Walk the dog", "checkbox", "");
         let s = click(&mut env, toggle).await;
-        assert_eq!(stored_todos(&env).await, owned(&[("Buy milk", false), ("Walk the dog", true), ("Read a book", false)]));
+        assert_eq!(
+            stored_todos(&env).await,
+            owned(&[("Buy milk", false), ("Walk the dog", true), ("Read a book", false)])
+        );
         // The pointer rests on the row: its ✖ is shown, on the same line.
         click(&mut env, find_on_line(&s, "Walk the dog", "button", "✖")).await;
         assert_eq!(stored_todos(&env).await, owned(&[("Buy milk", false), ("Read a book", false)]));

@@ -95,17 +95,17 @@ impl Django {
             missing(&format!("Django (expected in {})", site_packages.display()));
         }
         let template = prepared(&site_packages);
-        let dir = std::env::temp_dir()
-            .join(format!("sightline-apps-django-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::SeqCst)));
+        let dir = std::env::temp_dir().join(format!(
+            "sightline-apps-django-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::copy(template, dir.join("db.sqlite3")).unwrap();
         let log = std::fs::File::create(dir.join("server.log")).unwrap();
         let mut cmd = serve_py(&site_packages, &dir.join("db.sqlite3"));
-        cmd.arg("--ready")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log);
+        cmd.arg("--ready").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(log);
         // SAFETY: prctl in the forked child before exec; async-signal-safe.
         unsafe {
             cmd.pre_exec(|| {
