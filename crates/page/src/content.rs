@@ -145,10 +145,10 @@ impl Renderer<'_> {
                 if quiet {
                     return;
                 }
-                let Some(t) = n.layout.as_ref().and_then(|l| l.text.clone()) else { return };
+                let Some((t, rect)) = n.layout.as_ref().and_then(|l| Some((l.text.clone()?, l.rect))) else { return };
                 if t.trim().is_empty() || self.text_visible(id) {
                     let ws = white_space_of(self.arena, id);
-                    self.flow.text(&t, ws);
+                    self.flow.text_at(&t, ws, Some(rect));
                 }
                 return;
             }
@@ -165,7 +165,8 @@ impl Renderer<'_> {
         if n.pseudo {
             if let Some(g) = n.generated.clone() {
                 if !quiet && self.text_visible_box(id) {
-                    self.flow.text(&g, WhiteSpace::Collapse);
+                    let rect = self.arena.node(id).layout.as_ref().map(|l| l.rect);
+                    self.flow.text_at(&g, WhiteSpace::Collapse, rect);
                 }
             }
             return;
@@ -221,15 +222,17 @@ impl Renderer<'_> {
         }
         if !quiet && tag == "img" {
             if let Some(alt) = alt {
-                if self.arena.node(id).visible_rect().is_some() {
-                    self.flow.atom(&format!("(image: {})", cut(&alt, 80)));
+                if let Some(r) = self.arena.node(id).visible_rect() {
+                    self.flow.atom_at(&format!("(image: {})", cut(&alt, 80)), Some(r));
                 }
             }
         }
         let mut quiet_children = quiet;
         if let Some(ei) = indexed {
-            let token = token(&self.elements[ei]);
-            self.flow.atom(&token);
+            let e = &self.elements[ei];
+            let token = token(e);
+            let at = e.visible;
+            self.flow.atom_at(&token, Some(at));
             self.emitted[ei] = true;
             quiet_children = true;
         }
