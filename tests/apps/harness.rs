@@ -387,14 +387,6 @@ pub fn find_after(s: &StateObject, anchor: &str, role: &str, name: &str) -> u64 
     check(s, &tok)
 }
 
-/// The element named `name`, whatever its role (the first if several).
-pub fn find_named(s: &StateObject, name: &str) -> u64 {
-    match tokens(s).into_iter().find(|t| same(&t.name, name)) {
-        Some(t) => check(s, &t),
-        None => panic!("no element named {name:?} in the current state\n{}", listing(s)),
-    }
-}
-
 /// Scroll the page down, a screen at a time, until an element with this role and name is in
 /// the index (at most ten screens). Returns its index.
 pub async fn scroll_to(env: &mut Env, role: &str, name: &str) -> u64 {
