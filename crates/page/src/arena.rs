@@ -27,9 +27,13 @@ pub struct Style {
     pub pointer_events_none: bool,
     pub clips_x: bool,
     pub clips_y: bool,
+    /// `overflow-y: auto | scroll`: the user can scroll it.
+    pub scrolls_y: bool,
     pub fixed: bool,
     pub opacity_zero: bool,
     pub white_space: WhiteSpace,
+    /// Paints nothing of its own: no background colour or image.
+    pub transparent: bool,
 }
 
 /// How a box treats spaces and line breaks in its text (CSS `white-space`).
@@ -348,8 +352,10 @@ impl Arena {
         }
     }
 
-    /// The nodes of the top paint layer at a point of one document.
-    fn top_layer(&mut self, doc: usize, x: f64, y: f64) -> Vec<NodeId> {
+    /// The nodes of the top paint layer at a point of one document. With
+    /// `painted_only`, boxes that paint nothing there (no background, not a
+    /// replaced element) are looked through, as the eye does.
+    fn top_layer(&mut self, doc: usize, x: f64, y: f64, painted_only: bool) -> Vec<NodeId> {
         self.ensure_grid(doc);
         let grid = self.grids[doc].as_ref().expect("grid just built");
         let mut best = i64::MIN;
@@ -358,6 +364,9 @@ impl Arena {
             let n = &self.nodes[id as usize];
             let l = n.layout.as_ref().expect("grid holds laid-out nodes");
             if !l.rect.intersect(&n.clip).contains(x, y) {
+                continue;
+            }
+            if painted_only && l.style.transparent && !REPLACED.contains(&n.tag.as_str()) {
                 continue;
             }
             if l.paint > best {
@@ -380,9 +389,20 @@ impl Arena {
     /// `Some(by)`. Nodes of one paint layer are in flow and do not overlap, so
     /// only a higher layer covers. Descends into the iframe holding `id`.
     pub fn cover_at(&mut self, id: NodeId, x: f64, y: f64) -> Option<Option<NodeId>> {
+        self.cover_at_with(id, x, y, false)
+    }
+
+    /// Like [`Arena::cover_at`], for what the eye sees: a box that paints nothing
+    /// (a transparent positioned list over a text) does not hide what is under it,
+    /// although it would take a click.
+    pub fn visually_covered_at(&mut self, id: NodeId, x: f64, y: f64) -> bool {
+        self.cover_at_with(id, x, y, true).is_some()
+    }
+
+    fn cover_at_with(&mut self, id: NodeId, x: f64, y: f64, painted_only: bool) -> Option<Option<NodeId>> {
         let mut doc = 0usize;
         loop {
-            let top = self.top_layer(doc, x, y);
+            let top = self.top_layer(doc, x, y, painted_only);
             if top.is_empty() {
                 return None;
             }
@@ -417,6 +437,18 @@ struct Builder<'c, 'a> {
     seen_docs: std::collections::HashSet<(usize, usize)>,
 }
 
+/// `transparent`, `rgba(…, 0)`, or not captured at all.
+fn is_transparent(color: &str) -> bool {
+    let c = color.trim();
+    c.is_empty()
+        || c == "transparent"
+        || (c.starts_with("rgba(") && c.trim_end_matches(')').rsplit(',').next().is_some_and(|a| a.trim().parse::<f64>().is_ok_and(|a| a < 0.01)))
+}
+
+/// Elements that paint content of their own even without a background.
+const REPLACED: &[&str] =
+    &["img", "video", "canvas", "iframe", "frame", "svg", "input", "textarea", "select", "button", "embed", "object", "picture"];
+
 fn parse_style(snap: &Snapshot, ids: &[i64]) -> Style {
     let s = |i: usize| ids.get(i).map(|&v| snap.str(v)).unwrap_or("");
     let opacity = s(S_OPACITY).parse::<f64>().unwrap_or(1.0);
@@ -429,9 +461,11 @@ fn parse_style(snap: &Snapshot, ids: &[i64]) -> Style {
         pointer_events_none: s(S_POINTER_EVENTS) == "none",
         clips_x: clips(s(S_OVERFLOW_X)),
         clips_y: clips(s(S_OVERFLOW_Y)),
+        scrolls_y: matches!(s(S_OVERFLOW_Y), "auto" | "scroll"),
         fixed: s(S_POSITION) == "fixed",
         opacity_zero: opacity < 0.01,
         white_space: WhiteSpace::parse(s(S_WHITE_SPACE)),
+        transparent: is_transparent(s(S_BACKGROUND_COLOR)) && matches!(s(S_BACKGROUND_IMAGE), "" | "none"),
     }
 }
 

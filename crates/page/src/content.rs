@@ -87,7 +87,7 @@ impl Renderer<'_> {
             .and_then(|l| l.boxes.iter().map(|b| b.intersect(&r)).find(|b| !b.is_empty()))
             .map(|b| b.center())
             .unwrap_or_else(|| r.center());
-        self.arena.cover_at(owner, point.0, point.1).is_none()
+        !self.arena.visually_covered_at(owner, point.0, point.1)
     }
 
     fn block_break(&mut self) {
@@ -250,7 +250,7 @@ impl Renderer<'_> {
         let Some(r) = n.visible_rect() else { return false };
         let owner = n.parent.unwrap_or(id);
         let (x, y) = r.center();
-        self.arena.cover_at(owner, x, y).is_none()
+        !self.arena.visually_covered_at(owner, x, y)
     }
 }
 
@@ -262,7 +262,7 @@ fn scroll_hint(arena: &Arena, id: NodeId) -> Option<String> {
         return None;
     }
     let l = n.layout.as_ref()?;
-    if !l.style.clips_y {
+    if !l.style.scrolls_y {
         return None;
     }
     let (top, height) = l.scroll?;
