@@ -206,7 +206,7 @@ fn the_marks_png_has_the_viewport_size_and_a_box_per_mark() {
         let names: Vec<&str> = set.marks.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(
             names,
-            ["Email Address", "Enter your password", "Keep me signed in", "Keep me signed in", "Sign In", "Elsewhere"]
+            ["Email Address", "Enter your password", "Keep me signed in", "Sign In", "Elsewhere"]
         );
     })
 }
