@@ -6,8 +6,8 @@
 //! too deeply gets a -32700 parse error and the loop goes on.
 
 use serde_json::{json, Value};
-use sightline_api::{Api, ToolError};
 use sightline_api::LineReader;
+use sightline_api::{Api, ToolError};
 use tokio::io::{AsyncWriteExt, BufReader};
 
 /// A protocol-level error (not a tool failure).

@@ -337,8 +337,14 @@ fn allow_prefixes_and_block_private_cover_page_requests() {
     let site = attack_site(victim.port);
     let a = format!("http://127.0.0.1:{}", site.port);
     // Only the attack site is allowed (a prefix naming it also lifts --block-private for it).
-    let mut p =
-        Proc::start(&["env", &format!("{a}/subresources"), "--no-screenshot", "--allow", &format!("{a}/"), "--block-private"]);
+    let mut p = Proc::start(&[
+        "env",
+        &format!("{a}/subresources"),
+        "--no-screenshot",
+        "--allow",
+        &format!("{a}/"),
+        "--block-private",
+    ]);
     let first = p.read(Duration::from_secs(60));
     assert!(first.get("error").is_none(), "{first}");
     let s = navigate(&mut p, &format!("http://127.0.0.1:{}/", victim.port));
@@ -358,7 +364,8 @@ fn allow_prefixes_and_block_private_cover_page_requests() {
     assert!(site.hits.lock().unwrap().is_empty() || !site.hits.lock().unwrap().iter().any(|h| h.starts_with("GET / ")));
 
     // Explicit rules cannot be half-enforced on an attached browser.
-    let out = bin().args(["state", &format!("{a}/"), "--connect", "http://127.0.0.1:9", "--block-private"]).output().unwrap();
+    let out =
+        bin().args(["state", &format!("{a}/"), "--connect", "http://127.0.0.1:9", "--block-private"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--connect"));
 }
@@ -412,7 +419,14 @@ fn rpc_and_script_front_ends_use_the_same_egress_policy() {
     )
     .unwrap();
     let out = bin()
-        .args(["script", js.to_str().unwrap(), "--url", &format!("http://127.0.0.1:{}/ok", site.port), "--timeout", "20"])
+        .args([
+            "script",
+            js.to_str().unwrap(),
+            "--url",
+            &format!("http://127.0.0.1:{}/ok", site.port),
+            "--timeout",
+            "20",
+        ])
         .output()
         .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
@@ -447,7 +461,9 @@ fn a_logging_loop_stays_within_the_console_bound() {
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Ok(s) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
-            if let Some(kb) = s.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()) {
+            if let Some(kb) =
+                s.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok())
+            {
                 peak_kb = peak_kb.max(kb);
             }
         }
@@ -509,7 +525,12 @@ fn a_page_that_never_finishes_loading_still_answers() {
         let b = by_text(env.state(), "Still usable");
         let t = Instant::now();
         // Measured: 15 s, the load time limit, since the main frame never stops loading.
-        let turn = within("click", Duration::from_secs(30), step(&mut env, json!({"action":"click_element","element_index": b}))).await;
+        let turn = within(
+            "click",
+            Duration::from_secs(30),
+            step(&mut env, json!({"action":"click_element","element_index": b})),
+        )
+        .await;
         eprintln!("click on a never-loading page answered in {:?}", t.elapsed());
         assert_valid(&turn.state);
         assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
@@ -522,10 +543,20 @@ fn pages_that_redefine_globals_and_freeze_prototypes_still_work() {
     run(async {
         let mut env = open("/hostile/globals.html").await;
         let q = by_id_name(env.state(), "q");
-        let turn = within("type", Duration::from_secs(15), step(&mut env, json!({"action":"input_text","element_index": q,"text":"abc"}))).await;
+        let turn = within(
+            "type",
+            Duration::from_secs(15),
+            step(&mut env, json!({"action":"input_text","element_index": q,"text":"abc"})),
+        )
+        .await;
         assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
         let go = by_text(env.state(), "Go");
-        let turn = within("click", Duration::from_secs(15), step(&mut env, json!({"action":"click_element","element_index": go}))).await;
+        let turn = within(
+            "click",
+            Duration::from_secs(15),
+            step(&mut env, json!({"action":"click_element","element_index": go})),
+        )
+        .await;
         assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
         assert!(turn.state.page_content.contains("clicked abc"), "{}", turn.state.page_content);
         env.close().await;
@@ -537,14 +568,21 @@ fn fifty_popups_from_one_click() {
     run(async {
         let mut env = open("/hostile/popups.html").await;
         let b = by_text(env.state(), "Open 50");
-        let turn = within("click", Duration::from_secs(30), step(&mut env, json!({"action":"click_element","element_index": b}))).await;
+        let turn = within(
+            "click",
+            Duration::from_secs(30),
+            step(&mut env, json!({"action":"click_element","element_index": b})),
+        )
+        .await;
         assert_valid(&turn.state);
         assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
         // The opener tab still answers.
         let t = Instant::now();
         // Measured: the opener's next input event waits for the CDP call limit (60 s)
         // once 50 popups took the foreground; it answers, with a typed error.
-        let turn = within("scroll", Duration::from_secs(75), step(&mut env, json!({"action":"scroll","direction":"down"}))).await;
+        let turn =
+            within("scroll", Duration::from_secs(75), step(&mut env, json!({"action":"scroll","direction":"down"})))
+                .await;
         eprintln!("scroll after 50 popups answered in {:?}: {:?}", t.elapsed(), turn.state.error);
         assert_valid(&turn.state);
         if let Some(e) = &turn.state.error {
@@ -560,7 +598,12 @@ fn a_page_that_navigates_itself_every_100_ms() {
     run(async {
         let mut env = open("/hostile/renav.html").await;
         for i in 0..5 {
-            let turn = within("scroll", Duration::from_secs(20), step(&mut env, json!({"action":"scroll","direction":"down"}))).await;
+            let turn = within(
+                "scroll",
+                Duration::from_secs(20),
+                step(&mut env, json!({"action":"scroll","direction":"down"})),
+            )
+            .await;
             assert_valid(&turn.state);
             if let Some(e) = &turn.state.error {
                 assert!(!turn.fatal, "step {i}: {e:?}");
@@ -586,9 +629,19 @@ fn a_huge_canvas() {
         let mut env = open("/hostile/canvas.html").await;
         assert!(!env.state().screenshot.is_empty());
         let b = by_text(env.state(), "Below the title");
-        let turn = within("click", Duration::from_secs(15), step(&mut env, json!({"action":"click_element","element_index": b}))).await;
+        let turn = within(
+            "click",
+            Duration::from_secs(15),
+            step(&mut env, json!({"action":"click_element","element_index": b})),
+        )
+        .await;
         assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
-        let turn = within("scroll", Duration::from_secs(15), step(&mut env, json!({"action":"scroll","direction":"down","pixels": 20000}))).await;
+        let turn = within(
+            "scroll",
+            Duration::from_secs(15),
+            step(&mut env, json!({"action":"scroll","direction":"down","pixels": 20000})),
+        )
+        .await;
         assert_valid(&turn.state);
         env.close().await;
     });
@@ -607,7 +660,12 @@ fn a_renderer_crash_is_a_typed_error() {
         eprintln!("Page.crash returned in {:?}: {:?}", t.elapsed(), r.as_ref().err());
         assert!(r.is_err());
         let t = Instant::now();
-        let turn = within("after the crash", Duration::from_secs(20), step(&mut env, json!({"action":"scroll","direction":"down"}))).await;
+        let turn = within(
+            "after the crash",
+            Duration::from_secs(20),
+            step(&mut env, json!({"action":"scroll","direction":"down"})),
+        )
+        .await;
         eprintln!("the first action after a renderer crash answered in {:?}", t.elapsed());
         let e = turn.state.error.as_ref().expect("an error after the crash");
         assert_eq!(e.code, sightline_api::ErrorCode::InternalBrowserError, "{e:?}");
@@ -629,9 +687,18 @@ fn infinite_loops_in_handlers_are_bounded() {
         let b = by_text(env.state(), "Spin after the click");
         let t = Instant::now();
         // Measured: the renderer never answers, so the CDP call limit (60 s) ends the click.
-        let turn = within("click", Duration::from_secs(75), step(&mut env, json!({"action":"click_element","element_index": b}))).await;
+        let turn = within(
+            "click",
+            Duration::from_secs(75),
+            step(&mut env, json!({"action":"click_element","element_index": b})),
+        )
+        .await;
         assert_valid(&turn.state);
-        eprintln!("click into a busy loop answered in {:?}: {:?}", t.elapsed(), turn.state.error.as_ref().map(|e| e.code));
+        eprintln!(
+            "click into a busy loop answered in {:?}: {:?}",
+            t.elapsed(),
+            turn.state.error.as_ref().map(|e| e.code)
+        );
         env.close().await;
     });
 }

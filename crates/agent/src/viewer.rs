@@ -164,7 +164,7 @@ pre{{white-space:pre-wrap;background:#f6f8fa;padding:8px;max-height:300px;overfl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{Turn, TraceWriter};
+    use crate::trace::{TraceWriter, Turn};
 
     #[test]
     fn hostile_strings_stay_text() {

@@ -324,11 +324,19 @@ mod tests {
         );
         assert!(err(r#"{"action":"navigate","url":"/docs"}"#).contains("absolute URL"));
         assert!(err(r#"{"action":"navigate","url":"javascript:alert(1)"}"#).contains("not allowed"));
-        assert!(err(r#"{"action":"navigate","url":"http://"}"#).contains("not an absolute URL"), "{}", err(r#"{"action":"navigate","url":"http://"}"#));
+        assert!(
+            err(r#"{"action":"navigate","url":"http://"}"#).contains("not an absolute URL"),
+            "{}",
+            err(r#"{"action":"navigate","url":"http://"}"#)
+        );
         assert!(err(r#"{"action":"navigate","url":"file:///etc/passwd"}"#).contains("not allowed"));
-        assert!(err(r#"{"action":"navigate","url":"https://example.com@evil.test/"}"#).contains("user name or password"));
+        assert!(
+            err(r#"{"action":"navigate","url":"https://example.com@evil.test/"}"#).contains("user name or password")
+        );
         let long = "x".repeat(MAX_TEXT_CHARS + 1);
-        assert!(err(&format!(r#"{{"action":"input_text","element_index":1,"text":"{long}"}}"#)).contains("at most 100000"));
+        assert!(
+            err(&format!(r#"{{"action":"input_text","element_index":1,"text":"{long}"}}"#)).contains("at most 100000")
+        );
         assert!(err(r#"{"action":"input_text","element_index":1,"text":"a\u0000b"}"#).contains("NUL"));
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
         assert!(err(&deep).starts_with("not valid JSON"), "{}", err(&deep));

@@ -12,8 +12,8 @@ use sightline_browser::{BrowserError, Captured, Refusal, Tab};
 
 use crate::action::Action;
 use crate::lines::LineError;
-use sightline_policy::Egress;
 use crate::state::{ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus};
+use sightline_policy::Egress;
 
 /// Options for an environment.
 #[derive(Debug, Clone)]

@@ -23,12 +23,14 @@ mod snapshot;
 mod state;
 mod tools;
 
-pub use action::{check_text, check_url, Action, Direction, ValidationError, ACTIONS, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES};
-pub use lines::{LineError, LineReader, MAX_LINE_BYTES};
-pub use sightline_policy::{Egress, PolicyConfig};
+pub use action::{
+    check_text, check_url, Action, Direction, ValidationError, ACTIONS, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
+};
 pub use env::{Env, EnvError, EnvOptions, Turn};
 pub use error::{Proof, Rule, ToolError};
+pub use lines::{LineError, LineReader, MAX_LINE_BYTES};
 pub use registry::ApiOptions;
+pub use sightline_policy::{Egress, PolicyConfig};
 pub use state::{
     Attributes, ElementDescriptor, ElementIndex, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus,
 };

@@ -474,7 +474,9 @@ mod tests {
         rt().block_on(async {
             let ws = peer(
                 |id, m| match m {
-                    "Test.crashSoon" => Some(r#"{"method":"Inspector.targetCrashed","params":{},"sessionId":"S1"}"#.into()),
+                    "Test.crashSoon" => {
+                        Some(r#"{"method":"Inspector.targetCrashed","params":{},"sessionId":"S1"}"#.into())
+                    }
                     "Test.other" => Some(format!(r#"{{"id":{id},"result":{{}}}}"#)),
                     _ => None,
                 },
@@ -495,13 +497,20 @@ mod tests {
                 async {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     // The peer answers this one with the crash event only.
-                    let _ = tokio::time::timeout(Duration::from_millis(500), c.call_raw(None, "Test.crashSoon", serde_json::json!({}))).await;
+                    let _ = tokio::time::timeout(
+                        Duration::from_millis(500),
+                        c.call_raw(None, "Test.crashSoon", serde_json::json!({})),
+                    )
+                    .await;
                 },
                 tokio::time::timeout(Duration::from_millis(500), other)
             );
             let (hung, took) = hung;
             let e = hung.unwrap_err();
-            assert!(matches!(&e, CdpError::SessionGone { method, reason: "crashed" } if method == "Test.hangs"), "{e:?}");
+            assert!(
+                matches!(&e, CdpError::SessionGone { method, reason: "crashed" } if method == "Test.hangs"),
+                "{e:?}"
+            );
             assert!(took < Duration::from_secs(2), "{took:?}");
             assert!(other.is_err(), "a call on another session keeps waiting");
         });

@@ -23,7 +23,10 @@ pub enum EgressError {
 
 impl std::fmt::Debug for Egress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Egress").field("policy", &self.policy).field("proxy", &self.proxy.as_ref().map(EgressProxy::addr)).finish()
+        f.debug_struct("Egress")
+            .field("policy", &self.policy)
+            .field("proxy", &self.proxy.as_ref().map(EgressProxy::addr))
+            .finish()
     }
 }
 

@@ -299,7 +299,9 @@ impl Policy {
                 Err(Refused::Address { host: host.to_string(), ip, class: AddrClass::Metadata })
             }
             Some(AddrClass::Metadata) | None => Ok(()),
-            Some(class) if self.block_private && !adm.named => Err(Refused::Address { host: host.to_string(), ip, class }),
+            Some(class) if self.block_private && !adm.named => {
+                Err(Refused::Address { host: host.to_string(), ip, class })
+            }
             Some(_) => Ok(()),
         }
     }
@@ -455,7 +457,9 @@ mod tests {
         assert_eq!(rule(&block, "http://127.0.0.1:9/x"), "block");
         assert_eq!(rule(&block, "http://127.0.0.1:10/x"), "ok");
         assert!(Policy::new(&PolicyConfig { allow: vec!["example.com".into()], ..Default::default() }).is_err());
-        assert!(Policy::new(&PolicyConfig { allow: vec!["https://u@example.com/".into()], ..Default::default() }).is_err());
+        assert!(
+            Policy::new(&PolicyConfig { allow: vec!["https://u@example.com/".into()], ..Default::default() }).is_err()
+        );
     }
 
     #[test]

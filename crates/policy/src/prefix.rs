@@ -27,7 +27,8 @@ fn web_scheme(s: &str) -> &str {
 
 impl Prefix {
     pub fn parse(text: &str) -> Result<Prefix, String> {
-        let url = Url::parse(text).map_err(|e| format!("not an absolute URL ({e}); write it like https://example.com/"))?;
+        let url =
+            Url::parse(text).map_err(|e| format!("not an absolute URL ({e}); write it like https://example.com/"))?;
         if !matches!(url.scheme(), "http" | "https" | "ws" | "wss") {
             return Err(format!("scheme '{}:' cannot be a prefix; use http or https", url.scheme()));
         }
@@ -36,7 +37,13 @@ impl Prefix {
         }
         let host = url.host().ok_or("a prefix needs a host")?.to_owned();
         let port = url.port_or_known_default().ok_or("a prefix needs a port")?;
-        Ok(Prefix { text: text.to_string(), scheme: web_scheme(url.scheme()).to_string(), host, port, path: url.path().to_string() })
+        Ok(Prefix {
+            text: text.to_string(),
+            scheme: web_scheme(url.scheme()).to_string(),
+            host,
+            port,
+            path: url.path().to_string(),
+        })
     }
 
     /// The prefix as written.
@@ -63,7 +70,9 @@ impl Prefix {
     /// Is `url` under this prefix?
     pub fn covers_url(&self, url: &Url) -> bool {
         let (Some(host), Some(port)) = (url.host(), url.port_or_known_default()) else { return false };
-        web_scheme(url.scheme()) == self.scheme && self.same_origin(&host.to_owned(), port) && self.covers_path(url.path())
+        web_scheme(url.scheme()) == self.scheme
+            && self.same_origin(&host.to_owned(), port)
+            && self.covers_path(url.path())
     }
 
     /// An allow prefix admits a tunnel to its host and port (a tunnel's path is not visible).

@@ -184,7 +184,8 @@ async fn handle(mut client: TcpStream, policy: &Policy, log: &Mutex<Log>) -> std
     let mut lines = head.split("\r\n");
     let request_line = lines.next().unwrap_or_default();
     let mut parts = request_line.split(' ');
-    let (method, target, version) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let (method, target, version) =
+        (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     if method.eq_ignore_ascii_case("CONNECT") {
         // Authority form: host:port, IPv6 in brackets. Parsed by the URL parser, so
         // the host is normalised exactly as a URL's would be.
@@ -270,7 +271,9 @@ mod tests {
                         let first = String::from_utf8_lossy(&buf[..n]).lines().next().unwrap_or("").to_string();
                         let body = format!("saw {first}");
                         let _ = s
-                            .write_all(format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}", body.len()).as_bytes())
+                            .write_all(
+                                format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}", body.len()).as_bytes(),
+                            )
                             .await;
                     });
                 }
@@ -296,7 +299,10 @@ mod tests {
             let tunnel = ask(p, &format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\nGET /t HTTP/1.1\r\n\r\n")).await;
             assert!(tunnel.contains("200 Connection Established") && tunnel.contains("saw GET /t"), "{tunnel}");
             let refusals = proxy.refusals_since(0);
-            assert_eq!(refusals.iter().map(|r| r.refused.rule()).collect::<Vec<_>>(), ["block", "metadata", "metadata"]);
+            assert_eq!(
+                refusals.iter().map(|r| r.refused.rule()).collect::<Vec<_>>(),
+                ["block", "metadata", "metadata"]
+            );
         });
     }
 }

@@ -93,12 +93,10 @@ impl Api {
     /// `navigation_failed` naming the rule when the egress policy refuses `url`.
     pub(crate) async fn check_navigation(&self, url: &str) -> Result<(), ToolError> {
         let Some(egress) = &self.registry.egress else { return Ok(()) };
-        egress.check_navigation(url).await.map_err(|r| {
-            ToolError {
-                code: "navigation_failed",
-                message: format!("navigation to {url} was refused by the egress policy (rule {}): {r}", r.rule()),
-                detail: serde_json::json!({ "rule": r.rule() }),
-            }
+        egress.check_navigation(url).await.map_err(|r| ToolError {
+            code: "navigation_failed",
+            message: format!("navigation to {url} was refused by the egress policy (rule {}): {r}", r.rule()),
+            detail: serde_json::json!({ "rule": r.rule() }),
         })
     }
 
