@@ -1,0 +1,495 @@
+//! Sessions: creation (a browser context on the shared browser, or a browser
+//! from the Grid), the per-session request queue, idle timeout, crash
+//! detection and shutdown.
+//!
+//! Each session owns its own [`Api`] with exactly one driver session in it,
+//! named by the session id, so the tool vocabulary is the one `rpc` speaks and
+//! a session can never reach another's tabs: every call's `session` argument is
+//! overwritten with the session's own id.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+use sightline_api::{Api, ApiOptions, ToolOutput};
+use sightline_browser::{Browser, BrowserOptions, TabOptions};
+use sightline_cdp::LaunchOptions;
+use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
+
+use crate::error::{EndReason, ServerError};
+use crate::grid::{self, GridConfig, GridSession};
+use crate::metrics::Metrics;
+
+/// Where sessions get their browsers.
+#[derive(Debug, Clone)]
+pub enum BrowserSource {
+    /// One Chromium launched by the server; each session is a browser context in it.
+    Launch(LaunchOptions),
+    /// A running browser (`ws://`, `wss://` or `http://host:port`); each session is a context in it.
+    Connect(String),
+    /// Selenium Grid 4: each session is a browser of its own.
+    Grid(GridConfig),
+}
+
+/// How the hub runs.
+#[derive(Debug, Clone)]
+pub struct HubConfig {
+    pub source: BrowserSource,
+    pub max_sessions: usize,
+    pub idle_timeout: Duration,
+    /// Requests one session may have in flight or waiting; more get `busy`.
+    pub queue_limit: usize,
+    /// Tab options (viewport, settle) for new sessions.
+    pub tab: TabOptions,
+}
+
+impl Default for HubConfig {
+    fn default() -> Self {
+        HubConfig {
+            source: BrowserSource::Launch(LaunchOptions::default()),
+            max_sessions: 32,
+            idle_timeout: Duration::from_secs(300),
+            queue_limit: 4,
+            tab: TabOptions::default(),
+        }
+    }
+}
+
+/// `POST /v1/sessions` options.
+#[derive(Debug, Clone, Default)]
+pub struct NewSession {
+    pub url: Option<String>,
+    pub viewport: Option<(u32, u32)>,
+    /// Screenshots in State Objects (default true).
+    pub screenshot: bool,
+}
+
+/// One Sightline session.
+pub struct Session {
+    pub id: String,
+    api: Api,
+    /// (target_id, tab_id) the HTTP paths address by default.
+    address: StdMutex<(String, String)>,
+    queue: Arc<Semaphore>,
+    queue_limit: usize,
+    last_used: StdMutex<Instant>,
+    /// A handle whose connection dies with the session's browser.
+    watch: Browser,
+    grid: Option<GridSession>,
+    ended: AtomicBool,
+    _slot: OwnedSemaphorePermit,
+}
+
+/// A request admitted to a session's queue.
+pub struct Entered {
+    pub session: Arc<Session>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl std::ops::Deref for Entered {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        &self.session
+    }
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        *self.session.last_used.lock().unwrap() = Instant::now();
+    }
+}
+
+/// All sessions of one server.
+pub struct Hub {
+    cfg: HubConfig,
+    sessions: StdMutex<HashMap<String, Arc<Session>>>,
+    /// Ended ids and why (the most recent 10,000).
+    ended: StdMutex<(HashMap<String, EndReason>, VecDeque<String>)>,
+    slots: Arc<Semaphore>,
+    shared: Mutex<Option<Browser>>,
+    pub metrics: Metrics,
+    closing: AtomicBool,
+    counter: AtomicU64,
+    salt: u64,
+}
+
+const TOMBSTONES: usize = 10_000;
+
+impl Hub {
+    pub fn new(cfg: HubConfig) -> Arc<Hub> {
+        let salt = std::collections::hash_map::RandomState::new().build_hasher().finish();
+        Arc::new(Hub {
+            slots: Arc::new(Semaphore::new(cfg.max_sessions)),
+            cfg,
+            sessions: StdMutex::default(),
+            ended: StdMutex::default(),
+            shared: Mutex::new(None),
+            metrics: Metrics::default(),
+            closing: AtomicBool::new(false),
+            counter: AtomicU64::new(0),
+            salt,
+        })
+    }
+
+    pub fn config(&self) -> &HubConfig {
+        &self.cfg
+    }
+
+    /// An unguessable session id.
+    fn new_id(&self) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let mut a = std::collections::hash_map::RandomState::new().build_hasher();
+        a.write_u64(n ^ self.salt);
+        let mut b = std::collections::hash_map::RandomState::new().build_hasher();
+        b.write_u64(n.rotate_left(17) ^ self.salt);
+        format!("s-{:016x}{:016x}", a.finish(), b.finish())
+    }
+
+    /// Ids of the open sessions.
+    pub fn ids(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.sessions.lock().unwrap().keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    pub fn open_count(&self) -> usize {
+        self.sessions.lock().unwrap().len()
+    }
+
+    /// The shared browser's endpoint (launch/connect), (re)starting it when it is gone.
+    async fn shared_browser(&self) -> Result<(String, Browser), ServerError> {
+        let mut g = self.shared.lock().await;
+        if let Some(b) = g.as_ref().filter(|b| !b.client().is_closed()) {
+            return Ok((endpoint_of(&self.cfg.source, b)?, b.clone()));
+        }
+        let restarted = g.take().is_some();
+        let opts = match &self.cfg.source {
+            BrowserSource::Launch(l) => BrowserOptions { launch: l.clone(), connect: None },
+            BrowserSource::Connect(url) => BrowserOptions { launch: LaunchOptions::default(), connect: Some(url.clone()) },
+            BrowserSource::Grid(_) => unreachable!("grid sessions have their own browsers"),
+        };
+        // Launched from a runtime worker (they live as long as the process: PR_SET_PDEATHSIG follows the thread).
+        let b = tokio::spawn(async move { Browser::start(&opts).await })
+            .await
+            .map_err(|e| ServerError::Browser(e.to_string()))?
+            .map_err(|e| ServerError::Browser(e.to_string()))?;
+        if restarted {
+            self.metrics.browser_restarts.fetch_add(1, Ordering::Relaxed);
+        }
+        *g = Some(b.clone());
+        Ok((endpoint_of(&self.cfg.source, &b)?, b))
+    }
+
+    /// Start the shared browser now (so the first session does not pay for it).
+    pub async fn warm_up(&self) -> Result<(), ServerError> {
+        if !matches!(self.cfg.source, BrowserSource::Grid(_)) {
+            self.shared_browser().await?;
+        }
+        Ok(())
+    }
+
+    /// Create a session; with a URL, also load it and return its State Object.
+    pub async fn create(self: &Arc<Self>, req: NewSession) -> Result<(Arc<Session>, Option<Value>), ServerError> {
+        if self.closing.load(Ordering::SeqCst) {
+            return Err(ServerError::ShuttingDown);
+        }
+        let slot = self
+            .slots
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| ServerError::TooManySessions { max: self.cfg.max_sessions })?;
+        let id = self.new_id();
+        let (endpoint, watch, grid) = match &self.cfg.source {
+            BrowserSource::Grid(g) => {
+                let gs = grid::new_session(g).await?;
+                let watch = match Browser::start(&BrowserOptions { launch: LaunchOptions::default(), connect: Some(gs.cdp.clone()) }).await {
+                    Ok(w) => w,
+                    Err(e) => {
+                        grid::delete_session(gs).await;
+                        return Err(ServerError::Browser(e.to_string()));
+                    }
+                };
+                (gs.cdp.clone(), watch, Some(gs))
+            }
+            _ => {
+                let (e, b) = self.shared_browser().await?;
+                (e, b, None)
+            }
+        };
+        let mut tab = self.cfg.tab.clone();
+        if let Some(v) = req.viewport {
+            tab.viewport = v;
+        }
+        let api = Api::new(ApiOptions {
+            browser: BrowserOptions { launch: LaunchOptions::default(), connect: Some(endpoint) },
+            tab,
+        });
+        let started = async {
+            let bound = api.dispatch("bind_browser", json!({ "session": id })).await?.value;
+            let target = bound["target_id"].as_str().unwrap_or_default().to_string();
+            let tab_id = bound["tabs"][0]["tab_id"].as_str().unwrap_or_default().to_string();
+            api.dispatch(
+                "get_state",
+                json!({ "session": id, "target_id": target, "tab_id": tab_id, "screenshot": req.screenshot }),
+            )
+            .await?;
+            Ok::<_, ServerError>((target, tab_id))
+        }
+        .await;
+        let (target, tab_id) = match started {
+            Ok(a) => a,
+            Err(e) => {
+                api.shutdown().await;
+                if let Some(gs) = grid {
+                    grid::delete_session(gs).await;
+                }
+                return Err(e);
+            }
+        };
+        let session = Arc::new(Session {
+            id: id.clone(),
+            api,
+            address: StdMutex::new((target, tab_id)),
+            queue: Arc::new(Semaphore::new(self.cfg.queue_limit)),
+            queue_limit: self.cfg.queue_limit,
+            last_used: StdMutex::new(Instant::now()),
+            watch,
+            grid,
+            ended: AtomicBool::new(false),
+            _slot: slot,
+        });
+        self.sessions.lock().unwrap().insert(id.clone(), session.clone());
+        self.metrics.sessions_created.fetch_add(1, Ordering::Relaxed);
+        self.metrics.sessions_open.fetch_add(1, Ordering::Relaxed);
+        let state = match req.url {
+            Some(url) => {
+                let entered = self.enter(&id)?;
+                Some(entered.act(&self.metrics, json!({ "action": "navigate", "url": url })).await?)
+            }
+            None => None,
+        };
+        Ok((session, state))
+    }
+
+    /// Admit one request to a session's queue.
+    pub fn enter(&self, id: &str) -> Result<Entered, ServerError> {
+        let s = self.sessions.lock().unwrap().get(id).cloned();
+        let Some(s) = s else {
+            return Err(match self.ended.lock().unwrap().0.get(id) {
+                Some(EndReason::BrowserCrashed) => ServerError::BrowserCrashed { id: id.to_string() },
+                Some(r) => ServerError::SessionEnded { id: id.to_string(), reason: *r },
+                None => ServerError::SessionNotFound { id: id.to_string() },
+            });
+        };
+        if s.watch.client().is_closed() {
+            let hub_id = s.id.clone();
+            self.forget(&hub_id, EndReason::BrowserCrashed);
+            tokio::spawn(finish(s));
+            return Err(ServerError::BrowserCrashed { id: hub_id });
+        }
+        match s.queue.clone().try_acquire_owned() {
+            Ok(permit) => {
+                *s.last_used.lock().unwrap() = Instant::now();
+                Ok(Entered { session: s, _permit: permit })
+            }
+            Err(_) => {
+                self.metrics.busy_rejections.fetch_add(1, Ordering::Relaxed);
+                Err(ServerError::Busy { id: id.to_string(), limit: s.queue_limit })
+            }
+        }
+    }
+
+    /// Remove a session from the table and remember why.
+    fn forget(&self, id: &str, reason: EndReason) -> Option<Arc<Session>> {
+        let s = self.sessions.lock().unwrap().remove(id)?;
+        s.ended.store(true, Ordering::SeqCst);
+        let mut t = self.ended.lock().unwrap();
+        t.0.insert(id.to_string(), reason);
+        t.1.push_back(id.to_string());
+        while t.1.len() > TOMBSTONES {
+            if let Some(old) = t.1.pop_front() {
+                t.0.remove(&old);
+            }
+        }
+        self.metrics.sessions_open.fetch_sub(1, Ordering::Relaxed);
+        self.metrics.ended(reason.as_str());
+        Some(s)
+    }
+
+    /// End a session: close its context (or give its Grid browser back).
+    pub async fn end(&self, id: &str, reason: EndReason) -> Result<(), ServerError> {
+        match self.forget(id, reason) {
+            Some(s) => {
+                finish(s).await;
+                Ok(())
+            }
+            None => self.enter(id).map(|_| ()),
+        }
+    }
+
+    /// One pass of housekeeping: end idle sessions and sessions whose browser is gone.
+    pub async fn sweep(&self) {
+        let now = Instant::now();
+        let mut doomed = Vec::new();
+        for s in self.sessions.lock().unwrap().values() {
+            if s.watch.client().is_closed() {
+                doomed.push((s.id.clone(), EndReason::BrowserCrashed));
+            } else if s.queue.available_permits() == s.queue_limit
+                && now.duration_since(*s.last_used.lock().unwrap()) >= self.cfg.idle_timeout
+            {
+                doomed.push((s.id.clone(), EndReason::IdleTimeout));
+            }
+        }
+        for (id, reason) in doomed {
+            if reason == EndReason::BrowserCrashed {
+                eprintln!("sightline serve: session {id} ended: its browser crashed or disconnected");
+            }
+            let _ = self.end(&id, reason).await;
+        }
+        // A crashed shared browser is started again right away, so new sessions do not wait for it.
+        if !matches!(self.cfg.source, BrowserSource::Grid(_)) && !self.closing.load(Ordering::SeqCst) {
+            let dead = self.shared.lock().await.as_ref().is_some_and(|b| b.client().is_closed());
+            if dead {
+                eprintln!("sightline serve: the browser is gone; starting a new one");
+                if let Err(e) = self.shared_browser().await {
+                    eprintln!("sightline serve: restarting the browser failed: {e}");
+                }
+            }
+        }
+    }
+
+    /// Run [`Hub::sweep`] every `period` until the hub closes.
+    pub async fn housekeeping(self: Arc<Self>, period: Duration) {
+        while !self.closing.load(Ordering::SeqCst) {
+            tokio::time::sleep(period).await;
+            self.sweep().await;
+        }
+    }
+
+    /// Stop creating sessions, end every session, close the shared browser.
+    pub async fn shutdown(&self) {
+        self.closing.store(true, Ordering::SeqCst);
+        let ids = self.ids();
+        let ends = ids.iter().map(|id| self.end(id, EndReason::Shutdown));
+        futures_util::future::join_all(ends).await;
+        if let Some(b) = self.shared.lock().await.take() {
+            b.shutdown().await;
+        }
+    }
+}
+
+fn endpoint_of(source: &BrowserSource, b: &Browser) -> Result<String, ServerError> {
+    match source {
+        BrowserSource::Connect(url) => Ok(url.clone()),
+        _ => {
+            let dir = b.profile_dir().ok_or_else(|| ServerError::Browser("launched browser has no profile".into()))?;
+            let port = std::fs::read_to_string(dir.join("DevToolsActivePort"))
+                .map_err(|e| ServerError::Browser(format!("reading DevToolsActivePort: {e}")))?;
+            let port = port.lines().next().unwrap_or_default().trim().to_string();
+            Ok(format!("http://127.0.0.1:{port}"))
+        }
+    }
+}
+
+/// Close a forgotten session's tabs and context, and return its Grid browser.
+async fn finish(s: Arc<Session>) {
+    s.api.shutdown().await;
+    if let Some(g) = s.grid.clone() {
+        grid::delete_session(g).await;
+    }
+}
+
+/// Screenshot back into the State Object, fields in the protocol's order.
+fn state_object(out: ToolOutput, screenshot: bool) -> Value {
+    let Value::Object(mut m) = out.value else { return out.value };
+    let shot = if screenshot { out.image.unwrap_or_default() } else { String::new() };
+    let mut o = Map::new();
+    for k in ["url", "page_content", "element_index"] {
+        if let Some(v) = m.remove(k) {
+            o.insert(k.to_string(), v);
+        }
+    }
+    o.insert("screenshot".into(), Value::String(shot));
+    m.remove("screenshot");
+    if let Some(v) = m.remove("state_hash") {
+        o.insert("state_hash".into(), v);
+    }
+    o.extend(m);
+    Value::Object(o)
+}
+
+impl Session {
+    pub fn target_and_tab(&self) -> (String, String) {
+        self.address.lock().unwrap().clone()
+    }
+
+    /// The Grid session behind this session, if any.
+    pub fn grid_session(&self) -> Option<&str> {
+        self.grid.as_ref().map(|g| g.id.as_str())
+    }
+
+    fn address(&self) -> Value {
+        let (t, tab) = self.target_and_tab();
+        json!({ "session": self.id, "target_id": t, "tab_id": tab })
+    }
+
+    /// One Action Object → one State Object (errors inside it), as `sightline env` answers.
+    pub async fn act(&self, metrics: &Metrics, action: Value) -> Result<Value, ServerError> {
+        let started = Instant::now();
+        let mut args = self.address();
+        args["action"] = action;
+        let out = self.api.dispatch("act", args).await?;
+        let state = state_object(out, true);
+        let outcome = match (state["error"]["code"].as_str(), state.get("task")) {
+            (Some(code), _) => code.to_string(),
+            (None, Some(_)) => "task_ended".to_string(),
+            _ => "ok".to_string(),
+        };
+        metrics.action(&outcome, started.elapsed());
+        Ok(state)
+    }
+
+    /// The current State Object.
+    pub async fn state(&self, metrics: &Metrics, screenshot: bool) -> Result<Value, ServerError> {
+        let started = Instant::now();
+        let out = self.api.dispatch("get_state", self.address()).await?;
+        metrics.capture_latency.observe(started.elapsed());
+        Ok(state_object(out, screenshot))
+    }
+
+    /// A tool by name, with this session's id forced in and its target and tab as defaults.
+    pub async fn tool(&self, metrics: &Metrics, name: &str, args: Value) -> Result<ToolOutput, ServerError> {
+        let mut args = match args {
+            Value::Null => Map::new(),
+            Value::Object(m) => m,
+            _ => return Err(ServerError::Tool(sightline_api::ToolError::invalid("params must be a JSON object"))),
+        };
+        let (target, tab) = self.target_and_tab();
+        args.insert("session".into(), json!(self.id));
+        let schema = self.api.tools().iter().find(|t| t.name == name).map(|t| (t.schema)());
+        let props = schema.as_ref().and_then(|s| s["properties"].as_object());
+        if props.is_some_and(|p| p.contains_key("target_id")) {
+            args.entry("target_id").or_insert(json!(target));
+        }
+        if props.is_some_and(|p| p.contains_key("tab_id")) {
+            args.entry("tab_id").or_insert(json!(tab));
+        }
+        let result = self.api.dispatch(name, Value::Object(args)).await;
+        metrics.tool(name, result.as_ref().map(|_| "ok").unwrap_or_else(|e| e.code));
+        let out = result?;
+        if name == "bind_browser" {
+            if let (Some(t), Some(tab)) = (out.value["target_id"].as_str(), out.value["tabs"][0]["tab_id"].as_str()) {
+                *self.address.lock().unwrap() = (t.to_string(), tab.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether the session has ended (an MCP handler holding it learns so here).
+    pub fn is_ended(&self) -> bool {
+        self.ended.load(Ordering::SeqCst)
+    }
+}
