@@ -24,6 +24,9 @@ USAGE:
     sightline trace replay DIR                    send a trace's actions again against a fresh browser
     sightline rpc [OPTIONS]          the tool API as JSON-RPC 2.0 over stdio (methods = tool names, plus list_tools)
     sightline mcp [OPTIONS]          the same tools as a Model Context Protocol server over stdio
+    sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]
+                    [--grid URL | --connect URL]
+                                     HTTP API and MCP (Streamable HTTP at /mcp): many isolated sessions
     sightline marks URL --out marks.png [--json]
                                      Set-of-Marks: numbered boxes over the visible interactive elements
     sightline script FILE.js [--url URL] [--allow PREFIX]... [--allow-private] [--timeout S]
@@ -77,6 +80,12 @@ pub struct Args {
     pub quiet: bool,
     pub no_tools: bool,
     pub retry_base_ms: Option<String>,
+    // Server.
+    pub listen: Option<String>,
+    pub token_file: Option<PathBuf>,
+    pub max_sessions: Option<String>,
+    pub idle_timeout: Option<String>,
+    pub grid: Option<String>,
 }
 
 pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
@@ -115,6 +124,11 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--quiet" => a.quiet = true,
             "--no-tools" => a.no_tools = true,
             "--retry-base-ms" => a.retry_base_ms = Some(value("--retry-base-ms")?),
+            "--listen" => a.listen = Some(value("--listen")?),
+            "--token-file" => a.token_file = Some(value("--token-file")?.into()),
+            "--max-sessions" => a.max_sessions = Some(value("--max-sessions")?),
+            "--idle-timeout" => a.idle_timeout = Some(value("--idle-timeout")?),
+            "--grid" => a.grid = Some(value("--grid")?),
             s if s.starts_with('-') && s.len() > 1 => bail!("unknown option {s}\n\n{USAGE}"),
             _ if a.command.is_empty() => a.command = w,
             _ => a.positional.push(w),

@@ -9,6 +9,7 @@ mod mcp;
 mod pack_cmd;
 mod rpc;
 mod run;
+mod serve_cmd;
 mod vision;
 
 use anyhow::Result;
@@ -31,6 +32,10 @@ fn main() -> std::process::ExitCode {
     }
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
     let result: Result<u8> = rt.block_on(async move {
+        // The server handles SIGTERM/SIGINT itself: stop accepting, end sessions, exit 0.
+        if args.command == "serve" {
+            return serve_cmd::run(&args).await;
+        }
         // Signals are caught from the first moment: whichever phase they interrupt,
         // the command future is dropped and the browser with it (killed, profile removed).
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;

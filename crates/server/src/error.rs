@@ -77,7 +77,7 @@ pub enum ServerError {
     Browser(String),
     #[error(transparent)]
     Grid(#[from] GridError),
-    #[error(transparent)]
+    #[error("{}", .0.message)]
     Tool(#[from] ToolError),
 }
 
