@@ -159,7 +159,10 @@ async fn act(State(st): State<AppState>, Path(id): Path<String>, body: Bytes) ->
     let s = st.hub.enter(&id)?;
     // Like `env`: a body that is not JSON is echoed as a string in ACTION_VALIDATION_FAILED.
     let action = serde_json::from_slice(&body).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into()));
-    Ok(Json(s.act(&st.hub.metrics, action).await?))
+    match s.act(&st.hub.metrics, action).await {
+        Ok(v) => Ok(Json(v)),
+        Err(e) => Err(st.hub.classify(&s, e).await),
+    }
 }
 
 #[derive(Deserialize)]
@@ -169,7 +172,10 @@ struct StateQuery {
 
 async fn state(State(st): State<AppState>, Path(id): Path<String>, Query(q): Query<StateQuery>) -> Result<Json<Value>, ServerError> {
     let s = st.hub.enter(&id)?;
-    Ok(Json(s.state(&st.hub.metrics, q.screenshot.unwrap_or(true)).await?))
+    match s.state(&st.hub.metrics, q.screenshot.unwrap_or(true)).await {
+        Ok(v) => Ok(Json(v)),
+        Err(e) => Err(st.hub.classify(&s, e).await),
+    }
 }
 
 async fn tool(
@@ -183,7 +189,10 @@ async fn tool(
         return Ok(Json(json!({ "status": "ok", "session": id })).into_response());
     }
     let s = st.hub.enter(&id)?;
-    let out = s.tool(&st.hub.metrics, &name, args).await?;
+    let out = match s.tool(&st.hub.metrics, &name, args).await {
+        Ok(out) => out,
+        Err(e) => return Err(st.hub.classify(&s, e).await),
+    };
     // As `rpc` returns it: the value, with an image as {mime_type, data}.
     let mut v = out.value;
     if let Some(png) = out.image {

@@ -302,6 +302,24 @@ impl Hub {
         }
     }
 
+    /// A browser error may be the first sign of a crash: when the session's
+    /// browser connection drops within a moment, end the session and say so.
+    pub async fn classify(&self, s: &Session, e: ServerError) -> ServerError {
+        if e.code() != "browser_error" {
+            return e;
+        }
+        for _ in 0..20 {
+            if s.watch.client().is_closed() {
+                if let Some(s) = self.forget(&s.id, EndReason::BrowserCrashed) {
+                    tokio::spawn(finish(s));
+                }
+                return ServerError::BrowserCrashed { id: s.id.clone() };
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        e
+    }
+
     /// Remove a session from the table and remember why.
     fn forget(&self, id: &str, reason: EndReason) -> Option<Arc<Session>> {
         let s = self.sessions.lock().unwrap().remove(id)?;

@@ -117,7 +117,10 @@ impl SightlineMcp {
                     return Ok(ToolOutput::json(json!({ "status": "ok", "session": s.id })));
                 }
                 let started = Instant::now();
-                let out = entered.tool(&hub.metrics, name, args).await.map_err(ServerError::into_tool_error)?;
+                let out = match entered.tool(&hub.metrics, name, args).await {
+                    Ok(out) => out,
+                    Err(e) => return Err(hub.classify(&entered, e).await.into_tool_error()),
+                };
                 if name == "act" {
                     let outcome = out.value["error"]["code"].as_str().unwrap_or("ok").to_string();
                     hub.metrics.action(&outcome, started.elapsed());
