@@ -49,6 +49,9 @@ pub enum GridError {
     /// The Grid gave a session but no `se:cdp` endpoint to drive it.
     #[error("Selenium Grid returned no se:cdp endpoint for session {session}")]
     NoCdp { session: String },
+    /// A local Grid (tests, benchmark) could not be started: a component is missing.
+    #[error("cannot start a local Selenium Grid: {0}")]
+    Setup(String),
 }
 
 /// A request failed.
@@ -98,6 +101,7 @@ impl ServerError {
             ServerError::Grid(GridError::Unreachable { .. }) => "grid_unreachable",
             ServerError::Grid(GridError::Refused { .. }) => "grid_refused",
             ServerError::Grid(GridError::NoCdp { .. }) => "grid_no_cdp",
+            ServerError::Grid(GridError::Setup(_)) => "grid_setup",
             ServerError::Tool(e) => e.code,
         }
     }

@@ -14,10 +14,11 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-use sightline_api::{Api, ApiOptions, ToolOutput};
+use sightline_api::{Api, ApiOptions, ToolError, ToolOutput};
 use sightline_browser::{Browser, BrowserOptions, TabOptions};
 use sightline_cdp::LaunchOptions;
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
 
 use crate::error::{EndReason, ServerError};
 use crate::grid::{self, GridConfig, GridSession};
@@ -80,6 +81,9 @@ pub struct Session {
     watch: Browser,
     grid: Option<GridSession>,
     ended: AtomicBool,
+    /// Why it ended; requests in flight stop when `gone` fires and report this.
+    reason: StdMutex<Option<EndReason>>,
+    gone: CancellationToken,
     _slot: OwnedSemaphorePermit,
 }
 
@@ -259,6 +263,8 @@ impl Hub {
             watch,
             grid,
             ended: AtomicBool::new(false),
+            reason: StdMutex::new(None),
+            gone: CancellationToken::new(),
             _slot: slot,
         });
         self.sessions.lock().unwrap().insert(id.clone(), session.clone());
@@ -303,27 +309,23 @@ impl Hub {
     }
 
     /// A browser error may be the first sign of a crash: when the session's
-    /// browser connection drops within a moment, end the session and say so.
+    /// browser does not answer, end the session and say so.
     pub async fn classify(&self, s: &Session, e: ServerError) -> ServerError {
-        if e.code() != "browser_error" {
+        if e.code() != "browser_error" || alive(&s.watch).await {
             return e;
         }
-        for _ in 0..20 {
-            if s.watch.client().is_closed() {
-                if let Some(s) = self.forget(&s.id, EndReason::BrowserCrashed) {
-                    tokio::spawn(finish(s));
-                }
-                return ServerError::BrowserCrashed { id: s.id.clone() };
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+        if let Some(s) = self.forget(&s.id, EndReason::BrowserCrashed) {
+            tokio::spawn(finish(s));
         }
-        e
+        ServerError::BrowserCrashed { id: s.id.clone() }
     }
 
     /// Remove a session from the table and remember why.
     fn forget(&self, id: &str, reason: EndReason) -> Option<Arc<Session>> {
         let s = self.sessions.lock().unwrap().remove(id)?;
         s.ended.store(true, Ordering::SeqCst);
+        *s.reason.lock().unwrap() = Some(reason);
+        s.gone.cancel();
         let mut t = self.ended.lock().unwrap();
         t.0.insert(id.to_string(), reason);
         t.1.push_back(id.to_string());
@@ -352,6 +354,14 @@ impl Hub {
     pub async fn sweep(&self) {
         let now = Instant::now();
         let mut doomed = Vec::new();
+        // A Grid browser can vanish behind a websocket proxy that stays open: ask each one.
+        let grid: Vec<Arc<Session>> = self.sessions.lock().unwrap().values().filter(|s| s.grid.is_some()).cloned().collect();
+        let answers = futures_util::future::join_all(grid.iter().map(|s| alive(&s.watch))).await;
+        for (s, ok) in grid.iter().zip(answers) {
+            if !ok {
+                doomed.push((s.id.clone(), EndReason::BrowserCrashed));
+            }
+        }
         for s in self.sessions.lock().unwrap().values() {
             if s.watch.client().is_closed() {
                 doomed.push((s.id.clone(), EndReason::BrowserCrashed));
@@ -362,10 +372,12 @@ impl Hub {
             }
         }
         for (id, reason) in doomed {
-            if reason == EndReason::BrowserCrashed {
-                eprintln!("sightline serve: session {id} ended: its browser crashed or disconnected");
+            if let Some(s) = self.forget(&id, reason) {
+                if reason == EndReason::BrowserCrashed {
+                    eprintln!("sightline serve: session {id} ended: its browser crashed or disconnected");
+                }
+                tokio::spawn(finish(s));
             }
-            let _ = self.end(&id, reason).await;
         }
         // A crashed shared browser is started again right away, so new sessions do not wait for it.
         if !matches!(self.cfg.source, BrowserSource::Grid(_)) && !self.closing.load(Ordering::SeqCst) {
@@ -399,6 +411,11 @@ impl Hub {
     }
 }
 
+/// Whether a browser answers a trivial command within 3 s.
+async fn alive(b: &Browser) -> bool {
+    !b.client().is_closed() && matches!(tokio::time::timeout(Duration::from_secs(3), b.version()).await, Ok(Ok(_)))
+}
+
 fn endpoint_of(source: &BrowserSource, b: &Browser) -> Result<String, ServerError> {
     match source {
         BrowserSource::Connect(url) => Ok(url.clone()),
@@ -413,8 +430,9 @@ fn endpoint_of(source: &BrowserSource, b: &Browser) -> Result<String, ServerErro
 }
 
 /// Close a forgotten session's tabs and context, and return its Grid browser.
+/// A browser that stopped answering gets 10 s; then the connection is just dropped.
 async fn finish(s: Arc<Session>) {
-    s.api.shutdown().await;
+    let _ = tokio::time::timeout(Duration::from_secs(10), s.api.shutdown()).await;
     if let Some(g) = s.grid.clone() {
         grid::delete_session(g).await;
     }
@@ -454,12 +472,23 @@ impl Session {
         json!({ "session": self.id, "target_id": t, "tab_id": tab })
     }
 
+    /// Run `op` unless the session ends first (then its future is dropped).
+    async fn guarded<T>(&self, op: impl std::future::Future<Output = Result<T, ToolError>>) -> Result<T, ServerError> {
+        tokio::select! {
+            r = op => r.map_err(ServerError::from),
+            _ = self.gone.cancelled() => Err(match *self.reason.lock().unwrap() {
+                Some(EndReason::BrowserCrashed) => ServerError::BrowserCrashed { id: self.id.clone() },
+                reason => ServerError::SessionEnded { id: self.id.clone(), reason: reason.unwrap_or(EndReason::Deleted) },
+            }),
+        }
+    }
+
     /// One Action Object → one State Object (errors inside it), as `sightline env` answers.
     pub async fn act(&self, metrics: &Metrics, action: Value) -> Result<Value, ServerError> {
         let started = Instant::now();
         let mut args = self.address();
         args["action"] = action;
-        let out = self.api.dispatch("act", args).await?;
+        let out = self.guarded(self.api.dispatch("act", args)).await?;
         let state = state_object(out, true);
         let outcome = match (state["error"]["code"].as_str(), state.get("task")) {
             (Some(code), _) => code.to_string(),
@@ -473,7 +502,7 @@ impl Session {
     /// The current State Object.
     pub async fn state(&self, metrics: &Metrics, screenshot: bool) -> Result<Value, ServerError> {
         let started = Instant::now();
-        let out = self.api.dispatch("get_state", self.address()).await?;
+        let out = self.guarded(self.api.dispatch("get_state", self.address())).await?;
         metrics.capture_latency.observe(started.elapsed());
         Ok(state_object(out, screenshot))
     }
@@ -495,12 +524,16 @@ impl Session {
         if props.is_some_and(|p| p.contains_key("tab_id")) {
             args.entry("tab_id").or_insert(json!(tab));
         }
-        let result = self.api.dispatch(name, Value::Object(args)).await;
-        metrics.tool(name, result.as_ref().map(|_| "ok").unwrap_or_else(|e| e.code));
+        let result = self.guarded(self.api.dispatch(name, Value::Object(args))).await;
+        metrics.tool(name, result.as_ref().map(|_| "ok").unwrap_or_else(|e| e.code()));
         let out = result?;
         if name == "bind_browser" {
             if let (Some(t), Some(tab)) = (out.value["target_id"].as_str(), out.value["tabs"][0]["tab_id"].as_str()) {
-                *self.address.lock().unwrap() = (t.to_string(), tab.to_string());
+                if (t.to_string(), tab.to_string()) != self.target_and_tab() {
+                    // A new browser: its tab needs a State Object before `act` can refer to it.
+                    *self.address.lock().unwrap() = (t.to_string(), tab.to_string());
+                    self.guarded(self.api.dispatch("get_state", self.address())).await?;
+                }
             }
         }
         Ok(out)
