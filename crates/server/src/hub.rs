@@ -84,6 +84,8 @@ pub struct Session {
     /// Why it ended; requests in flight stop when `gone` fires and report this.
     reason: StdMutex<Option<EndReason>>,
     gone: CancellationToken,
+    /// Consecutive liveness probes that went unanswered.
+    strikes: AtomicU64,
     _slot: OwnedSemaphorePermit,
 }
 
@@ -265,6 +267,7 @@ impl Hub {
             ended: AtomicBool::new(false),
             reason: StdMutex::new(None),
             gone: CancellationToken::new(),
+            strikes: AtomicU64::new(0),
             _slot: slot,
         });
         self.sessions.lock().unwrap().insert(id.clone(), session.clone());
@@ -272,8 +275,18 @@ impl Hub {
         self.metrics.sessions_open.fetch_add(1, Ordering::Relaxed);
         let state = match req.url {
             Some(url) => {
-                let entered = self.enter(&id)?;
-                Some(entered.act(&self.metrics, json!({ "action": "navigate", "url": url })).await?)
+                let first = match self.enter(&id) {
+                    Ok(entered) => entered.act(&self.metrics, json!({ "action": "navigate", "url": url })).await,
+                    Err(e) => Err(e),
+                };
+                match first {
+                    Ok(state) => Some(state),
+                    Err(e) => {
+                        // The caller never learns the id: do not leave the session behind.
+                        let _ = self.end(&id, EndReason::Deleted).await;
+                        return Err(e);
+                    }
+                }
             }
             None => None,
         };
@@ -358,7 +371,10 @@ impl Hub {
         let grid: Vec<Arc<Session>> = self.sessions.lock().unwrap().values().filter(|s| s.grid.is_some()).cloned().collect();
         let answers = futures_util::future::join_all(grid.iter().map(|s| alive(&s.watch))).await;
         for (s, ok) in grid.iter().zip(answers) {
-            if !ok {
+            // Two misses in a row: one slow answer on a loaded machine is not a crash.
+            let strikes = if ok { 0 } else { s.strikes.load(Ordering::Relaxed) + 1 };
+            s.strikes.store(strikes, Ordering::Relaxed);
+            if strikes >= 2 {
                 doomed.push((s.id.clone(), EndReason::BrowserCrashed));
             }
         }
@@ -411,9 +427,9 @@ impl Hub {
     }
 }
 
-/// Whether a browser answers a trivial command within 3 s.
+/// Whether a browser answers a trivial command within 10 s.
 async fn alive(b: &Browser) -> bool {
-    !b.client().is_closed() && matches!(tokio::time::timeout(Duration::from_secs(3), b.version()).await, Ok(Ok(_)))
+    !b.client().is_closed() && matches!(tokio::time::timeout(Duration::from_secs(10), b.version()).await, Ok(Ok(_)))
 }
 
 fn endpoint_of(source: &BrowserSource, b: &Browser) -> Result<String, ServerError> {
