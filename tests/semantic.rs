@@ -375,6 +375,11 @@ fn scope_ref_dom_refs_and_the_element_index_protocol() {
             .as_str()
             .unwrap()
             .to_string();
+        // A ref number past u32 is no element: it must not wrap around to element 1.
+        let (snap, n) = go.split_once(':').unwrap();
+        let wrapped = format!("{snap}:{}", n.parse::<u64>().unwrap() + (1u64 << 32));
+        let e = fails(&api, "browser_click", b.with(json!({ "ref": wrapped }))).await;
+        assert_eq!(e.code, "snapshot_not_found", "{e:?}");
         let small = ok(&api, "get_browser_state", b.with(json!({ "node_budget": 3 }))).await;
         assert_eq!(small["truncated"], true);
         assert_eq!(small["refs"].as_array().unwrap().len(), 3);
@@ -404,6 +409,11 @@ fn scope_ref_dom_refs_and_the_element_index_protocol() {
             ok(&api, "act", b.with(json!({ "action": { "action": "click_element", "element_index": 999 } }))).await;
         assert_eq!(bad["error"]["code"], "INVALID_ELEMENT_INDEX");
         assert_eq!(bad["state_hash"], st2["state_hash"]);
+        // Each get_state call honours its own screenshot flag.
+        let shot = api.dispatch("get_state", b.with(json!({ "screenshot": true }))).await.unwrap();
+        assert!(shot.image.is_some(), "get_state {{screenshot:true}} after {{screenshot:false}} has an image");
+        let none = api.dispatch("get_state", b.with(json!({ "screenshot": false }))).await.unwrap();
+        assert!(none.image.is_none());
         let e = fails(&api, "no_such_tool", json!({})).await;
         assert_eq!(e.code, "unknown_tool");
         api.shutdown().await;

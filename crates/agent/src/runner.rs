@@ -127,7 +127,7 @@ fn marked_png(env: &Env) -> Option<Vec<u8>> {
 
 fn target_box(env: &Env, action: &Action) -> Option<[f64; 4]> {
     let i = match action {
-        Action::ClickElement { element_index }
+        Action::ClickElement { element_index, .. }
         | Action::InputText { element_index, .. }
         | Action::SelectOption { element_index, .. } => *element_index,
         Action::Scroll { element_index: Some(i), .. } => *i,

@@ -12,7 +12,13 @@ pub use sightline_browser::Direction;
 /// One validated action.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// `count` is Sightline's extension: 2 is a double click (default 1).
     ClickElement {
+        element_index: u64,
+        count: u8,
+    },
+    /// Sightline's extension: move the pointer onto an element (hover menus, hover-only buttons).
+    HoverElement {
         element_index: u64,
     },
     InputText {
@@ -52,8 +58,16 @@ fn fail<T>(message: impl Into<String>) -> Result<T, ValidationError> {
     Err(ValidationError { message: message.into() })
 }
 
-pub const ACTIONS: &[&str] =
-    &["click_element", "input_text", "select_option", "scroll", "navigate", "finish_task", "fail_task"];
+pub const ACTIONS: &[&str] = &[
+    "click_element",
+    "input_text",
+    "select_option",
+    "scroll",
+    "navigate",
+    "finish_task",
+    "fail_task",
+    "hover_element",
+];
 
 /// URL schemes `navigate` accepts. `javascript:` is refused: it would run agent code in the page.
 pub const NAVIGABLE_SCHEMES: &[&str] = &["http", "https", "about", "data"];
@@ -161,8 +175,17 @@ impl Action {
         let f = Fields { action, obj };
         match action {
             "click_element" => {
+                f.allow(&["element_index", "count"])?;
+                let count = match f.opt_index("count")? {
+                    None | Some(1) => 1,
+                    Some(2) => 2,
+                    Some(n) => return fail(format!("'count' must be 1 (a click) or 2 (a double click), got {n}")),
+                };
+                Ok(Action::ClickElement { element_index: f.index("element_index")?, count })
+            }
+            "hover_element" => {
                 f.allow(&["element_index"])?;
-                Ok(Action::ClickElement { element_index: f.index("element_index")? })
+                Ok(Action::HoverElement { element_index: f.index("element_index")? })
             }
             "input_text" => {
                 f.allow(&["element_index", "text", "overwrite"])?;
@@ -233,7 +256,7 @@ mod tests {
     fn accepts_the_seven_shapes() {
         assert_eq!(
             Action::parse(r#"{"action":"click_element","element_index":4}"#),
-            Ok(Action::ClickElement { element_index: 4 })
+            Ok(Action::ClickElement { element_index: 4, count: 1 })
         );
         assert_eq!(
             Action::parse(r#"{"action":"input_text","element_index":12,"text":"a@b.c","overwrite":true}"#),

@@ -48,6 +48,11 @@ pub struct Turn {
 
 pub struct Env {
     tab: std::sync::Arc<Tab>,
+    /// The tabs that opened the current one (popups, `target=_blank`), innermost last.
+    /// When the current tab closes, the state returns to the last of them.
+    openers: Vec<std::sync::Arc<Tab>>,
+    /// Page targets already seen in this context (so a tab is followed once).
+    known: std::collections::HashSet<String>,
     opts: EnvOptions,
     current: Captured,
     state: StateObject,
@@ -56,18 +61,77 @@ pub struct Env {
 impl Env {
     /// Capture the tab as it is (load a page with a `navigate` step).
     pub async fn new(tab: impl Into<std::sync::Arc<Tab>>, opts: EnvOptions) -> Result<Env, EnvError> {
-        let tab = tab.into();
+        let tab: std::sync::Arc<Tab> = tab.into();
         let current = tab.capture(opts.screenshot).await?;
         let state = StateObject::from_view(&current.view, current.screenshot.clone());
-        Ok(Env { tab, opts, current, state })
+        let mut known: std::collections::HashSet<String> = std::iter::once(tab.target_id().to_string()).collect();
+        // Pages already open in this context are not ones this page opened.
+        if let Some(ctx) = tab.context_id() {
+            if let Ok(pages) = tab.browser().pages_in(ctx).await {
+                known.extend(pages.into_iter().map(|(id, _)| id));
+            }
+        }
+        Ok(Env { tab, openers: Vec::new(), known, opts, current, state })
     }
 
     /// Capture the tab as it is now (it may have changed outside this environment).
     pub async fn refresh(&mut self) -> Result<&StateObject, EnvError> {
-        let c = self.tab.capture(self.opts.screenshot).await?;
+        let c = self.capture().await?;
         self.state = StateObject::from_view(&c.view, c.screenshot.clone());
         self.current = c;
         Ok(&self.state)
+    }
+
+    /// Capture the current tab, saying in the text when more than one tab is open.
+    async fn capture(&self) -> Result<Captured, BrowserError> {
+        let mut c = self.tab.capture(self.opts.screenshot).await?;
+        if !self.openers.is_empty() {
+            let n = self.openers.len() + 1;
+            c.view.page_content.push_str(&format!(
+                "\n[tab {n} of {n}: opened by the page in tab {}; when it closes, the state returns there]",
+                n - 1
+            ));
+        }
+        Ok(c)
+    }
+
+    /// Follow the page a user's browser would show: a tab the current page opened
+    /// becomes current; when the current tab closes, its opener is current again.
+    async fn follow_tabs(&mut self) -> Result<(), BrowserError> {
+        while self.tab.is_closed() {
+            let Some(opener) = self.openers.pop() else { break };
+            let closed = std::mem::replace(&mut self.tab, opener);
+            if let Ok(t) = std::sync::Arc::try_unwrap(closed) {
+                drop(t);
+            }
+            // The opener may still be settling from what the popup did (Django's
+            // popup writes its choice into the opener as it closes).
+            self.tab.settle(std::time::Instant::now()).await?;
+        }
+        let Some(context) = self.tab.context_id().map(str::to_string) else { return Ok(()) };
+        let pages = self.tab.browser().pages_in(&context).await?;
+        let current = self.tab.target_id().to_string();
+        // A page opened by the current one, else any new page in this context.
+        let opened = pages
+            .iter()
+            .filter(|(id, _)| !self.known.contains(id))
+            .max_by_key(|(_, opener)| opener.as_deref() == Some(current.as_str()))
+            .map(|(id, _)| id.clone());
+        for (id, _) in &pages {
+            self.known.insert(id.clone());
+        }
+        if let Some(target) = opened {
+            let tab = Tab::attach(self.tab.browser().clone(), &target, self.tab.options().clone()).await?;
+            tab.wait_loaded().await?;
+            let previous = std::mem::replace(&mut self.tab, std::sync::Arc::new(tab));
+            self.openers.push(previous);
+        }
+        Ok(())
+    }
+
+    /// Whether the next states carry a screenshot.
+    pub fn set_screenshot(&mut self, on: bool) {
+        self.opts.screenshot = on;
     }
 
     /// The last State Object emitted.
@@ -83,10 +147,12 @@ impl Env {
         &self.tab
     }
 
-    /// Close the tab, unless something else still shares it.
+    /// Close the tab (and the tabs that opened it), unless something else still shares them.
     pub async fn close(self) {
-        if let Ok(tab) = std::sync::Arc::try_unwrap(self.tab) {
-            tab.close().await;
+        for t in std::iter::once(self.tab).chain(self.openers.into_iter().rev()) {
+            if let Ok(tab) = std::sync::Arc::try_unwrap(t) {
+                tab.close().await;
+            }
         }
     }
 
@@ -118,9 +184,13 @@ impl Env {
         };
         let result: Result<(), (ErrorCode, String)> = async {
             match &action {
-                Action::ClickElement { element_index } => {
+                Action::ClickElement { element_index, count } => {
                     let i = check(*element_index, "element_index")?;
-                    self.tab.click(&self.current, i).await.map_err(map_err)
+                    self.tab.click_count(&self.current, i, u32::from(*count)).await.map_err(map_err)
+                }
+                Action::HoverElement { element_index } => {
+                    let i = check(*element_index, "element_index")?;
+                    self.tab.hover(&self.current, i).await.map_err(map_err)
                 }
                 Action::InputText { element_index, text, overwrite } => {
                     let i = check(*element_index, "element_index")?;
@@ -142,6 +212,17 @@ impl Env {
             }
         }
         .await;
+        // A click that closed its own tab (a popup's "Save") ended well if there is an opener to return to.
+        let result = match result {
+            Err(_) if self.tab.is_closed() && !self.openers.is_empty() => Ok(()),
+            other => other,
+        };
+        let result = match result {
+            Ok(()) if !matches!(action, Action::FinishTask { .. } | Action::FailTask { .. }) => {
+                self.follow_tabs().await.map_err(map_err)
+            }
+            other => other,
+        };
         let act_time = started.elapsed();
         if let Err((code, message)) = result {
             let fatal = code == ErrorCode::InternalBrowserError && self.tab_is_gone();
@@ -160,7 +241,7 @@ impl Env {
             return Turn { state, ended: true, fatal: false, act_time, capture_time: Duration::ZERO };
         }
         let t = Instant::now();
-        match self.tab.capture(self.opts.screenshot).await {
+        match self.capture().await {
             Ok(c) => {
                 self.state = StateObject::from_view(&c.view, c.screenshot.clone());
                 self.current = c;
@@ -205,6 +286,10 @@ fn map_err(e: BrowserError) -> (ErrorCode, String) {
         BrowserError::NavigationFailed { url, reason } => {
             (ErrorCode::NavigationFailed, format!("Navigation to {url} failed: {reason}. The previous page is still loaded."))
         }
+        BrowserError::DialogOpen => (
+            ErrorCode::ElementNotInteractive,
+            "A JavaScript dialog is open and the page is paused: answer it first (click its OK or Cancel button).".into(),
+        ),
         other => (ErrorCode::InternalBrowserError, other.to_string()),
     }
 }

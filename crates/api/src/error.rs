@@ -118,6 +118,10 @@ impl From<sightline_browser::BrowserError> for ToolError {
                 ToolError::new("navigation_failed", format!("navigation to {url} failed: {reason}"))
             }
             B::NoMatch { selector } => ToolError::new("not_found", format!("no element matches {selector:?}")),
+            B::DialogOpen => ToolError::new(
+                "dialog_open",
+                "a JavaScript dialog (alert/confirm/prompt) is open and the page is paused: read it with get_state and answer it with act (click its OK or Cancel button)",
+            ),
             other => ToolError::browser(other),
         }
     }

@@ -9,7 +9,7 @@
 //! ```
 //! use sightline_api::Action;
 //! let a = Action::parse(r#"{"action":"click_element","element_index":4}"#).unwrap();
-//! assert_eq!(a, Action::ClickElement { element_index: 4 });
+//! assert_eq!(a, Action::ClickElement { element_index: 4, count: 1 });
 //! assert!(Action::parse(r#"{"action":"click_element","element_index":-4}"#).is_err());
 //! ```
 

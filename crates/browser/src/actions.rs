@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 use sightline_cdp::SessionId;
-use sightline_page::Element;
+use sightline_page::{DialogControl, Element};
 
 use crate::capture::Captured;
 pub use crate::keys::NAMED_KEYS;
@@ -50,6 +50,14 @@ const SELECT_OPTION: &str = r#"function () {
   s.dispatchEvent(new Event('change', { bubbles: true }));
   return 'ok';
 }"#;
+
+/// An action that opened a JavaScript dialog has done its part: the dialog is the next state.
+fn dialog_is_outcome(r: Result<(), BrowserError>) -> Result<(), BrowserError> {
+    match r {
+        Err(BrowserError::DialogOpen) => Ok(()),
+        other => other,
+    }
+}
 
 fn describe_element(e: &Element) -> String {
     let d = &e.descriptor;
@@ -122,9 +130,11 @@ impl Tab {
         // Hits in the main session are reported for frame 0 and its same-process frames.
         let found = arena.nodes.iter().position(|n| n.backend_id == hit && n.frame == 0).map(|i| i as u32);
         if let Some(h) = found {
-            let related = arena.is_ancestor_or_self(e.node, h) || arena.is_ancestor_or_self(h, e.node);
+            // The click lands on the element or inside it; an ancestor (the page's <body>)
+            // under the point means the element is not there any more.
+            let inside = arena.is_ancestor_or_self(e.node, h);
             // A transparent control on top (a styled file input, a custom checkbox) takes the click for the element.
-            if related || arena.node(h).opacity_hidden {
+            if inside || arena.node(h).opacity_hidden {
                 return Ok(());
             }
         }
@@ -137,6 +147,10 @@ impl Tab {
             return Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Detached });
         }
         let by = match found {
+            // What is under the point holds the element: it moved or was hidden since the state.
+            Some(h) if arena.is_ancestor_or_self(h, e.node) => {
+                return Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Hidden })
+            }
             Some(h) => node_label(arena.node(h)),
             None => self.describe_backend(hit).await,
         };
@@ -187,9 +201,21 @@ impl Tab {
 
     /// `click_element`.
     pub async fn click(&self, cap: &Captured, index: u32) -> Result<(), BrowserError> {
+        self.click_count(cap, index, 1).await
+    }
+
+    /// `click_element` with `count` clicks (2 = double click).
+    pub async fn click_count(&self, cap: &Captured, index: u32, count: u32) -> Result<(), BrowserError> {
         let e = self.element(cap, index)?;
         if e.disabled {
             return Err(BrowserError::NotInteractive { index, reason: Refusal::Disabled });
+        }
+        // A JavaScript dialog's buttons answer it.
+        match e.dialog {
+            Some(DialogControl::Accept) => return self.answer_dialog(true).await,
+            Some(DialogControl::Dismiss) => return self.answer_dialog(false).await,
+            Some(DialogControl::Prompt) => return Ok(()),
+            None => {}
         }
         // Clicking an option of a closed select means choosing it.
         if let Some(select) = e.select {
@@ -200,16 +226,51 @@ impl Tab {
         } else {
             self.object_id(&cap.sessions[e.frame], e.backend_node_id, index).await?;
         }
-        self.click_at(e.click_point.0, e.click_point.1).await
+        self.click_at_count(e.click_point.0, e.click_point.1, count).await
     }
 
     /// A real left click at a viewport point (pointer moved there in steps), then the wait.
     pub async fn click_at(&self, x: f64, y: f64) -> Result<(), BrowserError> {
+        self.click_at_count(x, y, 1).await
+    }
+
+    /// `count` clicks in a row at a viewport point (2 = a double click).
+    pub async fn click_at_count(&self, x: f64, y: f64, count: u32) -> Result<(), BrowserError> {
         let since = self.mark().await;
-        self.move_pointer(x, y).await?;
-        self.mouse("mousePressed", x, y, json!({ "button": "left", "buttons": 1, "clickCount": 1 })).await?;
-        self.mouse("mouseReleased", x, y, json!({ "button": "left", "buttons": 0, "clickCount": 1 })).await?;
-        self.settle(since).await
+        let r = async {
+            self.move_pointer(x, y).await?;
+            for n in 1..=count.max(1) {
+                self.mouse("mousePressed", x, y, json!({ "button": "left", "buttons": 1, "clickCount": n })).await?;
+                self.mouse("mouseReleased", x, y, json!({ "button": "left", "buttons": 0, "clickCount": n })).await?;
+            }
+            self.settle(since).await
+        }
+        .await;
+        dialog_is_outcome(r)
+    }
+
+    /// `hover_element`: move the pointer onto the element and wait, so hover menus and
+    /// hover-only controls appear.
+    pub async fn hover(&self, cap: &Captured, index: u32) -> Result<(), BrowserError> {
+        let e = self.element(cap, index)?;
+        if e.dialog.is_some() || e.select.is_some() {
+            return Err(BrowserError::NotInteractive {
+                index,
+                reason: Refusal::Unsupported { action: "hover_element", element: describe_element(e) },
+            });
+        }
+        if e.frame == 0 {
+            self.verify_hit(cap, e).await?;
+        } else {
+            self.object_id(&cap.sessions[e.frame], e.backend_node_id, index).await?;
+        }
+        let since = self.mark().await;
+        let r = async {
+            self.move_pointer(e.click_point.0, e.click_point.1).await?;
+            self.settle(since).await
+        }
+        .await;
+        dialog_is_outcome(r)
     }
 
     async fn press(&self, events: [Value; 2]) -> Result<(), BrowserError> {
@@ -222,10 +283,28 @@ impl Tab {
     /// `input_text`: focus, then type key by key (`overwrite` clears first).
     pub async fn type_text(&self, cap: &Captured, index: u32, text: &str, overwrite: bool) -> Result<(), BrowserError> {
         let e = self.element(cap, index)?;
+        if e.dialog == Some(DialogControl::Prompt) {
+            let (line, submit) = match text.strip_suffix('\n') {
+                Some(t) => (t, true),
+                None => (text, false),
+            };
+            let before = if overwrite { String::new() } else { self.open_dialog().and_then(|d| d.prompt_text).unwrap_or_default() };
+            self.set_prompt_text(&format!("{before}{line}"));
+            return if submit { self.answer_dialog(true).await } else { Ok(()) };
+        }
         if e.disabled {
             return Err(BrowserError::NotInteractive { index, reason: Refusal::Disabled });
         }
         if !e.accepts_text {
+            // Code editors (CodeMirror, Ace, Monaco) show one element and type through a
+            // hidden textarea or a focus proxy: click the visible element, then type into
+            // whatever the click focused, if that takes text.
+            let proxy = !matches!(e.descriptor.tag.as_str(), "a" | "button" | "select" | "option" | "input" | "summary" | "label")
+                && !matches!(e.descriptor.role.as_deref(), Some("button" | "link" | "checkbox" | "radio" | "switch" | "option" | "tab" | "menuitem" | "slider"));
+            if proxy && e.frame == 0 {
+                self.verify_hit(cap, e).await?;
+                return self.type_through_focus(e, text, overwrite).await;
+            }
             return Err(BrowserError::NotInteractive {
                 index,
                 reason: Refusal::Unsupported { action: "input_text", element: describe_element(e) },
@@ -257,8 +336,42 @@ impl Tab {
             "end" => self.press(named("End", 35, None)).await?,
             _ => {}
         }
-        self.send_keys_now(text).await?;
-        self.settle(since).await
+        let r = async {
+            self.send_keys_now(text).await?;
+            self.settle(since).await
+        }
+        .await;
+        dialog_is_outcome(r)
+    }
+
+    /// Click an editor's visible element and type into the text field the click focused.
+    async fn type_through_focus(&self, e: &Element, text: &str, overwrite: bool) -> Result<(), BrowserError> {
+        const FOCUS_TAKES_TEXT: &str = "(() => { let a = document.activeElement; \
+            while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; \
+            if (!a || a === document.body) return false; \
+            if (a.isContentEditable || a.tagName === 'TEXTAREA') return true; \
+            return a.tagName === 'INPUT' && /^(text|search|email|url|tel|password|number|)$/.test(a.type) })()";
+        self.click_at(e.click_point.0, e.click_point.1).await?;
+        let v: Value = self.call("Runtime.evaluate", json!({ "expression": FOCUS_TAKES_TEXT, "returnByValue": true })).await?;
+        if v["result"]["value"].as_bool() != Some(true) {
+            return Err(BrowserError::NotInteractive {
+                index: e.index,
+                reason: Refusal::Unsupported { action: "input_text", element: describe_element(e) },
+            });
+        }
+        let since = self.mark().await;
+        let r = async {
+            if overwrite {
+                let select_all = json!({ "type": "keyDown", "key": "a", "code": "KeyA", "windowsVirtualKeyCode": 65, "modifiers": 2, "commands": ["selectAll"] });
+                let up = json!({ "type": "keyUp", "key": "a", "code": "KeyA", "windowsVirtualKeyCode": 65, "modifiers": 2 });
+                self.press([select_all, up]).await?;
+                self.press(named("Backspace", 8, None)).await?;
+            }
+            self.send_keys_now(text).await?;
+            self.settle(since).await
+        }
+        .await;
+        dialog_is_outcome(r)
     }
 
     /// Press one named key (`Enter`, `Escape`, `ArrowDown`, …) on whatever has focus, then wait.
@@ -359,11 +472,19 @@ impl Tab {
         self.settle(since).await
     }
 
-    /// `navigate`: load `url`. On failure the previous page is restored and
-    /// `NavigationFailed` returned.
+    /// `navigate`: load `url`. A URL that cannot be loaded leaves the current
+    /// document exactly as it was (the failed load is aborted before Chromium
+    /// commits its error page) and returns `NavigationFailed`.
     pub async fn navigate(&self, url: &str) -> Result<(), BrowserError> {
+        // Going elsewhere dismisses a dialog the page left open.
+        if self.open_dialog().is_some_and(|d| d.kind != "beforeunload") {
+            self.answer_dialog(false).await?;
+        }
         // Unavailable when the current page is itself an error page: then there is nothing to restore.
         let before: Option<Value> = self.call("Page.getNavigationHistory", json!({})).await.ok();
+        self.state.lock().unwrap().nav_error = None;
+        let pattern = json!({ "patterns": [{ "urlPattern": "*", "resourceType": "Document", "requestStage": "Response" }] });
+        let intercept = self.call::<Value>("Fetch.enable", pattern).await.is_ok();
         let since = self.mark().await;
         let nav = tokio::time::timeout(
             self.opts.settle.load_timeout,
@@ -373,6 +494,11 @@ impl Tab {
         let failure = match nav {
             Ok(Ok(v)) => v["errorText"].as_str().filter(|t| !t.is_empty()).map(str::to_string),
             Ok(Err(e)) => match e {
+                // `beforeunload` asked the user: that dialog is the next state.
+                BrowserError::DialogOpen => {
+                    let _: Result<Value, _> = self.client.call(Some(&self.session), "Fetch.disable", json!({})).await;
+                    return Ok(());
+                }
                 BrowserError::Cdp(sightline_cdp::CdpError::Protocol { message, .. }) => Some(message),
                 other => return Err(other),
             },
@@ -381,11 +507,23 @@ impl Tab {
                 Some(format!("timed out after {:?}", self.opts.settle.load_timeout))
             }
         };
+        let aborted = self.state.lock().unwrap().nav_error.take();
+        if intercept {
+            let _: Result<Value, _> = self.call("Fetch.disable", json!({})).await;
+        }
         if let Some(reason) = failure {
-            if let Some(before) = &before {
-                self.restore_history(before).await?;
+            match aborted {
+                // Aborted by us: nothing was committed; the old document is still live.
+                Some(why) => {
+                    return Err(BrowserError::NavigationFailed { url: url.to_string(), reason: net_error_name(&why) })
+                }
+                None => {
+                    if let Some(before) = &before {
+                        self.restore_history(before).await?;
+                    }
+                    return Err(BrowserError::NavigationFailed { url: url.to_string(), reason });
+                }
             }
-            return Err(BrowserError::NavigationFailed { url: url.to_string(), reason });
         }
         self.settle(since).await
     }
@@ -419,6 +557,18 @@ impl Tab {
             }
         }
     }
+}
+
+/// `Fetch.ErrorReason` (`ConnectionRefused`) as Chromium's net error name (`net::ERR_CONNECTION_REFUSED`).
+fn net_error_name(reason: &str) -> String {
+    let mut out = String::from("net::ERR_");
+    for (i, c) in reason.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
 }
 
 fn node_label(n: &sightline_page::arena_node::Node) -> String {

@@ -76,6 +76,9 @@ impl Tab {
         let screenshot = opts.screenshot;
         self.check_alive()?;
         let started = Instant::now();
+        if let Some(dialog) = self.open_dialog() {
+            return Ok(self.dialog_capture(dialog, screenshot, started).await);
+        }
         let sessions = self.sessions();
         let oop: Vec<String> = self.state.lock().unwrap().oopifs.iter().map(|f| f.frame_id.clone()).collect();
         let shot = async {
@@ -98,8 +101,9 @@ impl Tab {
                     None
                 }
             };
-            let (snap, pointer, ax) = tokio::join!(self.snapshot(s), self.pointer_listeners(s), ax);
-            snap.map(|snap| (snap, pointer, ax))
+            let (snap, pointer, ax, focused) =
+                tokio::join!(self.snapshot(s), self.pointer_listeners(s), ax, self.focused_element(s));
+            snap.map(|snap| (snap, pointer, ax, focused))
         }));
         let owners = join_all(oop.iter().map(|frame_id| self.frame_owner(frame_id, &sessions)));
         let (shot, snaps, owners) = tokio::join!(shot, snaps, owners);
@@ -109,7 +113,7 @@ impl Tab {
         let mut kept: Vec<Option<usize>> = vec![None; sessions.len()];
         for (i, snap) in snaps.into_iter().enumerate() {
             match snap {
-                Ok((snapshot, pointer_listeners, ax)) => {
+                Ok((snapshot, pointer_listeners, ax, focused)) => {
                     let owner = if i == 0 {
                         None
                     } else {
@@ -123,7 +127,7 @@ impl Tab {
                         }
                     };
                     kept[i] = Some(frames.len());
-                    frames.push(FrameCapture { snapshot, owner, pointer_listeners, ax });
+                    frames.push(FrameCapture { snapshot, owner, pointer_listeners, ax, focused });
                     frame_sessions.push(sessions[i].clone());
                 }
                 Err(e) if i == 0 => return Err(e),
@@ -131,12 +135,68 @@ impl Tab {
             }
         }
         let (w, h) = self.opts.viewport;
-        let capture = Capture { viewport: Viewport { width: w as f64, height: h as f64 }, frames };
+        let capture = Capture { viewport: Viewport { width: w as f64, height: h as f64 }, frames, dialog: None };
         let cdp_time = started.elapsed();
         let screenshot = shot?;
         let t = Instant::now();
+        let mut view = PageView::build(&capture);
+        let model_time = t.elapsed();
+        self.ax_names(&mut view, &frame_sessions).await;
+        Ok(Captured { view, screenshot, capture, sessions: frame_sessions, cdp_time, model_time })
+    }
+
+    /// Names for elements the DOM rules left unnamed, from Chromium's accessibility
+    /// tree (one `getPartialAXTree` per element, concurrently, at most 25, capped in time).
+    async fn ax_names(&self, view: &mut PageView, sessions: &[sightline_cdp::SessionId]) {
+        let unnamed: Vec<(u32, usize, i64)> = view
+            .unnamed()
+            .into_iter()
+            .take(25)
+            .filter_map(|i| view.element(i).map(|e| (i, e.frame, e.backend_node_id)))
+            .collect();
+        if unnamed.is_empty() {
+            return;
+        }
+        let asks = join_all(unnamed.iter().map(|&(index, frame, backend)| async move {
+            let session = sessions.get(frame)?;
+            let raw = self
+                .cdp_raw(
+                    session,
+                    "Accessibility.getPartialAXTree",
+                    json!({ "backendNodeId": backend, "fetchRelatives": false }),
+                    Duration::from_secs(2),
+                )
+                .await
+                .ok()?;
+            let v: Value = serde_json::from_str(raw.get()).ok()?;
+            let node = v["nodes"].as_array()?.iter().find(|n| n["backendDOMNodeId"].as_i64() == Some(backend))?;
+            let name = node["name"]["value"].as_str()?.trim().to_string();
+            (!name.is_empty()).then_some((index, name))
+        }));
+        if let Ok(names) = tokio::time::timeout(Duration::from_secs(2), asks).await {
+            let names: Vec<(u32, String)> = names.into_iter().flatten().collect();
+            view.set_names(&names);
+        }
+    }
+
+    /// While a JavaScript dialog is open, the dialog is the view (the page is paused).
+    async fn dialog_capture(&self, dialog: sightline_page::JsDialog, screenshot: bool, started: Instant) -> Captured {
+        let shot = if screenshot {
+            // The compositor may still give a frame; if not, no screenshot rather than a hang.
+            let r = self
+                .client
+                .call_raw_within(Some(&self.session), "Page.captureScreenshot", json!({ "format": "png" }), Duration::from_millis(1500))
+                .await;
+            r.ok().and_then(|raw| serde_json::from_str::<Shot>(raw.get()).ok()).map(|s| s.data)
+        } else {
+            None
+        };
+        let (w, h) = self.opts.viewport;
+        let capture = Capture { viewport: Viewport { width: w as f64, height: h as f64 }, frames: Vec::new(), dialog: Some(dialog) };
+        let cdp_time = started.elapsed();
+        let t = Instant::now();
         let view = PageView::build(&capture);
-        Ok(Captured { view, screenshot, capture, sessions: frame_sessions, cdp_time, model_time: t.elapsed() })
+        Captured { view, screenshot: shot, capture, sessions: vec![self.session.clone()], cdp_time, model_time: t.elapsed() }
     }
 
     /// Backend ids of elements with pointer/touch listeners, as recorded by the
@@ -169,6 +229,23 @@ impl Tab {
                 .await;
         let _: Result<Value, _> = self.cdp(session, "Runtime.releaseObject", json!({ "objectId": array })).await;
         described.into_iter().filter_map(|d| d.ok()?["node"]["backendNodeId"].as_i64()).collect()
+    }
+
+    /// The backend id of the element with keyboard focus in this target (through
+    /// open shadow roots), or `None` when focus is on the document itself.
+    async fn focused_element(&self, session: &sightline_cdp::SessionId) -> Option<i64> {
+        const FOCUSED: &str = "(() => { let a = document.activeElement; \
+            while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; \
+            return a && a !== document.body && a !== document.documentElement ? a : null })()";
+        let v: Value = self
+            .cdp(session, "Runtime.evaluate", json!({ "expression": FOCUSED, "objectGroup": "sightline-focus" }))
+            .await
+            .ok()?;
+        let object = v["result"]["objectId"].as_str()?.to_string();
+        let d: Result<Value, _> = self.cdp(session, "DOM.describeNode", json!({ "objectId": object })).await;
+        let _: Result<Value, _> =
+            self.cdp(session, "Runtime.releaseObjectGroup", json!({ "objectGroup": "sightline-focus" })).await;
+        d.ok()?["node"]["backendNodeId"].as_i64()
     }
 
     /// Which `<iframe>` element (in which session's capture) holds an OOPIF.

@@ -52,6 +52,12 @@ pub enum BrowserError {
     PageScript(String),
     #[error("the page crashed")]
     Crashed,
+    /// The page closed itself (`window.close()`) or its target was closed.
+    #[error("the tab was closed")]
+    TabClosed,
+    /// A JavaScript dialog is open; the page is paused until it is answered.
+    #[error("a JavaScript dialog is open; answer it first")]
+    DialogOpen,
     #[error("unexpected reply from the browser: {0}")]
     Unexpected(String),
 }

@@ -24,10 +24,10 @@
     const native = (f, name) => Object.defineProperty(f, 'toString', { value: () => `function ${name}() { [native code] }` });
     native(window.setTimeout, 'setTimeout'); native(window.clearTimeout, 'clearTimeout');
   } catch (e) {}
-  // Elements given pointer/touch listeners: the DOM snapshot reports click and
-  // mousedown listeners, not these. Weakly held, so detached nodes can go.
+  // Elements given pointer/touch/dblclick/contextmenu listeners: the DOM snapshot
+  // reports click and mousedown listeners, not these. Weakly held, so detached nodes can go.
   const pointerTargets = [];
-  const POINTER = new Set(['pointerdown', 'pointerup', 'touchstart', 'touchend']);
+  const POINTER = new Set(['pointerdown', 'pointerup', 'touchstart', 'touchend', 'dblclick', 'contextmenu', 'mouseup']);
   const ael = EventTarget.prototype.addEventListener;
   EventTarget.prototype.addEventListener = function (type, listener, options) {
     try { if (POINTER.has(type) && this instanceof Element && pointerTargets.length < 5000) pointerTargets.push(new WeakRef(this)); } catch (e) {}

@@ -95,6 +95,10 @@ impl Tab {
         let mut first = true;
         loop {
             self.check_alive()?;
+            // A JavaScript dialog pauses the page: it is the stable state until answered.
+            if *self.dialog.borrow() {
+                return Ok(());
+            }
             let (loading, _) = self.network(since);
             if loading {
                 if start.elapsed() >= o.load_timeout {

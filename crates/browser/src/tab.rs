@@ -50,6 +50,11 @@ pub(crate) struct Tracker {
     /// Per frame id: documents committed in that frame so far.
     pub frame_navigations: HashMap<String, u64>,
     pub dead: Option<tokio::sync::watch::Sender<bool>>,
+    /// An open JavaScript dialog, and the session whose page opened it.
+    pub dialog: Option<(sightline_page::JsDialog, SessionId)>,
+    pub dialog_tx: Option<tokio::sync::watch::Sender<bool>>,
+    /// Why the last intercepted main-frame navigation failed (see `Tab::navigate`).
+    pub nav_error: Option<String>,
 }
 
 impl Tracker {
@@ -68,6 +73,8 @@ impl Tracker {
 pub struct Tab {
     /// Turns true when the page crashes or its target goes away.
     pub(crate) dead: tokio::sync::watch::Receiver<bool>,
+    /// True while a JavaScript dialog is open.
+    pub(crate) dialog: tokio::sync::watch::Receiver<bool>,
     pub(crate) browser: Browser,
     pub(crate) client: Client,
     pub(crate) target_id: String,
@@ -130,13 +137,15 @@ impl Tab {
             client.call(None, "Target.attachToTarget", json!({ "targetId": target_id, "flatten": true })).await?;
         let session = SessionId(attached["sessionId"].as_str().unwrap_or_default().to_string());
         let (dead_tx, dead) = tokio::sync::watch::channel(false);
+        let (dialog_tx, dialog) = tokio::sync::watch::channel(false);
         let state = Arc::new(Mutex::new(Tracker {
             pointer: (opts.viewport.0 as f64 / 2.0, opts.viewport.1 as f64 / 2.0),
             dead: Some(dead_tx),
+            dialog_tx: Some(dialog_tx),
             ..Tracker::default()
         }));
         let events = tokio::spawn(track(client.clone(), client.subscribe(None), session.clone(), state.clone()));
-        let tab = Tab { dead, browser, client, target_id, context_id, owned_context, session, opts, state, events };
+        let tab = Tab { dead, dialog, browser, client, target_id, context_id, owned_context, session, opts, state, events };
         tab.setup_session(&tab.session.clone(), true).await?;
         let tree: Value = tab.call("Page.getFrameTree", json!({})).await?;
         tab.state.lock().unwrap().main_frame =
@@ -150,6 +159,38 @@ impl Tab {
         let tab = Tab::attach_session(browser, target_id.to_string(), None, false, opts).await?;
         let _: Result<Value, _> = tab.call("Runtime.runIfWaitingForDebugger", json!({})).await;
         Ok(tab)
+    }
+
+    /// Wait until a tab that was attached while loading (a popup) has loaded its
+    /// document, then for a stable page. Capped by the load timeout.
+    pub async fn wait_loaded(&self) -> Result<(), BrowserError> {
+        let start = Instant::now();
+        loop {
+            let v: Result<Value, _> = self
+                .call("Runtime.evaluate", json!({ "expression": "[document.readyState, location.href]", "returnByValue": true }))
+                .await;
+            match v {
+                Ok(v) => {
+                    let ready = v["result"]["value"][0].as_str() == Some("complete");
+                    let blank = v["result"]["value"][1].as_str() == Some("about:blank");
+                    if ready && (!blank || start.elapsed() > Duration::from_millis(500)) {
+                        break;
+                    }
+                }
+                Err(BrowserError::DialogOpen) => return Ok(()),
+                Err(e @ (BrowserError::Crashed | BrowserError::TabClosed | BrowserError::Cdp(_))) => {
+                    if self.check_alive().is_err() {
+                        return Err(e);
+                    }
+                }
+                Err(_) => {}
+            }
+            if start.elapsed() > self.opts.settle.load_timeout {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        self.settle(Instant::now()).await
     }
 
     /// Enable what we listen to on a page or OOPIF session.
@@ -212,11 +253,66 @@ impl Tab {
         limit: std::time::Duration,
     ) -> Result<Box<serde_json::value::RawValue>, BrowserError> {
         self.check_alive()?;
+        // While a JavaScript dialog is open the page's main thread is paused: a call
+        // that needs it would wait for good. Such calls fail at once, and a call that
+        // was waiting when a dialog opened (the click that called `confirm()`) stops waiting.
+        if *self.dialog.borrow() {
+            return Err(BrowserError::DialogOpen);
+        }
         let mut dead = self.dead.clone();
+        let mut dialog = self.dialog.clone();
         tokio::select! {
             r = self.client.call_raw_within(Some(session), method, params, limit) => Ok(r?),
-            _ = dead.wait_for(|d| *d) => Err(BrowserError::Crashed),
+            _ = dead.wait_for(|d| *d) => Err(if self.is_closed() { BrowserError::TabClosed } else { BrowserError::Crashed }),
+            _ = dialog.wait_for(|d| *d) => Err(BrowserError::DialogOpen),
         }
+    }
+
+    /// The open JavaScript dialog, if any.
+    pub fn open_dialog(&self) -> Option<sightline_page::JsDialog> {
+        self.state.lock().unwrap().dialog.as_ref().map(|(d, _)| d.clone())
+    }
+
+    /// Set the text of an open `prompt()` (answered later with [`Tab::answer_dialog`]).
+    pub fn set_prompt_text(&self, text: &str) {
+        if let Some((d, _)) = self.state.lock().unwrap().dialog.as_mut() {
+            d.prompt_text = Some(text.to_string());
+        }
+    }
+
+    /// Answer an open dialog the way an unattended browser would: accept `alert` and
+    /// `beforeunload`, dismiss `confirm` and `prompt`. Returns what was answered, so
+    /// the caller can say so (never silently).
+    pub async fn answer_dialog_by_default(&self) -> Result<Option<(sightline_page::JsDialog, bool)>, BrowserError> {
+        let Some(d) = self.open_dialog() else { return Ok(None) };
+        let accept = matches!(d.kind.as_str(), "alert" | "beforeunload");
+        self.answer_dialog(accept).await?;
+        Ok(Some((d, accept)))
+    }
+
+    /// Accept or dismiss the open JavaScript dialog, then wait for the page.
+    pub async fn answer_dialog(&self, accept: bool) -> Result<(), BrowserError> {
+        let Some((d, session)) = self.state.lock().unwrap().dialog.clone() else { return Ok(()) };
+        let mut params = json!({ "accept": accept });
+        if let (true, Some(t)) = (accept, d.prompt_text.as_ref()) {
+            params["promptText"] = json!(t);
+        }
+        let r = self.client.call_raw_within(Some(&session), "Page.handleJavaScriptDialog", params, Duration::from_secs(10)).await;
+        {
+            // Closed now (or already gone): the page runs again.
+            let mut st = self.state.lock().unwrap();
+            st.dialog = None;
+            if let Some(tx) = &st.dialog_tx {
+                let _ = tx.send(false);
+            }
+        }
+        if let Err(e) = r {
+            if !matches!(e, sightline_cdp::CdpError::Protocol { .. }) {
+                return Err(e.into());
+            }
+        }
+        let since = Instant::now();
+        self.settle(since).await
     }
 
     pub(crate) fn check_alive(&self) -> Result<(), BrowserError> {
@@ -224,11 +320,19 @@ impl Tab {
         if st.crashed || st.detached || self.client.is_closed() {
             return Err(if self.client.is_closed() {
                 BrowserError::Cdp(sightline_cdp::CdpError::Disconnected)
-            } else {
+            } else if st.crashed {
                 BrowserError::Crashed
+            } else {
+                BrowserError::TabClosed
             });
         }
         Ok(())
+    }
+
+    /// True once the page closed itself (`window.close()`) or its target went away, without a crash.
+    pub fn is_closed(&self) -> bool {
+        let st = self.state.lock().unwrap();
+        st.detached && !st.crashed && !self.client.is_closed()
     }
 
     /// The CDP session of a frame capture: 0 is the page, then the OOPIFs in capture order.
@@ -372,7 +476,22 @@ async fn track(
             "Network.requestWillBeSent" => {
                 let v: Value = ev.parse().unwrap_or_default();
                 let kind = v["type"].as_str().unwrap_or("");
-                if !matches!(kind, "WebSocket" | "EventSource") {
+                if trace {
+                    eprintln!("[trace] request {} {} {}", v["requestId"], kind, sightline_page::cut(v["request"]["url"].as_str().unwrap_or(""), 80));
+                }
+                // Requests that never say they are done, or that no person waits for:
+                // sockets, streams, media, beacons, prefetches, reports.
+                if !matches!(
+                    kind,
+                    "WebSocket"
+                        | "EventSource"
+                        | "Media"
+                        | "Ping"
+                        | "Prefetch"
+                        | "Manifest"
+                        | "CSPViolationReport"
+                        | "SignedExchange"
+                ) {
                     if let Some(id) = v["requestId"].as_str() {
                         let mut st = state.lock().unwrap();
                         st.inflight.insert(id.to_string(), now);
@@ -416,6 +535,56 @@ async fn track(
                     st.inflight.retain(|_, t| now.duration_since(*t) < Duration::from_millis(50));
                 }
             }
+            "Fetch.requestPaused" => {
+                // Only enabled while `navigate` runs: a main-frame document that failed to
+                // load is aborted instead of committing Chromium's error page, so the
+                // previous document stays, alive and as it was.
+                let v: Value = ev.parse().unwrap_or_default();
+                let id = v["requestId"].as_str().unwrap_or_default().to_string();
+                let failed = v["responseErrorReason"].as_str().map(str::to_string);
+                let main = {
+                    let mut st = state.lock().unwrap();
+                    let main = v["frameId"].as_str() == Some(st.main_frame.as_str());
+                    if let (true, Some(reason)) = (main, failed.as_ref()) {
+                        st.nav_error = Some(reason.clone());
+                    }
+                    main
+                };
+                let c = client.clone();
+                let s = ev.session.clone();
+                tokio::spawn(async move {
+                    let _ = if main && failed.is_some() {
+                        c.call_raw(s.as_ref(), "Fetch.failRequest", json!({ "requestId": id, "errorReason": "Aborted" })).await
+                    } else {
+                        c.call_raw(s.as_ref(), "Fetch.continueRequest", json!({ "requestId": id })).await
+                    };
+                });
+            }
+            "Page.javascriptDialogOpening" => {
+                let v: Value = ev.parse().unwrap_or_default();
+                let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+                let kind = text("type");
+                let dialog = sightline_page::JsDialog {
+                    prompt_text: (kind == "prompt").then(|| text("defaultPrompt")),
+                    kind,
+                    message: text("message"),
+                    url: text("url"),
+                };
+                let mut st = state.lock().unwrap();
+                if let Some(s) = ev.session.clone() {
+                    st.dialog = Some((dialog, s));
+                    if let Some(tx) = &st.dialog_tx {
+                        let _ = tx.send(true);
+                    }
+                }
+            }
+            "Page.javascriptDialogClosed" => {
+                let mut st = state.lock().unwrap();
+                st.dialog = None;
+                if let Some(tx) = &st.dialog_tx {
+                    let _ = tx.send(false);
+                }
+            }
             "Inspector.targetCrashed" => {
                 if ev.session.as_ref() == Some(&page) {
                     state.lock().unwrap().mark_dead(true);
@@ -450,6 +619,9 @@ async fn track(
                                 .await;
                         });
                     } else {
+                        // A worker's script request is reported here but finishes in the
+                        // worker's own session, which we do not follow: stop counting it.
+                        state.lock().unwrap().inflight.remove(&a.target_info.target_id);
                         // Workers and the like: let them run, we do not drive them.
                         let c = client.clone();
                         tokio::spawn(async move {

@@ -70,15 +70,33 @@ impl ChromeDriver {
     }
 }
 
+impl ChromeDriver {
+    /// Scripts have no dialog primitive: a JavaScript dialog an action opened is
+    /// answered as an unattended browser would (alert and beforeunload accepted,
+    /// confirm and prompt dismissed) and reported on stderr, never left open.
+    async fn after_action(&self, r: Result<(), BrowserError>) -> Result<(), DriverError> {
+        r.map_err(err)?;
+        while let Some((d, accepted)) = self.tab.answer_dialog_by_default().await.map_err(err)? {
+            eprintln!(
+                "sightline: the page opened a {} dialog ({:?}); answered with {}",
+                d.kind,
+                d.message,
+                if accepted { "OK" } else { "Cancel" }
+            );
+        }
+        Ok(())
+    }
+}
+
 impl Driver for ChromeDriver {
     async fn navigate(&self, _cx: &Cx, url: &str) -> Result<(), DriverError> {
-        self.tab.navigate(url).await.map_err(err)
+        self.after_action(self.tab.navigate(url).await).await
     }
     async fn click(&self, _cx: &Cx, selector: &str) -> Result<(), DriverError> {
-        self.tab.click_selector(selector).await.map_err(err)
+        self.after_action(self.tab.click_selector(selector).await).await
     }
     async fn send_keys(&self, _cx: &Cx, selector: &str, text: &str) -> Result<(), DriverError> {
-        self.tab.type_selector(selector, text).await.map_err(err)
+        self.after_action(self.tab.type_selector(selector, text).await).await
     }
     async fn wait_visible(&self, _cx: &Cx, selector: &str) -> Result<(), DriverError> {
         self.tab.wait_for(selector, true).await.map(|_| ()).map_err(err)
@@ -96,7 +114,7 @@ impl Driver for ChromeDriver {
         self.tab.eval_json(expr).await.map_err(err)
     }
     async fn key_event(&self, _cx: &Cx, text: &str) -> Result<(), DriverError> {
-        self.tab.keys(text).await.map_err(err)
+        self.after_action(self.tab.keys(text).await).await
     }
     async fn screenshot(&self, _cx: &Cx) -> Result<Vec<u8>, DriverError> {
         self.tab.screenshot_png().await.map_err(err)
@@ -143,11 +161,11 @@ impl Driver for ChromeDriver {
 
     async fn click_mark(&self, _cx: &Cx, generation: u64, id: u32) -> Result<(), DriverError> {
         let (captured, index) = self.resolve(generation, id)?;
-        self.tab.click(&captured, index).await.map_err(err)
+        self.after_action(self.tab.click(&captured, index).await).await
     }
 
     async fn type_mark(&self, _cx: &Cx, generation: u64, id: u32, text: &str) -> Result<(), DriverError> {
         let (captured, index) = self.resolve(generation, id)?;
-        self.tab.type_text(&captured, index, text, false).await.map_err(err)
+        self.after_action(self.tab.type_text(&captured, index, text, false).await).await
     }
 }

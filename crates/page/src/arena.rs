@@ -29,6 +29,29 @@ pub struct Style {
     pub clips_y: bool,
     pub fixed: bool,
     pub opacity_zero: bool,
+    pub white_space: WhiteSpace,
+}
+
+/// How a box treats spaces and line breaks in its text (CSS `white-space`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WhiteSpace {
+    /// `normal`, `nowrap`: runs of spaces and line breaks collapse to one space.
+    #[default]
+    Collapse,
+    /// `pre`, `pre-wrap`, `break-spaces`: kept as written.
+    Preserve,
+    /// `pre-line`: spaces collapse, line breaks are kept.
+    PreserveBreaks,
+}
+
+impl WhiteSpace {
+    fn parse(v: &str) -> WhiteSpace {
+        match v {
+            "pre" | "pre-wrap" | "break-spaces" => WhiteSpace::Preserve,
+            "pre-line" => WhiteSpace::PreserveBreaks,
+            _ => WhiteSpace::Collapse,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -43,6 +66,8 @@ pub struct Layout {
     pub client: Option<Rect>,
     /// Line fragments of a text node, in viewport coordinates.
     pub boxes: Vec<Rect>,
+    /// `(scrollTop, scrollHeight)` of a box that scrolls its content.
+    pub scroll: Option<(f64, f64)>,
 }
 
 #[derive(Debug, Clone)]
@@ -67,6 +92,14 @@ pub struct Node {
     pub pointer_listener: bool,
     pub in_ua_shadow: bool,
     pub opacity_hidden: bool,
+    /// Inside an `inert` subtree, or outside the open modal `<dialog>`: seen, not usable.
+    pub inert: bool,
+    /// For `::before` / `::after`: the generated text (`content: "×"`).
+    pub generated: Option<String>,
+    /// A pseudo-element node (`::before`, `::after`, `::marker`, …).
+    pub pseudo: bool,
+    /// The element that has keyboard focus.
+    pub focused: bool,
     /// The region this node's box is clipped to (viewport, iframe, overflow ancestors).
     pub clip: Rect,
 }
@@ -138,6 +171,10 @@ struct Local<'a> {
     rare_text: HashMap<usize, i64>,
     rare_shadow: HashMap<usize, i64>,
     rare_doc: HashMap<usize, i64>,
+    rare_pseudo: HashMap<usize, i64>,
+    /// Layout text of every layout object of a node (a pseudo-element's text is
+    /// on a second layout object, not on its box).
+    texts_of: HashMap<usize, Vec<usize>>,
     checked: Vec<bool>,
     selected: Vec<bool>,
     clickable: Vec<bool>,
@@ -167,8 +204,15 @@ impl<'a> Local<'a> {
             }
         }
         let mut layout_of = HashMap::with_capacity(doc.layout.node_index.len());
+        let mut texts_of: HashMap<usize, Vec<usize>> = HashMap::new();
         for (li, &ni) in doc.layout.node_index.iter().enumerate() {
-            layout_of.entry(ni).or_insert(li);
+            if layout_of.contains_key(&ni) {
+                if doc.layout.text.get(li).is_some_and(|&t| t >= 0) {
+                    texts_of.entry(ni).or_default().push(li);
+                }
+            } else {
+                layout_of.insert(ni, li);
+            }
         }
         let mut boxes_of: HashMap<usize, Vec<Rect>> = HashMap::new();
         for (li, b) in doc.text_boxes.layout_index.iter().zip(&doc.text_boxes.bounds) {
@@ -184,6 +228,8 @@ impl<'a> Local<'a> {
             rare_input: rare_map(&doc.nodes.input_value),
             rare_text: rare_map(&doc.nodes.text_value),
             rare_shadow: rare_map(&doc.nodes.shadow_root_type),
+            rare_pseudo: rare_map(&doc.nodes.pseudo_type),
+            texts_of,
             rare_doc: doc
                 .nodes
                 .content_document_index
@@ -207,15 +253,51 @@ impl Arena {
         if main.snapshot.documents.is_empty() {
             return arena;
         }
-        let mut b = Builder { capture, arena: &mut arena, pending_oopif: HashMap::new() };
+        let mut b = Builder { capture, arena: &mut arena, pending_oopif: HashMap::new(), seen_docs: Default::default() };
         for (fi, f) in capture.frames.iter().enumerate().skip(1) {
             if let Some(owner) = f.owner {
                 b.pending_oopif.insert((owner.frame, owner.backend_node_id), fi);
             }
         }
-        b.add_document(0, 0, None, None, viewport);
+        b.seen_docs.insert((0, 0));
+        b.run();
         arena.grids = (0..arena.docs.len()).map(|_| None).collect();
+        arena.mark_inert();
         arena
+    }
+
+    /// A page with nothing in it (while a JavaScript dialog blocks the real one).
+    pub fn empty(viewport: Rect) -> Arena {
+        Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new() }
+    }
+
+    /// Marks what a person cannot use although it may be painted: `inert`
+    /// subtrees, and everything outside an open modal `<dialog>` of its document.
+    /// Node ids are in document order, so parents are decided before children.
+    fn mark_inert(&mut self) {
+        // A dialog opened with showModal() is in the top layer with `position: fixed`
+        // (the UA rule for `dialog:modal`); one opened with show() is absolute.
+        let mut modal_of_doc: HashMap<usize, NodeId> = HashMap::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.tag == "dialog" && n.has_attr("open") && n.layout.as_ref().is_some_and(|l| l.style.fixed) {
+                modal_of_doc.insert(n.doc, i as NodeId);
+            }
+        }
+        let mut under_modal = vec![false; self.nodes.len()];
+        for i in 0..self.nodes.len() {
+            let n = &self.nodes[i];
+            let parent = n.parent.map(|p| p as usize);
+            let is_modal = modal_of_doc.get(&n.doc) == Some(&(i as NodeId));
+            under_modal[i] = is_modal || parent.is_some_and(|p| under_modal[p] && self.nodes[p].doc == n.doc);
+            let blocked_by_modal = modal_of_doc.contains_key(&n.doc) && !under_modal[i];
+            let inherited = parent.is_some_and(|p| {
+                let pn = &self.nodes[p];
+                // Inertness crosses into frames and never leaves an open modal.
+                pn.inert && (pn.doc != n.doc || !under_modal[i] || pn.has_attr("inert"))
+            });
+            let own = n.has_attr("inert");
+            self.nodes[i].inert = own || blocked_by_modal || inherited;
+        }
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
@@ -325,6 +407,7 @@ struct Builder<'c, 'a> {
     capture: &'c Capture,
     arena: &'a mut Arena,
     pending_oopif: HashMap<(usize, i64), usize>,
+    seen_docs: std::collections::HashSet<(usize, usize)>,
 }
 
 fn parse_style(snap: &Snapshot, ids: &[i64]) -> Style {
@@ -341,25 +424,52 @@ fn parse_style(snap: &Snapshot, ids: &[i64]) -> Style {
         clips_y: clips(s(S_OVERFLOW_Y)),
         fixed: s(S_POSITION) == "fixed",
         opacity_zero: opacity < 0.01,
+        white_space: WhiteSpace::parse(s(S_WHITE_SPACE)),
     }
 }
 
-impl Builder<'_, '_> {
-    /// Adds one document (and, recursively, its frames); returns its doc index.
-    fn add_document(
-        &mut self,
-        frame: usize,
-        doc_index: usize,
-        parent: Option<NodeId>,
-        owner: Option<NodeId>,
-        clip: Rect,
-    ) -> Option<usize> {
-        let fc = &self.capture.frames[frame];
+/// One step of the tree walk. The walk uses an explicit stack: pages choose
+/// their depth, so nothing here recurses by DOM depth.
+enum Task {
+    Document { frame: usize, doc_index: usize, parent: Option<NodeId>, owner: Option<NodeId>, clip: Rect },
+    Node { ctx: usize, i: usize, parent: Option<NodeId>, in_ua: bool, opacity_hidden: bool, collapsed: bool, clip: Rect },
+}
+
+impl<'c> Builder<'c, '_> {
+    fn run(&mut self) {
+        let mut ctxs: Vec<DocCtx<'c>> = Vec::new();
+        let mut stack = vec![Task::Document { frame: 0, doc_index: 0, parent: None, owner: None, clip: self.arena.viewport }];
+        while let Some(task) = stack.pop() {
+            match task {
+                Task::Document { frame, doc_index, parent, owner, clip } => {
+                    if let Some(ctx) = self.add_document(frame, doc_index, owner, clip) {
+                        ctxs.push(ctx);
+                        stack.push(Task::Node {
+                            ctx: ctxs.len() - 1,
+                            i: 0,
+                            parent,
+                            in_ua: false,
+                            opacity_hidden: false,
+                            collapsed: false,
+                            clip,
+                        });
+                    }
+                }
+                Task::Node { ctx, i, parent, in_ua, opacity_hidden, collapsed, clip } => {
+                    self.add_node(&ctxs[ctx], ctx, i, parent, in_ua, opacity_hidden, collapsed, clip, &mut stack);
+                }
+            }
+        }
+    }
+
+    /// Registers one document; its nodes are walked from the returned context.
+    fn add_document(&mut self, frame: usize, doc_index: usize, owner: Option<NodeId>, clip: Rect) -> Option<DocCtx<'c>> {
+        let fc = self.capture.frames.get(frame)?;
         let dsnap = fc.snapshot.documents.get(doc_index)?;
-        let local = Local::new(frame, &fc.snapshot, dsnap);
-        if local.doc.nodes.node_name.is_empty() {
+        if dsnap.nodes.node_name.is_empty() {
             return None;
         }
+        let local = Local::new(frame, &fc.snapshot, dsnap);
         // Where this document's (0,0) lands in the top-level viewport.
         let origin = match owner {
             Some(o) => {
@@ -386,29 +496,38 @@ impl Builder<'_, '_> {
             content: (dsnap.content_width, dsnap.content_height),
             clip,
         });
-        let pointer: std::collections::HashSet<i64> = fc.pointer_listeners.iter().copied().collect();
-        let dx = origin.0 - scroll.0;
-        let dy = origin.1 - scroll.1;
-        let ctx = DocCtx { local: &local, doc_id, dx, dy, doc_clip: clip, pointer: &pointer };
-        self.add_node(&ctx, 0, parent, false, false, clip);
-        Some(doc_id)
+        let pointer = fc.pointer_listeners.iter().copied().collect();
+        Some(DocCtx {
+            local,
+            doc_id,
+            dx: origin.0 - scroll.0,
+            dy: origin.1 - scroll.1,
+            doc_clip: clip,
+            pointer,
+            focused: fc.focused,
+        })
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn add_node(
         &mut self,
-        ctx: &DocCtx,
+        ctx: &DocCtx<'c>,
+        ctx_index: usize,
         i: usize,
         parent: Option<NodeId>,
         in_ua: bool,
         parent_opacity_hidden: bool,
+        collapsed: bool,
         clip: Rect,
+        stack: &mut Vec<Task>,
     ) {
-        let l = ctx.local;
+        let l = &ctx.local;
         let nodes = &l.doc.nodes;
         let snap = l.snap;
         let node_type = nodes.node_type.get(i).copied().unwrap_or(0);
         let raw_name = snap.str(nodes.node_name.get(i).copied().unwrap_or(-1));
         let shadow = l.rare_shadow.get(&i).map(|&v| snap.str(v));
+        let pseudo = l.rare_pseudo.get(&i).map(|&v| snap.str(v));
         let kind = match node_type {
             1 => NodeKind::Element,
             3 => NodeKind::Text,
@@ -417,7 +536,7 @@ impl Builder<'_, '_> {
             _ => NodeKind::Other,
         };
         let in_ua = in_ua || shadow == Some("user-agent");
-        let attrs = nodes
+        let attrs: Vec<(String, String)> = nodes
             .attributes
             .get(i)
             .map(|a| {
@@ -426,22 +545,39 @@ impl Builder<'_, '_> {
                     .collect()
             })
             .unwrap_or_default();
-        let layout = l.layout_of.get(&i).map(|&li| {
-            let lt = &l.doc.layout;
+        let lt = &l.doc.layout;
+        // Content of a closed <details> has boxes in Chromium's snapshot, but is not rendered.
+        let layout = l.layout_of.get(&i).filter(|_| !collapsed).map(|&li| {
             let rect = Rect::from_slice(lt.bounds.get(li).map(Vec::as_slice).unwrap_or(&[])).offset(ctx.dx, ctx.dy);
             let style = lt.styles.get(li).map(|s| parse_style(snap, s)).unwrap_or_default();
             let text = lt.text.get(li).copied().filter(|&t| t >= 0).map(|t| snap.str(t).to_string());
             let client = lt.client_rects.get(li).filter(|c| c.len() == 4).map(|c| Rect::from_slice(c));
             let boxes =
                 l.boxes_of.get(&li).map(|v| v.iter().map(|b| b.offset(ctx.dx, ctx.dy)).collect()).unwrap_or_default();
-            Layout { rect, style, paint: lt.paint_orders.get(li).copied().unwrap_or(0), text, client, boxes }
+            let scroll = lt.scroll_rects.get(li).filter(|s| s.len() == 4).map(|s| (s[1], s[3]));
+            Layout { rect, style, paint: lt.paint_orders.get(li).copied().unwrap_or(0), text, client, boxes, scroll }
         });
+        let generated = match pseudo {
+            Some("before" | "after" | "::before" | "::after") if layout.is_some() => {
+                let t: String = l
+                    .texts_of
+                    .get(&i)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|&li| lt.text.get(li).copied())
+                    .map(|t| snap.str(t))
+                    .collect();
+                Some(t).filter(|t| !t.trim().is_empty())
+            }
+            _ => None,
+        };
         let opacity_hidden = parent_opacity_hidden || layout.as_ref().is_some_and(|l| l.style.opacity_zero);
         let tag = if kind == NodeKind::Element { raw_name.to_ascii_lowercase() } else { String::new() };
         let backend_id = nodes.backend_node_id.get(i).copied().unwrap_or(0);
         let fixed = layout.as_ref().is_some_and(|l| l.style.fixed);
         let node_clip = if fixed { ctx.doc_clip } else { clip };
         let id = self.arena.nodes.len() as NodeId;
+        let closed_details = tag == "details" && !attrs.iter().any(|(k, _)| k == "open");
         self.arena.nodes.push(Node {
             parent,
             children: Vec::new(),
@@ -455,12 +591,16 @@ impl Builder<'_, '_> {
             layout,
             input_value: l.rare_input.get(&i).map(|&v| snap.str(v).to_string()),
             text_value: l.rare_text.get(&i).map(|&v| snap.str(v).to_string()),
-            checked: l.checked[i],
-            selected: l.selected[i],
-            clickable: l.clickable[i],
+            checked: l.checked.get(i).copied().unwrap_or(false),
+            selected: l.selected.get(i).copied().unwrap_or(false),
+            clickable: l.clickable.get(i).copied().unwrap_or(false),
             pointer_listener: ctx.pointer.contains(&backend_id),
             in_ua_shadow: in_ua,
             opacity_hidden,
+            inert: false,
+            generated,
+            pseudo: pseudo.is_some(),
+            focused: ctx.focused == Some(backend_id) && kind == NodeKind::Element,
             clip: node_clip,
         });
         if let Some(p) = parent {
@@ -481,37 +621,69 @@ impl Builder<'_, '_> {
                 child_clip = child_clip.intersect(&bound);
             }
         }
-        for &c in &l.children[i] {
-            self.add_node(ctx, c, Some(id), in_ua, opacity_hidden, child_clip);
-        }
-        // Frames: a same-process document in this snapshot, or an OOPIF capture.
+        // Frames: a same-process document in this snapshot, or an OOPIF capture. Walked
+        // after this element's children (pushed first, popped last).
         if kind == NodeKind::Element {
-            let content_clip = |arena: &Arena| {
-                let n = &arena.nodes[id as usize];
-                match &n.layout {
-                    Some(lay) => {
-                        let c = lay.client.unwrap_or_default();
-                        Rect::new(lay.rect.x + c.x, lay.rect.y + c.y, c.w, c.h).intersect(&node_clip)
-                    }
-                    None => Rect::default(),
+            let content_clip = match &n.layout {
+                Some(lay) => {
+                    let c = lay.client.unwrap_or_default();
+                    Rect::new(lay.rect.x + c.x, lay.rect.y + c.y, c.w, c.h).intersect(&node_clip)
                 }
+                None => Rect::default(),
             };
-            if let Some(&d) = l.rare_doc.get(&i) {
-                let cc = content_clip(self.arena);
-                self.add_document(l.frame, d as usize, Some(id), Some(id), cc);
-            } else if let Some(&f) = self.pending_oopif.get(&(l.frame, backend_id)) {
-                let cc = content_clip(self.arena);
-                self.add_document(f, 0, Some(id), Some(id), cc);
+            let frame = if let Some(&d) = l.rare_doc.get(&i) {
+                Some((l.frame, d.max(0) as usize))
+            } else {
+                self.pending_oopif.remove(&(l.frame, backend_id)).map(|f| (f, 0))
+            };
+            if let Some((frame, doc_index)) = frame {
+                // A document is joined once, whatever the ids claim.
+                if self.seen_docs.insert((frame, doc_index)) {
+                    stack.push(Task::Document { frame, doc_index, parent: Some(id), owner: Some(id), clip: content_clip });
+                }
+            }
+        }
+        // Children of a closed <details>, other than its first <summary>, are not rendered.
+        let first_summary = if closed_details {
+            l.children.get(i).and_then(|cs| {
+                cs.iter().copied().find(|&c| snap.str(nodes.node_name.get(c).copied().unwrap_or(-1)).eq_ignore_ascii_case("summary"))
+            })
+        } else {
+            None
+        };
+        if let Some(children) = l.children.get(i) {
+            // `::before` and `::marker` come first and `::after` last, as they render.
+            let rank = |c: usize| match l.rare_pseudo.get(&c).map(|&v| snap.str(v)) {
+                Some("before" | "marker" | "::before" | "::marker") => 0,
+                Some("after" | "::after") => 2,
+                _ => 1,
+            };
+            let mut ordered = children.clone();
+            if ordered.iter().any(|c| l.rare_pseudo.contains_key(c)) {
+                ordered.sort_by_key(|&c| rank(c));
+            }
+            for &c in ordered.iter().rev() {
+                let collapsed = collapsed || (closed_details && Some(c) != first_summary);
+                stack.push(Task::Node {
+                    ctx: ctx_index,
+                    i: c,
+                    parent: Some(id),
+                    in_ua,
+                    opacity_hidden,
+                    collapsed,
+                    clip: child_clip,
+                });
             }
         }
     }
 }
 
-struct DocCtx<'a, 'b> {
-    local: &'a Local<'b>,
+struct DocCtx<'a> {
+    local: Local<'a>,
     doc_id: usize,
     dx: f64,
     dy: f64,
     doc_clip: Rect,
-    pointer: &'a std::collections::HashSet<i64>,
+    pointer: std::collections::HashSet<i64>,
+    focused: Option<i64>,
 }

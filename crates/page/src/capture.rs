@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// The computed styles the model needs, in the order it reads them. The browser
 /// layer passes exactly this list to `DOMSnapshot.captureSnapshot`.
 pub const COMPUTED_STYLES: &[&str] =
-    &["display", "visibility", "opacity", "cursor", "pointer-events", "overflow-x", "overflow-y", "position"];
+    &["display", "visibility", "opacity", "cursor", "pointer-events", "overflow-x", "overflow-y", "position", "white-space"];
 
 pub(crate) const S_DISPLAY: usize = 0;
 pub(crate) const S_VISIBILITY: usize = 1;
@@ -18,6 +18,7 @@ pub(crate) const S_POINTER_EVENTS: usize = 4;
 pub(crate) const S_OVERFLOW_X: usize = 5;
 pub(crate) const S_OVERFLOW_Y: usize = 6;
 pub(crate) const S_POSITION: usize = 7;
+pub(crate) const S_WHITE_SPACE: usize = 8;
 
 /// One capture of a tab: the main frame's snapshot plus one per out-of-process frame.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -26,6 +27,22 @@ pub struct Capture {
     pub viewport: Viewport,
     /// `frames[0]` is the page target; the others are OOPIF targets.
     pub frames: Vec<FrameCapture>,
+    /// A JavaScript dialog (`alert`, `confirm`, `prompt`, `beforeunload`) that
+    /// blocks the page: while it is open it is all an agent can act on.
+    #[serde(default)]
+    pub dialog: Option<JsDialog>,
+}
+
+/// An open JavaScript dialog, as `Page.javascriptDialogOpening` reports it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct JsDialog {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    pub kind: String,
+    pub message: String,
+    /// The URL of the frame that opened it.
+    pub url: String,
+    /// For `prompt`: the text typed so far (starts as the page's default).
+    pub prompt_text: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
@@ -48,6 +65,9 @@ pub struct FrameCapture {
     /// (semantic snapshots do; the element-index protocol does not).
     #[serde(default)]
     pub ax: Option<Vec<AxNode>>,
+    /// Backend node id of the element that has focus in this target, if any.
+    #[serde(default)]
+    pub focused: Option<i64>,
 }
 
 /// One accessibility node, as `Accessibility.getFullAXTree` reports it.
@@ -128,6 +148,8 @@ pub struct NodeTree {
     pub option_selected: RareBool,
     pub content_document_index: RareInt,
     pub is_clickable: RareBool,
+    /// `::before`, `::after`, `::marker`… for pseudo-element nodes.
+    pub pseudo_type: RareString,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -139,6 +161,8 @@ pub struct LayoutTree {
     pub text: Vec<i64>,
     pub paint_orders: Vec<i64>,
     pub client_rects: Vec<Vec<f64>>,
+    /// `[scrollLeft, scrollTop, scrollWidth, scrollHeight]` per layout node.
+    pub scroll_rects: Vec<Vec<f64>>,
 }
 
 /// Line fragments of laid-out text, indexed by layout node.

@@ -10,71 +10,72 @@ use std::fmt::Write;
 
 use crate::arena::{Arena, NodeId, NodeKind};
 use crate::interactive::{Element, Reason};
-use crate::text::{collapse, cut};
+use crate::arena::WhiteSpace;
+use crate::geometry::Rect;
+use crate::text::{collapse, cut, display_of, white_space_of, Display, Flow};
 
-const SKIP: &[&str] = &["script", "style", "noscript", "template", "head", "title", "meta", "link", "svg"];
+const SKIP: &[&str] = &["script", "style", "noscript", "template", "head", "title", "meta", "link"];
 
 struct Renderer<'a> {
     arena: &'a mut Arena,
     elements: &'a [Element],
     by_node: HashMap<NodeId, usize>,
-    lines: Vec<String>,
-    cur: String,
-    prefix: String,
+    emitted: Vec<bool>,
+    flow: Flow,
+    /// Inside table cells and inline-blocks, block boundaries read as one space.
+    one_line: u32,
+    /// The last inline-block closed: its box and the flow position right after it.
+    last_inline_block: Option<(Rect, (usize, usize))>,
 }
 
 /// Render the page text for `elements` (already indexed) over `arena`.
 pub fn render(arena: &mut Arena, elements: &[Element]) -> String {
     let by_node = elements.iter().enumerate().map(|(i, e)| (e.node, i)).collect();
-    let mut r = Renderer { arena, elements, by_node, lines: Vec::new(), cur: String::new(), prefix: String::new() };
+    let mut r = Renderer { arena, elements, by_node, emitted: vec![false; elements.len()], flow: Flow::new(), one_line: 0, last_inline_block: None };
     if !r.arena.nodes.is_empty() {
-        r.walk(0, false);
+        r.walk(0);
     }
-    r.flush();
-    r.lines.join("\n")
+    // Every indexed element is named in the text, even where the walk could not place it.
+    let missing: Vec<String> =
+        elements.iter().zip(&r.emitted).filter(|(_, done)| !**done).map(|(e, _)| token(e)).collect();
+    let mut lines = std::mem::take(&mut r.flow).finish();
+    if !missing.is_empty() {
+        lines.push(missing.join(" "));
+    }
+    lines.join("\n")
 }
 
-fn is_block(display: &str) -> bool {
-    !(display.starts_with("inline")
-        || display == "contents"
-        || display == "table-cell"
-        || display.is_empty()
-        || display == "none")
-}
-
+/// Escape a value for a one-line token: quotes and line breaks.
 fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
-        if c == '"' {
-            out.push('\\');
+        match c {
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => {}
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
         }
-        out.push(c);
     }
     out.push('"');
     out
 }
 
+enum Visit {
+    Enter(NodeId, bool),
+    Exit(Exit),
+}
+
+struct Exit {
+    node: NodeId,
+    display: Display,
+    one_line: bool,
+    dialog: bool,
+    scroll_hint: Option<String>,
+}
+
 impl Renderer<'_> {
-    fn flush(&mut self) {
-        let line = collapse(&self.cur);
-        if !line.is_empty() {
-            self.lines.push(format!("{}{}", self.prefix, line));
-        }
-        self.cur.clear();
-        self.prefix.clear();
-    }
-
-    fn push(&mut self, s: &str) {
-        if s.is_empty() {
-            return;
-        }
-        if !self.cur.is_empty() && !self.cur.ends_with(' ') {
-            self.cur.push(' ');
-        }
-        self.cur.push_str(s);
-    }
-
     fn text_visible(&mut self, id: NodeId) -> bool {
         let n = self.arena.node(id);
         let Some(r) = n.visible_rect() else { return false };
@@ -89,8 +90,52 @@ impl Renderer<'_> {
         self.arena.cover_at(owner, point.0, point.1).is_none()
     }
 
+    fn block_break(&mut self) {
+        if self.one_line > 0 {
+            self.flow.soft_break();
+        } else {
+            self.flow.block_break();
+        }
+    }
+
     /// `quiet`: inside an indexed element, whose text its token already carries.
-    fn walk(&mut self, id: NodeId, quiet: bool) {
+    fn walk(&mut self, root: NodeId) {
+        let mut stack = vec![Visit::Enter(root, false)];
+        while let Some(v) = stack.pop() {
+            match v {
+                Visit::Enter(id, quiet) => self.enter(id, quiet, &mut stack),
+                Visit::Exit(e) => self.exit(e),
+            }
+        }
+    }
+
+    fn exit(&mut self, e: Exit) {
+        if e.one_line {
+            self.one_line -= 1;
+        }
+        if let Some(h) = e.scroll_hint {
+            if self.one_line > 0 {
+                self.flow.atom(&h);
+            } else {
+                self.flow.raw_line(h);
+            }
+        }
+        match e.display {
+            Display::Block | Display::Row => self.block_break(),
+            Display::Cell => self.flow.soft_break(),
+            Display::InlineBlock => {
+                if let Some(r) = self.arena.node(e.node).layout.as_ref().map(|l| l.rect) {
+                    self.last_inline_block = Some((r, self.flow.mark()));
+                }
+            }
+            _ => {}
+        }
+        if e.dialog {
+            self.flow.raw_line("[/dialog]".into());
+        }
+    }
+
+    fn enter(&mut self, id: NodeId, quiet: bool, stack: &mut Vec<Visit>) {
         let n = self.arena.node(id);
         if n.in_ua_shadow {
             return;
@@ -100,74 +145,131 @@ impl Renderer<'_> {
                 if quiet {
                     return;
                 }
-                if let Some(t) = n.layout.as_ref().and_then(|l| l.text.clone()) {
-                    if self.text_visible(id) {
-                        self.push(&t);
-                    }
+                let Some(t) = n.layout.as_ref().and_then(|l| l.text.clone()) else { return };
+                if t.trim().is_empty() || self.text_visible(id) {
+                    let ws = white_space_of(self.arena, id);
+                    self.flow.text(&t, ws);
                 }
                 return;
             }
             NodeKind::Element => {}
             _ => {
-                for c in n.children.clone() {
-                    self.walk(c, quiet);
-                }
+                stack.extend(n.children.iter().rev().map(|&c| Visit::Enter(c, quiet)));
                 return;
             }
         }
-        if SKIP.contains(&n.tag.as_str()) {
+        let indexed = self.by_node.get(&id).copied();
+        if indexed.is_none() && SKIP.contains(&n.tag.as_str()) {
+            return;
+        }
+        if n.pseudo {
+            if let Some(g) = n.generated.clone() {
+                if !quiet && self.text_visible_box(id) {
+                    self.flow.text(&g, WhiteSpace::Collapse);
+                }
+            }
             return;
         }
         let tag = n.tag.clone();
-        let display = n.layout.as_ref().map(|l| l.style.display.clone()).unwrap_or_default();
-        let block = is_block(&display) || matches!(tag.as_str(), "br" | "hr");
+        let display = display_of(self.arena, id);
+        if display == Display::None {
+            return;
+        }
+        if tag == "br" {
+            if self.one_line > 0 {
+                self.flow.soft_break();
+            } else {
+                self.flow.hard_break();
+            }
+            return;
+        }
         let dialog = !quiet
             && (tag == "dialog" && n.has_attr("open") || matches!(n.attr("role"), Some("dialog" | "alertdialog")))
             && n.layout.is_some();
         let children = n.children.clone();
         let name = n.attr("aria-label").map(collapse).unwrap_or_default();
         let alt = n.attr("alt").map(collapse).filter(|a| !a.is_empty());
-        if block {
-            self.flush();
+        let scroll_hint = if quiet { None } else { scroll_hint(self.arena, id) };
+        match display {
+            Display::Block | Display::Row => self.block_break(),
+            Display::Cell => self.flow.cell(),
+            Display::InlineBlock => {
+                // Inline-blocks right after one another join, unless laid out with a gap.
+                let rect = self.arena.node(id).layout.as_ref().map(|l| l.rect);
+                if let (Some((prev, at)), Some(r)) = (self.last_inline_block, rect) {
+                    let same_line = r.y < prev.bottom() && prev.y < r.bottom();
+                    if at == self.flow.mark() && same_line && r.x > prev.right() + 0.5 {
+                        self.flow.soft_break();
+                    }
+                }
+            }
+            _ => {}
         }
         if dialog {
-            self.lines.push(if name.is_empty() { "[dialog]".into() } else { format!("[dialog {}]", quote(&name)) });
+            self.flow.raw_line(if name.is_empty() { "[dialog]".into() } else { format!("[dialog {}]", quote(&name)) });
         }
-        if !quiet {
+        if !quiet && self.one_line == 0 {
             match tag.as_str() {
                 "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                     let level = tag[1..].parse::<usize>().unwrap_or(1);
-                    self.prefix = format!("{} ", "#".repeat(level));
+                    self.flow.set_prefix(&format!("{} ", "#".repeat(level)));
                 }
-                "li" => self.prefix = "- ".into(),
-                "td" | "th" if !self.cur.is_empty() => self.cur.push_str(" |"),
-                "img" => {
-                    if let Some(alt) = alt {
-                        if self.arena.node(id).visible_rect().is_some() {
-                            self.push(&format!("(image: {})", cut(&alt, 80)));
-                        }
-                    }
-                }
+                "li" => self.flow.set_prefix("- "),
                 _ => {}
             }
         }
+        if !quiet && tag == "img" {
+            if let Some(alt) = alt {
+                if self.arena.node(id).visible_rect().is_some() {
+                    self.flow.atom(&format!("(image: {})", cut(&alt, 80)));
+                }
+            }
+        }
         let mut quiet_children = quiet;
-        if let Some(&ei) = self.by_node.get(&id) {
+        if let Some(ei) = indexed {
             let token = token(&self.elements[ei]);
-            self.push(&token);
+            self.flow.atom(&token);
+            self.emitted[ei] = true;
             quiet_children = true;
         }
-        for c in children {
-            self.walk(c, quiet_children);
+        let one_line = matches!(display, Display::Cell | Display::InlineBlock);
+        if one_line {
+            self.one_line += 1;
         }
-        if block {
-            self.flush();
-        }
-        if dialog {
-            self.flush();
-            self.lines.push("[/dialog]".into());
-        }
+        stack.push(Visit::Exit(Exit { node: id, display, one_line, dialog, scroll_hint }));
+        stack.extend(children.iter().rev().map(|&c| Visit::Enter(c, quiet_children)));
     }
+
+    /// A pseudo-element's generated text is shown when its box is visible and uncovered.
+    fn text_visible_box(&mut self, id: NodeId) -> bool {
+        let n = self.arena.node(id);
+        let Some(r) = n.visible_rect() else { return false };
+        let owner = n.parent.unwrap_or(id);
+        let (x, y) = r.center();
+        self.arena.cover_at(owner, x, y).is_none()
+    }
+}
+
+/// `[scroll box: 0px above, 240px below]` after the content of a visible inner
+/// scroll container whose content is cut off.
+fn scroll_hint(arena: &Arena, id: NodeId) -> Option<String> {
+    let n = arena.node(id);
+    if matches!(n.tag.as_str(), "html" | "body" | "textarea" | "select") || n.kind != NodeKind::Element {
+        return None;
+    }
+    let l = n.layout.as_ref()?;
+    if !l.style.clips_y {
+        return None;
+    }
+    let (top, height) = l.scroll?;
+    let client = l.client.map(|c| c.h).unwrap_or(l.rect.h);
+    if client < 16.0 || height <= client + 1.0 {
+        return None;
+    }
+    n.visible_rect()?;
+    let above = top.max(0.0).round() as i64;
+    let below = (height - top - client).max(0.0).round() as i64;
+    Some(format!("[scroll box: {above}px above, {below}px below]"))
 }
 
 /// `[N]role "name" states…` for one element.
@@ -180,8 +282,7 @@ pub fn token(e: &Element) -> String {
     };
     let mut s = format!("[{}]{kind}", e.index);
     let is_text = e.accepts_text;
-    let editable_text = is_text && e.reason == Reason::Editable;
-    if !e.label.is_empty() && !editable_text {
+    if !e.label.is_empty() {
         let _ = write!(s, " {}", quote(&e.label));
     }
     if let Some(c) = d.checked {
@@ -193,6 +294,11 @@ pub fn token(e: &Element) -> String {
             Some(v) if d.type_.as_deref() == Some("password") => {
                 let _ = write!(s, " value={}", quote(&"•".repeat(v.chars().count().min(16))));
             }
+            Some(v) if d.tag == "textarea" || e.reason == Reason::Editable => {
+                // Multi-line values keep their line breaks (escaped) and spaces.
+                let v = v.trim_end_matches(['\n', ' ']);
+                let _ = write!(s, " value={}", quote(&cut(v, 200)));
+            }
             Some(v) => {
                 let _ = write!(s, " value={}", quote(&cut(&collapse(&v), 120)));
             }
@@ -201,6 +307,34 @@ pub fn token(e: &Element) -> String {
                     let _ = write!(s, " placeholder={}", quote(&cut(&p, 80)));
                 }
             }
+        }
+    }
+    if d.type_.as_deref() == Some("range") {
+        if let Some(v) = d.value.as_deref() {
+            let _ = write!(s, " value={}", quote(v));
+        }
+    }
+    if let Some((min, max)) = &e.range {
+        if !min.is_empty() {
+            let _ = write!(s, " min={min}");
+        }
+        if !max.is_empty() {
+            let _ = write!(s, " max={max}");
+        }
+    }
+    if d.type_.as_deref() == Some("file") && d.tag == "input" {
+        match d.value.as_deref().map(|v| v.rsplit(['\\', '/']).next().unwrap_or(v)).filter(|v| !v.is_empty()) {
+            Some(f) => {
+                let _ = write!(s, " file={}", quote(f));
+            }
+            None => s.push_str(" no-file"),
+        }
+    }
+    // A widget that says it is a text box without being an editable field (a code
+    // editor's visible part): its text is what it holds.
+    if !is_text && matches!(d.role.as_deref(), Some("textbox" | "searchbox")) {
+        if let Some(t) = d.text_content.as_deref().filter(|t| !t.is_empty()) {
+            let _ = write!(s, " value={}", quote(&cut(t, 200)));
         }
     }
     if d.tag == "select" {
@@ -215,6 +349,9 @@ pub fn token(e: &Element) -> String {
         Some(true) => s.push_str(" expanded"),
         Some(false) => s.push_str(" collapsed"),
         None => {}
+    }
+    if e.focused {
+        s.push_str(" focused");
     }
     if e.disabled {
         s.push_str(" disabled");

@@ -91,6 +91,23 @@ pub struct Element {
     pub selected: bool,
     pub multiple: bool,
     pub expanded: Option<bool>,
+    /// Has keyboard focus.
+    pub focused: bool,
+    /// For range and number inputs: `(min, max)` as written or defaulted.
+    pub range: Option<(String, String)>,
+    /// A control of an open JavaScript dialog rather than of the page.
+    pub dialog: Option<DialogControl>,
+}
+
+/// What a JavaScript dialog's control does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogControl {
+    /// OK / Leave: accept the dialog (with the typed text, for a prompt).
+    Accept,
+    /// Cancel / Stay: dismiss it.
+    Dismiss,
+    /// The text field of a `prompt()`.
+    Prompt,
 }
 
 /// An interactive element that is laid out in the viewport but covered.
@@ -210,15 +227,14 @@ fn associated_labels(arena: &Arena) -> (HashSet<NodeId>, HashMap<NodeId, Vec<Nod
     (labels, labels_of)
 }
 
-fn first_descendant(arena: &Arena, id: NodeId, pred: impl Fn(&crate::arena::Node) -> bool + Copy) -> Option<NodeId> {
-    for &c in &arena.node(id).children {
+fn first_descendant(arena: &Arena, id: NodeId, pred: impl Fn(&crate::arena::Node) -> bool) -> Option<NodeId> {
+    let mut stack: Vec<NodeId> = arena.node(id).children.iter().rev().copied().collect();
+    while let Some(c) = stack.pop() {
         let n = arena.node(c);
         if n.is_element() && pred(n) {
             return Some(c);
         }
-        if let Some(f) = first_descendant(arena, c, pred) {
-            return Some(f);
-        }
+        stack.extend(n.children.iter().rev().copied());
     }
     None
 }
@@ -330,7 +346,24 @@ fn text_fragments(arena: &Arena, id: NodeId, clip: &Rect) -> Vec<(f64, f64)> {
     out
 }
 
+/// Evidence that a plain element reacts to clicks: a click/mousedown listener or
+/// `onclick` (snapshot), a pointer/touch/dblclick/contextmenu listener (observer
+/// script), a non-inherited `cursor: pointer`, or `tabindex >= 0`.
+fn has_evidence(arena: &Arena, id: NodeId) -> bool {
+    let n = arena.node(id);
+    if matches!(n.tag.as_str(), "html" | "body" | "iframe" | "frame") || n.pseudo {
+        return false;
+    }
+    let pointer = n.layout.as_ref().is_some_and(|l| l.style.cursor_pointer)
+        && !layout_parent(arena, id)
+            .and_then(|p| arena.node(p).layout.as_ref())
+            .is_some_and(|l| l.style.cursor_pointer);
+    let focusable = n.attr("tabindex").and_then(|t| t.trim().parse::<i64>().ok()).is_some_and(|t| t >= 0);
+    n.clickable || n.pointer_listener || pointer || focusable
+}
+
 /// Every interactive element of the page, visible or not, with why it counts.
+/// Inert elements (an `inert` subtree, outside an open modal dialog) are left out.
 pub fn candidates(arena: &Arena, label_set: &HashSet<NodeId>) -> Vec<(NodeId, Reason)> {
     let n_nodes = arena.nodes.len();
     // Semantic interactivity, and which nodes have a semantic descendant / ancestor.
@@ -340,47 +373,40 @@ pub fn candidates(arena: &Arena, label_set: &HashSet<NodeId>) -> Vec<(NodeId, Re
             semantic[i] = semantic_reason(arena, i as NodeId, label_set);
         }
     }
-    let mut has_semantic_desc = vec![false; n_nodes];
-    for i in (1..n_nodes).rev() {
-        if let Some(p) = arena.nodes[i].parent {
-            if semantic[i].is_some() || has_semantic_desc[i] {
-                has_semantic_desc[p as usize] = true;
-            }
-        }
-    }
     let mut under_semantic = vec![false; n_nodes];
     for i in 0..n_nodes {
         if let Some(p) = arena.nodes[i].parent {
             under_semantic[i] = under_semantic[p as usize] || semantic[p as usize].is_some();
         }
     }
+    // Evidence-only elements: not inside a semantic one.
+    let mut evidence = vec![false; n_nodes];
+    for (i, n) in arena.nodes.iter().enumerate() {
+        if n.is_element() && !n.in_ua_shadow && semantic[i].is_none() && !under_semantic[i] {
+            evidence[i] = has_evidence(arena, i as NodeId);
+        }
+    }
+    // A container that delegates clicks for the interactive things inside it is not a target itself.
+    let mut has_target_desc = vec![false; n_nodes];
+    for i in (1..n_nodes).rev() {
+        if let Some(p) = arena.nodes[i].parent {
+            if semantic[i].is_some() || evidence[i] || has_target_desc[i] {
+                has_target_desc[p as usize] = true;
+            }
+        }
+    }
     let mut out = Vec::new();
     for (i, reason) in semantic.iter().enumerate() {
-        let id = i as NodeId;
         let n = &arena.nodes[i];
-        if !n.is_element() || n.in_ua_shadow {
+        if !n.is_element() || n.in_ua_shadow || n.inert {
             continue;
         }
         let reason = match reason {
             Some(r) => *r,
-            None => {
-                if matches!(n.tag.as_str(), "html" | "body" | "iframe" | "frame")
-                    || under_semantic[i]
-                    || has_semantic_desc[i]
-                {
-                    continue;
-                }
-                let pointer = n.layout.as_ref().is_some_and(|l| l.style.cursor_pointer)
-                    && !layout_parent(arena, id)
-                        .and_then(|p| arena.node(p).layout.as_ref())
-                        .is_some_and(|l| l.style.cursor_pointer);
-                if !(n.clickable || n.pointer_listener || pointer) {
-                    continue;
-                }
-                Reason::Evidence
-            }
+            None if evidence[i] && !has_target_desc[i] => Reason::Evidence,
+            None => continue,
         };
-        out.push((id, reason));
+        out.push((i as NodeId, reason));
     }
     out
 }
@@ -421,6 +447,9 @@ pub fn find(arena: &mut Arena) -> Found {
                 selected: n.selected,
                 multiple: false,
                 expanded: None,
+                focused: false,
+                range: None,
+                dialog: None,
             });
             continue;
         }
@@ -464,7 +493,23 @@ pub fn find(arena: &mut Arena) -> Found {
         if n.tag == "select" {
             select_index.insert(id, index);
         }
-        let label = accessible_name(arena, id, &labels_of, &descriptor);
+        let label = if reason == Reason::Editable {
+            // Its text is its value; only a real label names it.
+            editable_name(arena, id, &labels_of)
+        } else {
+            accessible_name(arena, id, &labels_of, &descriptor)
+        };
+        let range = match itype.as_str() {
+            "range" => Some((
+                n.attr("min").unwrap_or("0").trim().to_string(),
+                n.attr("max").unwrap_or("100").trim().to_string(),
+            )),
+            "number" if n.has_attr("min") || n.has_attr("max") => Some((
+                n.attr("min").unwrap_or("").trim().to_string(),
+                n.attr("max").unwrap_or("").trim().to_string(),
+            )),
+            _ => None,
+        };
         elements.push(Element {
             index,
             node: id,
@@ -483,6 +528,9 @@ pub fn find(arena: &mut Arena) -> Found {
             selected: false,
             multiple: n.tag == "select" && n.has_attr("multiple"),
             expanded: expanded(arena, id),
+            focused: n.focused,
+            range,
+            dialog: None,
         });
     }
     Found { elements, covered }
@@ -606,21 +654,8 @@ pub fn accessible_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Ve
     if let Some(l) = non_empty(n.attr("aria-label")) {
         return cut(&l, 80);
     }
-    if let Some(ids) = n.attr("aria-labelledby") {
-        let text: Vec<String> = ids
-            .split_whitespace()
-            .filter_map(|want| {
-                arena
-                    .nodes
-                    .iter()
-                    .position(|m| m.doc == n.doc && m.attr("id") == Some(want))
-                    .map(|m| visible_text(arena, m as NodeId, 200, true))
-            })
-            .collect();
-        let t = collapse(&text.join(" "));
-        if !t.is_empty() {
-            return cut(&t, 80);
-        }
+    if let Some(t) = labelledby(arena, id) {
+        return t;
     }
     if matches!(n.tag.as_str(), "input" | "select" | "textarea") {
         if let Some(ls) = labels_of.get(&id) {
@@ -640,10 +675,61 @@ pub fn accessible_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Ve
         d.text_content.clone().filter(|_| !matches!(n.tag.as_str(), "select")),
         img_alt(),
         non_empty(n.attr("title")),
+        svg_title(arena, id),
         non_empty(n.attr("placeholder")),
         if is_button_input { d.value.clone().filter(|v| !v.is_empty()) } else { None },
     ];
     candidates.into_iter().flatten().find(|s| !s.is_empty()).map(|s| cut(&s, 80)).unwrap_or_default()
+}
+
+/// The name of a contenteditable: aria-label, aria-labelledby, a `<label>`, title,
+/// aria-placeholder. Never its own text, which is its value.
+fn editable_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Vec<NodeId>>) -> String {
+    let n = arena.node(id);
+    if let Some(l) = non_empty(n.attr("aria-label")) {
+        return cut(&l, 80);
+    }
+    if let Some(t) = labelledby(arena, id) {
+        return t;
+    }
+    if let Some(ls) = labels_of.get(&id) {
+        let t = collapse(&ls.iter().map(|&l| visible_text(arena, l, 200, false)).collect::<Vec<_>>().join(" "));
+        if !t.is_empty() {
+            return cut(&t, 80);
+        }
+    }
+    [non_empty(n.attr("title")), non_empty(n.attr("aria-placeholder")), non_empty(n.attr("data-placeholder"))]
+        .into_iter()
+        .flatten()
+        .next()
+        .map(|s| cut(&s, 80))
+        .unwrap_or_default()
+}
+
+/// The text of the elements `aria-labelledby` points at.
+fn labelledby(arena: &Arena, id: NodeId) -> Option<String> {
+    let n = arena.node(id);
+    let ids = n.attr("aria-labelledby")?;
+    let text: Vec<String> = ids
+        .split_whitespace()
+        .filter_map(|want| {
+            arena
+                .nodes
+                .iter()
+                .position(|m| m.doc == n.doc && m.attr("id") == Some(want))
+                .map(|m| visible_text(arena, m as NodeId, 200, true))
+        })
+        .collect();
+    let t = collapse(&text.join(" "));
+    (!t.is_empty()).then(|| cut(&t, 80))
+}
+
+/// The `<title>` of an `<svg>` (the element itself or an icon inside it).
+fn svg_title(arena: &Arena, id: NodeId) -> Option<String> {
+    let svg = if arena.node(id).tag == "svg" { Some(id) } else { first_descendant(arena, id, |m| m.tag == "svg") }?;
+    let title = arena.node(svg).children.iter().copied().find(|&c| arena.node(c).tag == "title")?;
+    let text: String = arena.node(title).children.iter().map(|&c| arena.node(c).value.as_str()).collect();
+    non_empty(Some(&text))
 }
 
 /// `<label>`s tied to controls, and the labels of each control.

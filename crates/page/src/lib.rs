@@ -16,6 +16,7 @@
 mod arena;
 mod capture;
 mod content;
+mod dialog;
 mod geometry;
 mod hash;
 mod interactive;
@@ -30,12 +31,12 @@ pub mod arena_node {
     pub use crate::arena::{Node, NodeKind};
 }
 pub use capture::{
-    AxNode, AxProperty, AxValue, Capture, FrameCapture, FrameOwner, Snapshot, Viewport, COMPUTED_STYLES,
+    AxNode, AxProperty, AxValue, Capture, FrameCapture, FrameOwner, JsDialog, Snapshot, Viewport, COMPUTED_STYLES,
 };
 pub use content::token;
 pub use geometry::Rect;
 pub use hash::{canonical, state_hash};
-pub use interactive::{Covered, Descriptor, Element, Reason};
+pub use interactive::{Covered, Descriptor, DialogControl, Element, Reason};
 pub use marks::MarkView;
 pub use text::{collapse, cut};
 pub use url::resolve;
@@ -60,19 +61,16 @@ pub struct PageView {
 
 impl PageView {
     pub fn build(capture: &Capture) -> PageView {
+        if let Some(d) = &capture.dialog {
+            return dialog::view(d, capture.viewport);
+        }
         let mut arena = Arena::build(capture);
         let found = interactive::find(&mut arena);
-        let mut page_content = content::render(&mut arena, &found.elements);
         let (url, title, scroll, content_size) = match arena.docs.first() {
             Some(d) => (d.url.clone(), d.title.clone(), d.scroll, d.content),
             None => (String::new(), String::new(), (0.0, 0.0), (0.0, 0.0)),
         };
-        if let Some(hint) = scroll_hint(scroll, content_size, capture.viewport) {
-            if !page_content.is_empty() {
-                page_content.push('\n');
-            }
-            page_content.push_str(&hint);
-        }
+        let page_content = render_text(&mut arena, &found.elements, scroll, content_size, capture.viewport);
         PageView {
             url,
             title,
@@ -83,6 +81,35 @@ impl PageView {
             covered: found.covered,
             page_content,
             arena,
+        }
+    }
+
+    /// Elements the DOM rules could not name (icon buttons, unlabeled widgets),
+    /// by index: the browser layer asks Chromium's accessibility tree for them.
+    pub fn unnamed(&self) -> Vec<u32> {
+        self.elements
+            .iter()
+            .filter(|e| e.label.is_empty() && e.select.is_none() && e.dialog.is_none() && !e.accepts_text)
+            .map(|e| e.index)
+            .collect()
+    }
+
+    /// Give unnamed elements the names Chromium's accessibility tree computed, and
+    /// render the text again with them.
+    pub fn set_names(&mut self, names: &[(u32, String)]) {
+        let mut changed = false;
+        for (index, name) in names {
+            let name = cut(&collapse(name), 80);
+            if let Some(e) = index.checked_sub(1).and_then(|i| self.elements.get_mut(i as usize)) {
+                if e.label.is_empty() && !name.is_empty() {
+                    e.label = name;
+                    changed = true;
+                }
+            }
+        }
+        if changed {
+            self.page_content =
+                render_text(&mut self.arena, &self.elements, self.scroll, self.content_size, self.viewport);
         }
     }
 
@@ -100,6 +127,23 @@ impl PageView {
     pub fn element(&self, index: u32) -> Option<&Element> {
         index.checked_sub(1).and_then(|i| self.elements.get(i as usize))
     }
+}
+
+fn render_text(
+    arena: &mut Arena,
+    elements: &[Element],
+    scroll: (f64, f64),
+    content_size: (f64, f64),
+    viewport: Viewport,
+) -> String {
+    let mut page_content = content::render(arena, elements);
+    if let Some(hint) = scroll_hint(scroll, content_size, viewport) {
+        if !page_content.is_empty() {
+            page_content.push('\n');
+        }
+        page_content.push_str(&hint);
+    }
+    page_content
 }
 
 /// A last line telling the model what lies outside the viewport, e.g.

@@ -1,6 +1,15 @@
-//! Text helpers shared by descriptors, page text and marks.
+//! Text as it renders: CSS white-space collapsing across inline boundaries,
+//! shared by page text, descriptors, names and marks.
+//!
+//! Chromium's snapshot gives each text node its text after `text-transform`
+//! but before white-space processing. [`Flow`] applies the CSS rules itself:
+//! inline boxes join exactly as written (`<b>$</b><i>42</i>` is `$42`), a
+//! space appears only where the source has collapsible white space, spaces at
+//! line starts and ends go, `pre` keeps everything, and `&nbsp;` reads as a
+//! space. Block boundaries and `<br>` end a line; inside a one-line context
+//! (a table cell, an inline-block, a name) they read as one space.
 
-use crate::arena::{Arena, NodeId, NodeKind};
+use crate::arena::{Arena, NodeId, NodeKind, WhiteSpace};
 
 const NO_TEXT: &[&str] = &["script", "style", "noscript", "template", "head", "title"];
 
@@ -26,48 +35,313 @@ pub fn cut(s: &str, max: usize) -> String {
     t
 }
 
-/// Rendered text under `id` (text with a layout box, not hidden), about `limit`
-/// characters at most. With `dom_fallback`, use DOM text when nothing is rendered
-/// (the options of a closed `<select>` have no boxes).
-pub fn visible_text(arena: &Arena, id: NodeId, limit: usize, dom_fallback: bool) -> String {
-    let mut out = String::new();
-    collect(arena, id, limit, &mut out, false);
-    if out.trim().is_empty() && dom_fallback {
-        out.clear();
-        collect(arena, id, limit, &mut out, true);
-    }
-    out
+fn collapsible(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{c}')
 }
 
-fn collect(arena: &Arena, id: NodeId, limit: usize, out: &mut String, dom: bool) {
-    if out.len() > limit {
-        return;
+/// Builds lines of text from inline runs, the way a browser lays them out.
+#[derive(Debug, Default)]
+pub struct Flow {
+    lines: Vec<String>,
+    cur: String,
+    prefix: String,
+    /// A collapsible space was seen and not yet written (dropped at line ends).
+    space: bool,
+    /// The last thing written was an atom (`[3]link "x"`); a word right after it gets a space.
+    after_atom: bool,
+    /// Line breaks read as spaces (names, one-line contexts).
+    pub single_line: bool,
+    /// Stop collecting past this many characters in the current line.
+    pub limit: usize,
+    /// The current line started in preserved text: its indentation stays.
+    keep_indent: bool,
+}
+
+impl Flow {
+    pub fn new() -> Flow {
+        Flow { limit: usize::MAX, ..Flow::default() }
     }
-    let n = arena.node(id);
-    if n.in_ua_shadow || NO_TEXT.contains(&n.tag.as_str()) {
-        return;
+
+    /// A flow whose breaks are spaces: for names and descriptors.
+    pub fn one_line(limit: usize) -> Flow {
+        Flow { single_line: true, limit, ..Flow::default() }
     }
-    if n.kind == NodeKind::Text {
-        let text = if dom {
-            Some(n.value.as_str())
-        } else {
-            n.layout.as_ref().filter(|l| l.style.visible && !n.opacity_hidden).and_then(|l| l.text.as_deref())
-        };
-        if let Some(t) = text {
-            if !out.is_empty() && !out.ends_with(' ') {
-                out.push(' ');
-            }
-            out.push_str(t);
+
+    pub fn full(&self) -> bool {
+        self.cur.len() > self.limit
+    }
+
+    fn put(&mut self, c: char) {
+        if self.space && !self.cur.is_empty() {
+            self.cur.push(' ');
+        } else if self.after_atom && c.is_alphanumeric() {
+            self.cur.push(' ');
         }
-        return;
+        self.space = false;
+        self.after_atom = false;
+        self.cur.push(if c == '\u{a0}' { ' ' } else { c });
     }
-    // Text inside an iframe is not the element's own text.
-    if matches!(n.tag.as_str(), "iframe" | "frame") {
-        return;
+
+    /// Inline text in a white-space mode.
+    pub fn text(&mut self, s: &str, ws: WhiteSpace) {
+        for c in s.chars() {
+            if self.full() {
+                return;
+            }
+            match (ws, c) {
+                (WhiteSpace::Collapse, c) if collapsible(c) => self.space = true,
+                (WhiteSpace::PreserveBreaks, '\n') | (WhiteSpace::Preserve, '\n') => self.hard_break(),
+                (WhiteSpace::PreserveBreaks, c) if collapsible(c) => self.space = true,
+                (WhiteSpace::Preserve, '\r') => {}
+                (WhiteSpace::Preserve, ' ' | '\t') => {
+                    if self.cur.is_empty() && !self.single_line {
+                        self.keep_indent = true;
+                    }
+                    if self.space && !self.cur.is_empty() {
+                        self.cur.push(' ');
+                    }
+                    self.space = false;
+                    self.after_atom = false;
+                    self.cur.push(c);
+                }
+                (_, c) if c.is_control() => {}
+                (_, c) => self.put(c),
+            }
+        }
     }
-    for &c in &n.children {
-        collect(arena, c, limit, out, dom);
+
+    /// An atomic piece (an element token, an image): separated from words by a space.
+    pub fn atom(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        if !self.cur.is_empty() && !self.cur.ends_with(' ') {
+            self.cur.push(' ');
+        }
+        self.space = false;
+        self.cur.push_str(s);
+        self.after_atom = true;
     }
+
+    /// A soft separator: one space between what comes before and after.
+    pub fn soft_break(&mut self) {
+        self.space = true;
+    }
+
+    /// A `<br>` or a preserved newline.
+    pub fn hard_break(&mut self) {
+        if self.single_line {
+            self.space = true;
+        } else if !self.cur.trim().is_empty() {
+            self.end_line();
+        } else if self.lines.last().is_some_and(|l| !l.is_empty()) {
+            // Two breaks in a row: one blank line (a paragraph gap in a <pre>).
+            self.end_line();
+            self.lines.push(String::new());
+        }
+    }
+
+    /// A position that changes whenever anything is written.
+    pub fn mark(&self) -> (usize, usize) {
+        (self.lines.len(), self.cur.len())
+    }
+
+    /// A block boundary.
+    pub fn block_break(&mut self) {
+        if self.single_line {
+            self.space = true;
+        } else {
+            self.end_line();
+        }
+    }
+
+    /// A table cell boundary: ` | ` between cells of one row.
+    pub fn cell(&mut self) {
+        if !self.cur.trim().is_empty() {
+            let t = self.cur.trim_end().len();
+            self.cur.truncate(t);
+            self.cur.push_str(" |");
+            self.space = true;
+            self.after_atom = false;
+        }
+    }
+
+    /// Set the prefix of the line being built (`# `, `- `), starting it if needed.
+    pub fn set_prefix(&mut self, p: &str) {
+        if self.single_line {
+            return;
+        }
+        self.end_line();
+        self.prefix = p.to_string();
+    }
+
+    /// Push a finished line of its own (`[dialog]` markers).
+    pub fn raw_line(&mut self, s: String) {
+        if self.single_line {
+            self.atom(&s);
+            return;
+        }
+        self.end_line();
+        self.lines.push(s);
+    }
+
+    fn end_line(&mut self) {
+        let line = if self.keep_indent { self.cur.trim_end() } else { self.cur.trim() };
+        if !line.trim_start().is_empty() {
+            let line = format!("{}{}", self.prefix, line.trim_end_matches(" |"));
+            self.lines.push(line);
+        }
+        self.cur.clear();
+        self.prefix.clear();
+        self.space = false;
+        self.after_atom = false;
+        self.keep_indent = false;
+    }
+
+    /// The lines, without trailing empty ones.
+    pub fn finish(mut self) -> Vec<String> {
+        self.end_line();
+        while self.lines.last().is_some_and(|l| l.is_empty()) {
+            self.lines.pop();
+        }
+        self.lines
+    }
+
+    /// One line (for names): everything joined.
+    pub fn finish_line(self) -> String {
+        let limit = self.limit;
+        let s = self.finish().join(" ");
+        if s.len() > limit.saturating_add(1) {
+            s.chars().take(limit).collect()
+        } else {
+            s
+        }
+    }
+}
+
+/// How an element's box sits in the text flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Display {
+    Inline,
+    /// `inline-block`, `inline-flex`, …: an inline unit whose inner blocks read on one line.
+    InlineBlock,
+    Block,
+    Row,
+    Cell,
+    None,
+}
+
+pub fn display_of(arena: &Arena, id: NodeId) -> Display {
+    let n = arena.node(id);
+    let Some(l) = &n.layout else {
+        // No box: `display: contents` or not rendered; its children decide.
+        return if n.tag == "br" { Display::Block } else { Display::Inline };
+    };
+    let d = l.style.display.as_str();
+    match d {
+        "none" => Display::None,
+        "inline" | "contents" | "" | "ruby" | "ruby-text" => Display::Inline,
+        "table-cell" => Display::Cell,
+        "table-row" => Display::Row,
+        _ if d.starts_with("inline") => Display::InlineBlock,
+        _ => Display::Block,
+    }
+}
+
+/// White-space mode for the text inside `id` (its own style, or its nearest laid-out ancestor's).
+pub fn white_space_of(arena: &Arena, id: NodeId) -> WhiteSpace {
+    std::iter::once(id)
+        .chain(arena.ancestors(id))
+        .find_map(|a| {
+            let n = arena.node(a);
+            (n.is_element()).then_some(()).and(n.layout.as_ref()).map(|l| l.style.white_space)
+        })
+        .unwrap_or_default()
+}
+
+/// Rendered text under `id` on one line, at most about `limit` characters. With
+/// `dom_fallback`, use DOM text when nothing is rendered (the options of a closed
+/// `<select>` have no boxes).
+pub fn visible_text(arena: &Arena, id: NodeId, limit: usize, dom_fallback: bool) -> String {
+    let s = collect(arena, id, limit, false);
+    if s.is_empty() && dom_fallback {
+        return collect(arena, id, limit, true);
+    }
+    s
+}
+
+enum Step {
+    Enter(NodeId),
+    Exit(Display),
+}
+
+fn collect(arena: &Arena, id: NodeId, limit: usize, dom: bool) -> String {
+    let mut flow = Flow::one_line(limit);
+    let mut stack = vec![Step::Enter(id)];
+    while let Some(step) = stack.pop() {
+        if flow.full() {
+            break;
+        }
+        let c = match step {
+            Step::Exit(d) => {
+                if matches!(d, Display::Block | Display::Row | Display::Cell) {
+                    flow.soft_break();
+                }
+                continue;
+            }
+            Step::Enter(c) => c,
+        };
+        let n = arena.node(c);
+        if n.in_ua_shadow || NO_TEXT.contains(&n.tag.as_str()) {
+            continue;
+        }
+        match n.kind {
+            NodeKind::Text => {
+                let text = if dom {
+                    Some(n.value.as_str())
+                } else {
+                    n.layout.as_ref().filter(|l| l.style.visible && !n.opacity_hidden).and_then(|l| l.text.as_deref())
+                };
+                if let Some(t) = text {
+                    let ws = if dom { WhiteSpace::Collapse } else { white_space_of(arena, c) };
+                    flow.text(t, ws);
+                }
+                continue;
+            }
+            NodeKind::Element => {}
+            _ => {
+                stack.extend(n.children.iter().rev().map(|&c| Step::Enter(c)));
+                continue;
+            }
+        }
+        // Text inside an iframe is not the element's own text.
+        if c != id && matches!(n.tag.as_str(), "iframe" | "frame") {
+            continue;
+        }
+        if let Some(g) = &n.generated {
+            if n.layout.as_ref().is_some_and(|l| l.style.visible) && !n.opacity_hidden {
+                flow.text(g, WhiteSpace::Collapse);
+            }
+            continue;
+        }
+        if n.pseudo {
+            continue;
+        }
+        let d = if dom { Display::Inline } else { display_of(arena, c) };
+        if d == Display::None {
+            continue;
+        }
+        if n.tag == "br" {
+            flow.hard_break();
+            continue;
+        }
+        if c != id && matches!(d, Display::Block | Display::Row | Display::Cell) {
+            flow.soft_break();
+        }
+        stack.push(Step::Exit(d));
+        stack.extend(n.children.iter().rev().map(|&c| Step::Enter(c)));
+    }
+    flow.finish_line()
 }
 
 #[cfg(test)]
@@ -79,5 +353,47 @@ mod tests {
         assert_eq!(collapse("  a \n\t b  "), "a b");
         assert_eq!(cut("abcdef", 4), "abc…");
         assert_eq!(cut("abc", 4), "abc");
+    }
+
+    fn flow_of(parts: &[&str]) -> String {
+        let mut f = Flow::new();
+        for p in parts {
+            f.text(p, WhiteSpace::Collapse);
+        }
+        f.finish().join("\n")
+    }
+
+    #[test]
+    fn inline_runs_join_as_rendered() {
+        assert_eq!(flow_of(&["Enter \"", "Deneen", "\" into\n   the  box"]), "Enter \"Deneen\" into the box");
+        assert_eq!(flow_of(&["$", "42", ".", "99"]), "$42.99");
+        assert_eq!(flow_of(&["e-", "mail", " H", "2", "O Select ", "Paris", ", then"]), "e-mail H2O Select Paris, then");
+        assert_eq!(flow_of(&["   leading ", "   spaced ", "   end   "]), "leading spaced end");
+        assert_eq!(flow_of(&["a\u{a0}\u{a0}b"]), "a  b");
+    }
+
+    #[test]
+    fn preserved_text_keeps_spaces_and_breaks() {
+        let mut f = Flow::new();
+        f.text("line1\n   indented   x", WhiteSpace::Preserve);
+        assert_eq!(f.finish(), vec!["line1", "   indented   x"]);
+        let mut f = Flow::new();
+        f.text("a    b\nc", WhiteSpace::PreserveBreaks);
+        assert_eq!(f.finish(), vec!["a b", "c"]);
+    }
+
+    #[test]
+    fn atoms_and_cells() {
+        let mut f = Flow::new();
+        f.text("Select ", WhiteSpace::Collapse);
+        f.atom("[4]link \"Paris\"");
+        f.text(", then", WhiteSpace::Collapse);
+        f.block_break();
+        f.cell();
+        f.text("A", WhiteSpace::Collapse);
+        f.cell();
+        f.atom("[5]link \"Add\"");
+        f.cell();
+        assert_eq!(f.finish(), vec!["Select [4]link \"Paris\", then", "A | [5]link \"Add\""]);
     }
 }

@@ -121,9 +121,10 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
         }
         _ => {
             // dom_refs_v1: the element index.
-            let e = captured
-                .view
-                .element(n as u32)
+            // An index past u32 is no element (it must not wrap around to a small one).
+            let e = u32::try_from(n)
+                .ok()
+                .and_then(|n| captured.view.element(n))
                 .ok_or_else(|| ToolError::new("snapshot_not_found", format!("no ref {reference}")))?;
             let n = captured.view.arena.node(e.node);
             (e.node, e.frame, e.backend_node_id, n.doc)

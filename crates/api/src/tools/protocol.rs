@@ -43,6 +43,8 @@ pub(crate) async fn get_state(api: &Api, p: GetStateParams) -> Result<ToolOutput
     let screenshot = p.screenshot.unwrap_or(true);
     match &mut entry.env {
         Some(env) => {
+            // Each call honours its own flag (later `act` calls follow the last one).
+            env.set_screenshot(screenshot);
             let state = env.refresh().await.map_err(ToolError::browser)?.clone();
             Ok(split(state))
         }

@@ -1,0 +1,277 @@
+//! Faithful reading: what the agent reads is what a person sees, and what it is
+//! offered it can really do. One fixture page per rule, against real Chromium.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::json;
+use sightline_api::{ErrorCode, StateObject};
+
+/// The index of the token `[N]role "name"` in page_content (so it must be there).
+fn token(s: &StateObject, role: &str, name: &str) -> u64 {
+    let needle = format!("]{role} \"{name}\"");
+    let content = &s.page_content;
+    let at = content.find(&needle).unwrap_or_else(|| panic!("no {role} {name:?} in page_content:\n{content}"));
+    let open = content[..at].rfind('[').expect("token start");
+    content[open + 1..at].parse().expect("token index")
+}
+
+fn line_with<'a>(s: &'a StateObject, needle: &str) -> &'a str {
+    s.page_content
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{}", s.page_content))
+}
+
+fn ok(s: &StateObject) {
+    assert!(s.error.is_none(), "unexpected error {:?}\n{}", s.error, s.page_content);
+}
+
+#[test]
+fn text_joins_inline_boxes_as_rendered() {
+    run(async {
+        let env = env("/fidelity/text.html").await;
+        let s = env.state();
+        let lines: Vec<&str> = s.page_content.lines().collect();
+        for want in [
+            "Enter \"Deneen\" into the box",
+            "$42.99",
+            "e-mail H2O Select Paris, then",
+            "a b",
+            "XY Z",
+            "def f():",
+            "    return  1",
+            "First block",
+            "Second",
+            "line",
+            "- one",
+            "- two bold",
+        ] {
+            assert!(lines.contains(&want), "missing line {want:?} in:\n{}", s.page_content);
+        }
+        // A table row is one line, cells separated, block links inside a cell included.
+        let users = line_with(s, "Users");
+        assert!(users.starts_with("Users | ["), "{users}");
+        assert!(users.contains("]link \"Add\"") && users.contains("]link \"Change\""), "{users}");
+        assert!(line_with(s, "Groups").contains("]link \"Add\""));
+        assert!(lines.contains(&"Model | Actions"), "{}", s.page_content);
+    })
+}
+
+#[test]
+fn every_target_is_in_the_text_named_and_usable() {
+    run(async {
+        let mut env = env("/fidelity/targets.html").await;
+        let s = env.state().clone();
+        // Each indexed element appears in page_content exactly once.
+        for i in 1..=s.element_index.0.len() {
+            assert_eq!(s.page_content.matches(&format!("[{i}]")).count(), 1, "[{i}] in:\n{}", s.page_content);
+        }
+        token(&s, "clickable", "Column menu");
+        assert!(s.page_content.contains("]textbox \"Comment body\" value=\"draft\""), "{}", s.page_content);
+        let close = token(&s, "button", "×");
+        token(&s, "button", "Settings");
+        // No DOM rule names it; Chromium's accessibility tree does.
+        token(&s, "button", "Close panel");
+        token(&s, "textbox", "Due date");
+        // The closed <details> hides its select, which no longer covers what follows.
+        assert!(!s.element_index.0.iter().any(|d| d.attributes.name.as_deref() == Some("hidden-in-details")));
+        token(&s, "button", "After details");
+        token(&s, "clickable", "Focusable card");
+        // The delegating <ul> is not a target; its items are.
+        let apple = token(&s, "clickable", "Apple");
+        assert!(!s.page_content.contains("\"Apple Banana\""), "{}", s.page_content);
+        token(&s, "clickable", "Rename me");
+        assert!(s.page_content.contains("]slider value=\"3\" min=0 max=10"), "{}", s.page_content);
+        assert!(s.page_content.contains("]spinbutton value=\"2\" min=1 max=5"), "{}", s.page_content);
+        assert!(s.page_content.contains(" no-file"), "{}", s.page_content);
+        token(&s, "link", "Home page");
+        assert!(s.page_content.contains("focused"), "autofocus shown: {}", s.page_content);
+        assert!(s.page_content.contains("[scroll box: 0px above,"), "{}", s.page_content);
+
+        let s2 = step(&mut env, json!({"action": "click_element", "element_index": apple})).await.state;
+        ok(&s2);
+        assert_eq!(eval(&env, "window.picked").await, "Apple");
+        let dbl = token(&s2, "clickable", "Rename me");
+        let s3 = step(&mut env, json!({"action": "click_element", "element_index": dbl, "count": 2})).await.state;
+        ok(&s3);
+        assert!(s3.page_content.contains("Renamed"), "{}", s3.page_content);
+        let close = token(&s3, "button", "×").min(close.max(1));
+        let s4 = step(&mut env, json!({"action": "click_element", "element_index": close})).await.state;
+        ok(&s4);
+        assert!(!s4.page_content.contains("\"×\""));
+        let svg = token(&s4, "clickable", "Column menu");
+        ok(&step(&mut env, json!({"action": "click_element", "element_index": svg})).await.state);
+        assert_eq!(eval(&env, "window.svgClicked").await, 1);
+        // Bad count values are validation errors.
+        let e = step(&mut env, json!({"action": "click_element", "element_index": svg, "count": 3})).await.state;
+        assert_eq!(e.error.as_ref().map(|e| e.code), Some(ErrorCode::ActionValidationFailed));
+    })
+}
+
+#[test]
+fn modal_dialog_and_inert_content_are_not_offered() {
+    run(async {
+        let mut env = env("/fidelity/modal.html").await;
+        let s = env.state().clone();
+        assert!(!s.page_content.contains("]button \"Behind\""), "{}", s.page_content);
+        assert!(!s.page_content.contains("Inert button\""), "{}", s.page_content);
+        assert!(!s.page_content.contains("Inert link\""), "{}", s.page_content);
+        let close = token(&s, "button", "Close dialog");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": close})).await.state;
+        ok(&s);
+        let behind = token(&s, "button", "Behind");
+        assert!(!s.page_content.contains("Inert button\""), "inert stays inert: {}", s.page_content);
+        ok(&step(&mut env, json!({"action": "click_element", "element_index": behind})).await.state);
+        assert_eq!(eval(&env, "window.behind").await, 1);
+    })
+}
+
+#[test]
+fn javascript_dialogs_are_part_of_the_state() {
+    run(async {
+        let mut env = env("/fidelity/jsdialog.html").await;
+        let delete = token(env.state(), "button", "Delete");
+        let t = Instant::now();
+        let s = step(&mut env, json!({"action": "click_element", "element_index": delete})).await.state;
+        ok(&s);
+        assert!(t.elapsed() < Duration::from_secs(20), "a confirm() must not hang the click: {:?}", t.elapsed());
+        assert!(s.page_content.contains("[confirm dialog"), "{}", s.page_content);
+        assert!(s.page_content.contains("Delete item 3?"), "{}", s.page_content);
+        assert_eq!(s.element_index.0.len(), 2, "only the dialog's buttons: {}", s.page_content);
+        // Anything else waits for the answer, with a typed error and the state unchanged.
+        let e = step(&mut env, json!({"action": "scroll", "direction": "down"})).await.state;
+        assert_eq!(e.error.as_ref().map(|e| e.code), Some(ErrorCode::ElementNotInteractive));
+        assert_eq!(e.state_hash, s.state_hash);
+        let cancel = token(&s, "button", "Cancel");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": cancel})).await.state;
+        ok(&s);
+        assert!(s.page_content.contains("kept"), "{}", s.page_content);
+        // confirm → OK
+        let delete = token(&s, "button", "Delete");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": delete})).await.state;
+        let okb = token(&s, "button", "OK");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": okb})).await.state;
+        assert!(s.page_content.contains("deleted"), "{}", s.page_content);
+        // alert
+        let save = token(&s, "button", "Save");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": save})).await.state;
+        assert!(s.page_content.contains("[alert dialog") && s.page_content.contains("Saved!"), "{}", s.page_content);
+        let okb = token(&s, "button", "OK");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": okb})).await.state;
+        assert!(s.page_content.contains("alerted"), "{}", s.page_content);
+        // prompt: type, then OK
+        let ask = token(&s, "button", "Ask");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": ask})).await.state;
+        assert!(s.page_content.contains("value=\"anon\""), "{}", s.page_content);
+        let field = s.page_content.find("]textbox").map(|_| 1).unwrap();
+        let s = step(&mut env, json!({"action": "input_text", "element_index": field, "text": "Ada", "overwrite": true}))
+            .await
+            .state;
+        ok(&s);
+        assert!(s.page_content.contains("value=\"Ada\""), "{}", s.page_content);
+        let okb = token(&s, "button", "OK");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": okb})).await.state;
+        assert!(s.page_content.contains("name=Ada"), "{}", s.page_content);
+    })
+}
+
+#[test]
+fn popups_become_the_current_page_and_return_to_their_opener() {
+    run(async {
+        let mut env = env("/fidelity/popup.html").await;
+        let add = token(env.state(), "link", "Add another author");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": add})).await.state;
+        ok(&s);
+        assert!(s.url.ends_with("/fidelity/popup-child.html"), "{}", s.url);
+        assert!(s.page_content.contains("[tab 2 of 2"), "{}", s.page_content);
+        let name = by_id_name(&s, "author-name");
+        ok(&step(&mut env, json!({"action": "input_text", "element_index": name, "text": "Ursula"})).await.state);
+        let save = token(env.state(), "button", "Save");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": save})).await.state;
+        ok(&s);
+        assert!(s.url.ends_with("/fidelity/popup.html"), "back on the opener: {}", s.url);
+        assert!(!s.page_content.contains("[tab "), "{}", s.page_content);
+        assert!(s.page_content.contains("selected=\"Ursula\""), "the opener shows what the popup did: {}", s.page_content);
+    })
+}
+
+#[test]
+fn editors_take_text_through_their_focus_proxy() {
+    run(async {
+        let mut env = env("/fidelity/editor.html").await;
+        let code = token(env.state(), "textbox", "Code");
+        let s = step(&mut env, json!({"action": "input_text", "element_index": code, "text": " let y = 2;"})).await.state;
+        ok(&s);
+        assert_eq!(eval(&env, "document.getElementById('ta').value").await, " let y = 2;");
+        assert!(s.page_content.contains("let y = 2;"), "{}", s.page_content);
+    })
+}
+
+#[test]
+fn hover_reveals_hover_only_controls() {
+    run(async {
+        let mut env = env("/fidelity/hover-only.html").await;
+        assert!(!env.state().page_content.contains("\"Delete\""), "{}", env.state().page_content);
+        // Hovering the row's checkbox puts the pointer on the row: its delete button appears.
+        let toggle = token(env.state(), "checkbox", "Done");
+        let s = step(&mut env, json!({"action": "hover_element", "element_index": toggle})).await.state;
+        ok(&s);
+        let del = token(&s, "button", "Delete");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": del})).await.state;
+        ok(&s);
+        assert!(!s.page_content.contains("Buy milk"), "{}", s.page_content);
+    })
+}
+
+#[test]
+fn a_failed_navigation_leaves_the_live_page_as_it_was() {
+    run(async {
+        let mut env = env("/form.html").await;
+        let q = by_id_name(env.state(), "q");
+        let s = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "kept", "overwrite": true})).await.state;
+        ok(&s);
+        let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let e = step(&mut env, json!({"action": "navigate", "url": format!("http://{dead}/")})).await.state;
+        assert_eq!(e.error.as_ref().map(|e| e.code), Some(ErrorCode::NavigationFailed), "{:?}", e.error);
+        assert!(e.error.as_ref().unwrap().message.contains("ERR_CONNECTION_REFUSED"), "{:?}", e.error);
+        assert_eq!(e.state_hash, s.state_hash);
+        // The same live document: its elements still work and typed values are kept.
+        let s2 = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "!"})).await.state;
+        ok(&s2);
+        assert_eq!(s2.element_index.0[q as usize - 1].attributes.value.as_deref(), Some("kept!"));
+    })
+}
+
+#[test]
+fn a_click_that_lands_outside_its_target_is_refused() {
+    run(async {
+        let mut env = env("/fidelity/targets.html").await;
+        let after = token(env.state(), "button", "After details");
+        eval(&env, "document.getElementById('after-details').style.visibility = 'hidden'").await;
+        let e = step(&mut env, json!({"action": "click_element", "element_index": after})).await.state;
+        assert_eq!(e.error.as_ref().map(|e| e.code), Some(ErrorCode::ElementNotInteractive), "{:?}", e.error);
+    })
+}
+
+#[test]
+fn a_page_with_a_worker_settles_quickly() {
+    run(async {
+        // With a long settle cap, waiting on the worker would show as many seconds.
+        let opts = sightline_browser::TabOptions {
+            settle: sightline_browser::SettleOptions { cap: Duration::from_secs(20), ..Default::default() },
+            ..Default::default()
+        };
+        let mut env = sightline_api::Env::new(tab_with(opts).await, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
+        let u = url("/fidelity/worker.html");
+        ok(&step(&mut env, json!({"action": "navigate", "url": u})).await.state);
+        let start = token(env.state(), "button", "Start worker");
+        let t = Instant::now();
+        let s = step(&mut env, json!({"action": "click_element", "element_index": start})).await.state;
+        ok(&s);
+        assert!(s.page_content.contains("started"));
+        assert!(t.elapsed() < Duration::from_secs(10), "settle waited for the worker: {:?}", t.elapsed());
+    })
+}
