@@ -172,7 +172,7 @@ struct StateQuery {
 
 async fn state(State(st): State<AppState>, Path(id): Path<String>, Query(q): Query<StateQuery>) -> Result<Json<Value>, ServerError> {
     let s = st.hub.enter(&id)?;
-    match s.state(&st.hub.metrics, q.screenshot.unwrap_or(true)).await {
+    match s.state(&st.hub.metrics, q.screenshot).await {
         Ok(v) => Ok(Json(v)),
         Err(e) => Err(st.hub.classify(&s, e).await),
     }

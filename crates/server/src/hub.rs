@@ -86,6 +86,8 @@ pub struct Session {
     gone: CancellationToken,
     /// Consecutive liveness probes that went unanswered.
     strikes: AtomicU64,
+    /// Whether State Objects carry a screenshot (set at creation and by `state`).
+    screenshot: AtomicBool,
     _slot: OwnedSemaphorePermit,
 }
 
@@ -268,6 +270,7 @@ impl Hub {
             reason: StdMutex::new(None),
             gone: CancellationToken::new(),
             strikes: AtomicU64::new(0),
+            screenshot: AtomicBool::new(req.screenshot),
             _slot: slot,
         });
         self.sessions.lock().unwrap().insert(id.clone(), session.clone());
@@ -515,12 +518,17 @@ impl Session {
         Ok(state)
     }
 
-    /// The current State Object.
-    pub async fn state(&self, metrics: &Metrics, screenshot: bool) -> Result<Value, ServerError> {
+    /// The current State Object. `screenshot: Some(_)` also sets it for the
+    /// following actions, as the `get_state` tool does; None keeps the session's.
+    pub async fn state(&self, metrics: &Metrics, screenshot: Option<bool>) -> Result<Value, ServerError> {
         let started = Instant::now();
-        let out = self.guarded(self.api.dispatch("get_state", self.address())).await?;
+        let on = screenshot.unwrap_or_else(|| self.screenshot.load(Ordering::SeqCst));
+        let mut args = self.address();
+        args["screenshot"] = json!(on);
+        let out = self.guarded(self.api.dispatch("get_state", args)).await?;
+        self.screenshot.store(on, Ordering::SeqCst);
         metrics.capture_latency.observe(started.elapsed());
-        Ok(state_object(out, screenshot))
+        Ok(state_object(out, on))
     }
 
     /// A tool by name, with this session's id forced in and its target and tab as defaults.
@@ -548,7 +556,9 @@ impl Session {
                 if (t.to_string(), tab.to_string()) != self.target_and_tab() {
                     // A new browser: its tab needs a State Object before `act` can refer to it.
                     *self.address.lock().unwrap() = (t.to_string(), tab.to_string());
-                    self.guarded(self.api.dispatch("get_state", self.address())).await?;
+                    let mut args = self.address();
+                    args["screenshot"] = json!(self.screenshot.load(Ordering::SeqCst));
+                    self.guarded(self.api.dispatch("get_state", args)).await?;
                 }
             }
         }
