@@ -276,6 +276,11 @@ impl Hub {
         self.sessions.lock().unwrap().insert(id.clone(), session.clone());
         self.metrics.sessions_created.fetch_add(1, Ordering::Relaxed);
         self.metrics.sessions_open.fetch_add(1, Ordering::Relaxed);
+        if self.closing.load(Ordering::SeqCst) {
+            // Shutdown began while this browser was starting: it must not outlive the server.
+            let _ = self.end(&id, EndReason::Shutdown).await;
+            return Err(ServerError::ShuttingDown);
+        }
         let state = match req.url {
             Some(url) => {
                 let first = match self.enter(&id) {
