@@ -36,7 +36,7 @@ USAGE:
 OPTIONS:
     --viewport WIDTHxHEIGHT   viewport in CSS pixels (default 1280x720)
     --no-screenshot           leave the screenshot field empty (\"\")
-    --connect URL             attach to a running browser (ws://…/devtools/browser/… or http://host:port)
+    --connect URL             attach to a running browser (ws://… or wss://…/devtools/browser/…, or http://host:port)
     --chrome PATH             Chromium binary (else $SIGHTLINE_CHROME, then chromium on PATH)
     --settle-ms MS            the most one wait for a stable page may take (default 3000)
     --vision-url URL          OpenAI-compatible base URL (…/v1) for browser.ask/askMarks; key in $SIGHTLINE_VISION_API_KEY or $OPENAI_API_KEY

@@ -201,9 +201,7 @@ fn a_flood_gets_busy_and_the_session_limit_holds() {
     let busy = results.iter().filter(|(s, v)| *s == 429 && code(v) == "busy").count();
     let served = results.iter().filter(|(s, v)| *s == 200 && v["error"].is_null()).count();
     assert_eq!(busy + served, 8, "every answer is a state or a typed busy error: {results:?}");
-    assert!(busy >= 4 && served >= 1 && served <= 4, "queue of 2 under a flood of 8: {busy} busy, {served} served");
-    let (_, m, _) = http("GET", &srv.url("/metrics"), None, &[]);
-    let _ = m;
+    assert!(busy >= 4 && (1..=4).contains(&served), "queue of 2 under a flood of 8: {busy} busy, {served} served");
     let text = ureq::get(&srv.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
     assert!(text.contains(&format!("sightline_busy_rejections_total {busy}")), "{text}");
     assert!(text.contains("sightline_sessions_open 2"), "{text}");
