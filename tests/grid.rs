@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::*;
 use serde_json::{json, Value};
 use sightline_server::grid::{self, LocalGrid};
-use sightline_server::{BrowserSource, GridConfig, HubConfig, ServeConfig};
+use sightline_server::{BrowserSource, GridConfig, HubConfig};
 
 static GRID: OnceLock<LocalGrid> = OnceLock::new();
 static GRID_GROUP: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
@@ -62,56 +62,12 @@ fn post(url: &str, body: Value) -> (u16, Value) {
     (s, v)
 }
 
-/// An in-process server; `stop` ends its sessions and returns when it has.
-struct Srv {
-    base: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    done: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
-}
-
-impl Srv {
-    fn start(hub: HubConfig) -> Srv {
-        let cfg = ServeConfig { listen: "127.0.0.1:0".parse().unwrap(), token: None, hub };
-        run(async move {
-            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            let (ready, addr) = tokio::sync::oneshot::channel();
-            let done = tokio::spawn(sightline_server::serve(
-                cfg,
-                async move {
-                    let _ = stopped.await;
-                },
-                move |a| {
-                    let _ = ready.send(a);
-                },
-            ));
-            Srv { base: format!("http://{}", addr.await.unwrap()), stop: Some(stop), done: Some(done) }
-        })
-    }
-
-    fn url(&self, p: &str) -> String {
-        format!("{}{p}", self.base)
-    }
-
-    fn stop(&mut self) {
-        let _ = self.stop.take().map(|s| s.send(()));
-        if let Some(d) = self.done.take() {
-            let _ = run(async { tokio::time::timeout(Duration::from_secs(60), d).await });
-        }
-    }
-}
-
-impl Drop for Srv {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
 #[test]
 fn grid_sessions_are_browsers_of_their_own_refusals_are_typed_and_nothing_leaks() {
     let g = local_grid();
     let _turn = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
     world();
-    let mut srv = Srv::start(grid_hub(&g.url));
+    let mut srv = InProcServer::start(grid_hub(&g.url), None);
     assert_eq!(busy(&g.url), 0);
     let (status, a) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
     assert_eq!(status, 201, "{a}");
@@ -148,7 +104,7 @@ fn a_grid_browser_that_dies_ends_only_its_session() {
     let g = local_grid();
     let _turn = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
     world();
-    let srv = Srv::start(grid_hub(&g.url));
+    let srv = InProcServer::start(grid_hub(&g.url), None);
     let (_, a) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
     let (_, b) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
     let (ida, idb) = (a["session_id"].as_str().unwrap(), b["session_id"].as_str().unwrap());

@@ -8,48 +8,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{json, Value};
-use sightline_server::{BrowserSource, HubConfig, ServeConfig};
-
-/// An in-process server on 127.0.0.1:0; stops (ending its sessions) when dropped.
-struct Srv {
-    base: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    done: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
-}
-
-impl Srv {
-    fn start(hub: HubConfig, token: Option<&str>) -> Srv {
-        let cfg = ServeConfig { listen: "127.0.0.1:0".parse().unwrap(), token: token.map(str::to_string), hub };
-        run(async move {
-            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            let (ready, addr) = tokio::sync::oneshot::channel();
-            let done = tokio::spawn(sightline_server::serve(
-                cfg,
-                async move {
-                    let _ = stopped.await;
-                },
-                move |a| {
-                    let _ = ready.send(a);
-                },
-            ));
-            let addr = addr.await.expect("server started");
-            Srv { base: format!("http://{addr}"), stop: Some(stop), done: Some(done) }
-        })
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-}
-
-impl Drop for Srv {
-    fn drop(&mut self) {
-        let _ = self.stop.take().map(|s| s.send(()));
-        if let Some(d) = self.done.take() {
-            let _ = run(async { tokio::time::timeout(Duration::from_secs(20), d).await });
-        }
-    }
-}
+use sightline_server::{BrowserSource, HubConfig};
 
 fn attached() -> HubConfig {
     HubConfig { source: BrowserSource::Connect(browser_endpoint()), ..HubConfig::default() }
@@ -65,7 +24,7 @@ fn get(url: &str) -> (u16, Value) {
     (s, v)
 }
 
-fn new_session(srv: &Srv, body: Value) -> (String, Value) {
+fn new_session(srv: &InProcServer, body: Value) -> (String, Value) {
     let (status, v) = post(&srv.url("/v1/sessions"), body);
     assert_eq!(status, 201, "{v}");
     (v["session_id"].as_str().expect("session_id").to_string(), v)
@@ -77,7 +36,7 @@ fn code(v: &Value) -> &str {
 
 #[test]
 fn act_answers_exactly_as_env_does() {
-    let srv = Srv::start(attached(), None);
+    let srv = InProcServer::start(attached(), None);
     let page = url("/signin.html");
     let (id, created) = new_session(&srv, json!({ "url": page, "screenshot": false }));
     let act = |a: Value| post(&srv.url(&format!("/v1/sessions/{id}/act")), a);
@@ -105,7 +64,7 @@ fn act_answers_exactly_as_env_does() {
 
 #[test]
 fn state_tools_and_delete_over_http() {
-    let srv = Srv::start(attached(), None);
+    let srv = InProcServer::start(attached(), None);
     let (id, created) = new_session(&srv, json!({}));
     assert!(created.get("state").is_none(), "no url, no state: {created}");
     let s = |p: &str| srv.url(&format!("/v1/sessions/{id}{p}"));
@@ -166,7 +125,7 @@ fn sessions_are_isolated() {
         s.page("/jar.html", JAR);
         s
     });
-    let srv = Srv::start(attached(), None);
+    let srv = InProcServer::start(attached(), None);
     let (a, _) = new_session(&srv, json!({ "url": site.url("/jar.html?alice"), "screenshot": false }));
     let (b, _) = new_session(&srv, json!({ "screenshot": false }));
     let act = |id: &str, a: Value| post(&srv.url(&format!("/v1/sessions/{id}/act")), a).1;
@@ -184,7 +143,7 @@ fn sessions_are_isolated() {
 
 #[test]
 fn a_flood_gets_busy_and_the_session_limit_holds() {
-    let srv = Srv::start(HubConfig { max_sessions: 2, queue_limit: 2, ..attached() }, None);
+    let srv = InProcServer::start(HubConfig { max_sessions: 2, queue_limit: 2, ..attached() }, None);
     let (a, _) = new_session(&srv, json!({ "screenshot": false }));
     let (_b, _) = new_session(&srv, json!({ "screenshot": false }));
     let (status, full) = post(&srv.url("/v1/sessions"), json!({}));
@@ -209,7 +168,7 @@ fn a_flood_gets_busy_and_the_session_limit_holds() {
 
 #[test]
 fn idle_sessions_are_ended() {
-    let srv = Srv::start(HubConfig { idle_timeout: Duration::from_millis(800), ..attached() }, None);
+    let srv = InProcServer::start(HubConfig { idle_timeout: Duration::from_millis(800), ..attached() }, None);
     let (id, _) = new_session(&srv, json!({ "screenshot": false }));
     let (status, _) = get(&srv.url(&format!("/v1/sessions/{id}/state")));
     assert_eq!(status, 200);
@@ -223,7 +182,7 @@ fn idle_sessions_are_ended() {
 #[test]
 fn token_bounds_and_no_cors() {
     let token = "0123456789abcdef-token";
-    let srv = Srv::start(attached(), Some(token));
+    let srv = InProcServer::start(attached(), Some(token));
     let bearer = format!("Bearer {token}");
     let (status, v, head) = http("GET", &srv.url("/healthz"), None, &[]);
     assert_eq!((status, code(&v)), (401, "unauthorized"));
@@ -256,7 +215,7 @@ fn token_bounds_and_no_cors() {
 
 #[test]
 fn openapi_healthz_and_metrics() {
-    let srv = Srv::start(attached(), None);
+    let srv = InProcServer::start(attached(), None);
     let (_, doc) = get(&srv.url("/openapi.json"));
     assert_eq!(doc["openapi"], "3.1.0");
     let paths = doc["paths"].as_object().unwrap();

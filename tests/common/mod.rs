@@ -343,3 +343,52 @@ pub fn group_alive(pgid: i32) -> bool {
     // SAFETY: signal 0 only probes.
     unsafe { libc::kill(-pgid, 0) == 0 }
 }
+
+/// `sightline_server::serve` in this process on 127.0.0.1:0; `stop` (or drop) ends its sessions and waits.
+pub struct InProcServer {
+    pub base: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    done: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl InProcServer {
+    pub fn start(hub: sightline_server::HubConfig, token: Option<&str>) -> InProcServer {
+        let cfg = sightline_server::ServeConfig {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            token: token.map(str::to_string),
+            hub,
+        };
+        run(async move {
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let (ready, addr) = tokio::sync::oneshot::channel();
+            let done = tokio::spawn(sightline_server::serve(
+                cfg,
+                async move {
+                    let _ = stopped.await;
+                },
+                move |a| {
+                    let _ = ready.send(a);
+                },
+            ));
+            let addr = addr.await.expect("server started");
+            InProcServer { base: format!("http://{addr}"), stop: Some(stop), done: Some(done) }
+        })
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn stop(&mut self) {
+        let _ = self.stop.take().map(|s| s.send(()));
+        if let Some(d) = self.done.take() {
+            let _ = run(async { tokio::time::timeout(std::time::Duration::from_secs(60), d).await });
+        }
+    }
+}
+
+impl Drop for InProcServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
