@@ -156,6 +156,7 @@ fn real_mcp_clients_over_streamable_http_each_get_their_own_session() {
         panic!("this test needs the official MCP client: python3 -m pip install mcp (./x test installs it)");
     }
     assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("Session termination failed"), "the client could not end its MCP session: {stderr}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["server"], "sightline");
     assert_eq!(v["session_in_schemas"], false, "over HTTP the MCP session is the Sightline session");

@@ -66,11 +66,22 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
         .route("/openapi.json", get(openapi))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
-        .nest_service("/mcp", mcp)
+        .merge(Router::new().nest_service("/mcp", mcp).layer(middleware::from_fn(mcp_delete_no_content)))
         .fallback(|| async { ServerError::BadRequest("no such path; see /openapi.json".into()).into_response() })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn(move |req: Request, next: Next| guard(token.clone(), req, next)))
         .with_state(AppState { hub })
+}
+
+/// rmcp answers a session DELETE with 202; clients (the official Python one
+/// among them) expect 200 or 204 for a terminated session.
+async fn mcp_delete_no_content(req: Request, next: Next) -> Response {
+    let delete = req.method() == axum::http::Method::DELETE;
+    let mut r = next.run(req).await;
+    if delete && r.status() == StatusCode::ACCEPTED {
+        *r.status_mut() = StatusCode::NO_CONTENT;
+    }
+    r
 }
 
 /// Bounded heads, then the bearer token (compared in constant time).
