@@ -201,6 +201,13 @@ fn token_bounds_and_no_cors() {
     let body = format!("{{\"url\":\"{}\"}}", "a".repeat(sightline_server::MAX_BODY));
     let (status, _, _) = http("POST", &srv.url("/v1/sessions"), Some(&body), &[("authorization", &bearer)]);
     assert_eq!(status, 413);
+    let (status, _, _) = http(
+        "POST",
+        &srv.url("/mcp"),
+        Some(&body),
+        &[("authorization", &bearer), ("accept", "application/json, text/event-stream")],
+    );
+    assert_eq!(status, 413, "/mcp bodies are bounded too");
     // CORS is off: a preflight gets no allow-origin, and neither does a plain request.
     let (_, _, head) = http(
         "OPTIONS",

@@ -46,7 +46,8 @@ struct AppState {
 pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
     let mut mcp_cfg = StreamableHttpServerConfig::default()
         .with_cancellation_token(cfg.mcp_shutdown.clone())
-        .with_sse_keep_alive(Some(Duration::from_secs(15)));
+        .with_sse_keep_alive(Some(Duration::from_secs(15)))
+        .with_max_request_body_bytes(MAX_BODY);
     if cfg.any_host {
         mcp_cfg = mcp_cfg.disable_allowed_hosts();
     }
