@@ -57,6 +57,10 @@ fn text_joins_inline_boxes_as_rendered() {
         assert!(users.contains("]link \"Add\"") && users.contains("]link \"Change\""), "{users}");
         assert!(line_with(s, "Groups").contains("]link \"Add\""));
         assert!(lines.contains(&"Model | Actions"), "{}", s.page_content);
+        // A transparent box over a text does not hide it (its links are listed in line);
+        // an opaque one does.
+        assert!(line_with(s, "2 items left").contains("]link \"All\""), "{}", s.page_content);
+        assert!(!s.page_content.contains("Hidden under an overlay"), "{}", s.page_content);
     })
 }
 

@@ -435,3 +435,17 @@ fn an_oversized_dom_gives_a_partial_snapshot() {
         api.shutdown().await;
     })
 }
+
+#[test]
+fn outline_text_joins_inline_boxes_as_rendered() {
+    run(async {
+        let api = api();
+        let b = bind(&api, "text", "/fidelity/text.html").await;
+        let s = semantic(&api, &b, json!({})).await;
+        let outline = s["outline"].as_str().unwrap();
+        for want in ["$42.99", "e-mail H2O Select Paris, then", "Deneen\\\" into the box"] {
+            assert!(outline.contains(want), "{want:?} not in outline:\n{outline}");
+        }
+        api.shutdown().await;
+    })
+}

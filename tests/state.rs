@@ -22,7 +22,6 @@ fn indexes_every_interactive_kind_in_document_order() {
             "Role button",
             "Role link",
             "Role checkbox",
-            "Label for text",
             "Editable",
             "Onclick div",
             "Listener div",
@@ -37,6 +36,9 @@ fn indexes_every_interactive_kind_in_document_order() {
         let pos = |w: &str| t.iter().position(|x| x.starts_with(w)).unwrap();
         assert!(pos("Relative link") < pos("Native button") && pos("Native button") < pos("Summary toggle"));
         assert!(t.iter().any(|x| x.starts_with("Cursor span")), "cursor:pointer span is indexed");
+        // A label tied to an indexed control names it and is not listed a second time.
+        assert!(s.page_content.contains("]textbox \"Label for text\""), "{}", s.page_content);
+        assert!(!t.iter().any(|x| x == "Label for text"), "{t:?}");
         // Inherited cursor, plain text and hidden inputs are not.
         assert!(
             !t.iter().any(|x| x == "inherited bold" || x == "Plain div" || x.starts_with("Plain paragraph")),

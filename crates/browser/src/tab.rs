@@ -541,7 +541,12 @@ async fn track(
                 // previous document stays, alive and as it was.
                 let v: Value = ev.parse().unwrap_or_default();
                 let id = v["requestId"].as_str().unwrap_or_default().to_string();
-                let failed = v["responseErrorReason"].as_str().map(str::to_string);
+                // A network failure has no HTTP status; an HTTP error page (a 405 with an
+                // empty body) is a page and goes through.
+                let failed = v["responseErrorReason"]
+                    .as_str()
+                    .filter(|_| v["responseStatusCode"].is_null())
+                    .map(str::to_string);
                 let main = {
                     let mut st = state.lock().unwrap();
                     let main = v["frameId"].as_str() == Some(st.main_frame.as_str());

@@ -27,9 +27,13 @@ pub struct Style {
     pub pointer_events_none: bool,
     pub clips_x: bool,
     pub clips_y: bool,
+    /// `overflow-y: auto | scroll`: the user can scroll it.
+    pub scrolls_y: bool,
     pub fixed: bool,
     pub opacity_zero: bool,
     pub white_space: WhiteSpace,
+    /// Paints nothing of its own: no background colour or image.
+    pub transparent: bool,
 }
 
 /// How a box treats spaces and line breaks in its text (CSS `white-space`).
@@ -158,6 +162,9 @@ pub struct Arena {
     pub docs: Vec<Doc>,
     pub viewport: Rect,
     grids: Vec<Option<Grid>>,
+    /// The last node of each node's subtree. Ids are given in document (pre-)order,
+    /// so a subtree is the id range `id..=subtree_end[id]`: ancestry in O(1).
+    subtree_end: Vec<NodeId>,
 }
 
 struct Local<'a> {
@@ -248,7 +255,7 @@ impl<'a> Local<'a> {
 impl Arena {
     pub fn build(capture: &Capture) -> Arena {
         let viewport = Rect::new(0.0, 0.0, capture.viewport.width, capture.viewport.height);
-        let mut arena = Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new() };
+        let mut arena = Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new(), subtree_end: Vec::new() };
         let Some(main) = capture.frames.first() else { return arena };
         if main.snapshot.documents.is_empty() {
             return arena;
@@ -262,13 +269,21 @@ impl Arena {
         b.seen_docs.insert((0, 0));
         b.run();
         arena.grids = (0..arena.docs.len()).map(|_| None).collect();
+        arena.subtree_end = (0..arena.nodes.len() as NodeId).collect();
+        for i in (0..arena.nodes.len()).rev() {
+            if let Some(p) = arena.nodes[i].parent {
+                let end = arena.subtree_end[i];
+                let pe = &mut arena.subtree_end[p as usize];
+                *pe = (*pe).max(end);
+            }
+        }
         arena.mark_inert();
         arena
     }
 
     /// A page with nothing in it (while a JavaScript dialog blocks the real one).
     pub fn empty(viewport: Rect) -> Arena {
-        Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new() }
+        Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new(), subtree_end: Vec::new() }
     }
 
     /// Marks what a person cannot use although it may be painted: `inert`
@@ -306,14 +321,10 @@ impl Arena {
 
     /// True if `a` is `b` or one of its ancestors (across shadow roots and frames).
     pub fn is_ancestor_or_self(&self, a: NodeId, b: NodeId) -> bool {
-        let mut cur = Some(b);
-        while let Some(c) = cur {
-            if c == a {
-                return true;
-            }
-            cur = self.nodes[c as usize].parent;
+        match self.subtree_end.get(a as usize) {
+            Some(&end) => a <= b && b <= end,
+            None => a == b,
         }
-        false
     }
 
     pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
@@ -341,8 +352,10 @@ impl Arena {
         }
     }
 
-    /// The nodes of the top paint layer at a point of one document.
-    fn top_layer(&mut self, doc: usize, x: f64, y: f64) -> Vec<NodeId> {
+    /// The nodes of the top paint layer at a point of one document. With
+    /// `painted_only`, boxes that paint nothing there (no background, not a
+    /// replaced element) are looked through, as the eye does.
+    fn top_layer(&mut self, doc: usize, x: f64, y: f64, painted_only: bool) -> Vec<NodeId> {
         self.ensure_grid(doc);
         let grid = self.grids[doc].as_ref().expect("grid just built");
         let mut best = i64::MIN;
@@ -351,6 +364,9 @@ impl Arena {
             let n = &self.nodes[id as usize];
             let l = n.layout.as_ref().expect("grid holds laid-out nodes");
             if !l.rect.intersect(&n.clip).contains(x, y) {
+                continue;
+            }
+            if painted_only && l.style.transparent && !REPLACED.contains(&n.tag.as_str()) {
                 continue;
             }
             if l.paint > best {
@@ -373,9 +389,20 @@ impl Arena {
     /// `Some(by)`. Nodes of one paint layer are in flow and do not overlap, so
     /// only a higher layer covers. Descends into the iframe holding `id`.
     pub fn cover_at(&mut self, id: NodeId, x: f64, y: f64) -> Option<Option<NodeId>> {
+        self.cover_at_with(id, x, y, false)
+    }
+
+    /// Like [`Arena::cover_at`], for what the eye sees: a box that paints nothing
+    /// (a transparent positioned list over a text) does not hide what is under it,
+    /// although it would take a click.
+    pub fn visually_covered_at(&mut self, id: NodeId, x: f64, y: f64) -> bool {
+        self.cover_at_with(id, x, y, true).is_some()
+    }
+
+    fn cover_at_with(&mut self, id: NodeId, x: f64, y: f64, painted_only: bool) -> Option<Option<NodeId>> {
         let mut doc = 0usize;
         loop {
-            let top = self.top_layer(doc, x, y);
+            let top = self.top_layer(doc, x, y, painted_only);
             if top.is_empty() {
                 return None;
             }
@@ -410,6 +437,18 @@ struct Builder<'c, 'a> {
     seen_docs: std::collections::HashSet<(usize, usize)>,
 }
 
+/// `transparent`, `rgba(…, 0)`, or not captured at all.
+fn is_transparent(color: &str) -> bool {
+    let c = color.trim();
+    c.is_empty()
+        || c == "transparent"
+        || (c.starts_with("rgba(") && c.trim_end_matches(')').rsplit(',').next().is_some_and(|a| a.trim().parse::<f64>().is_ok_and(|a| a < 0.01)))
+}
+
+/// Elements that paint content of their own even without a background.
+const REPLACED: &[&str] =
+    &["img", "video", "canvas", "iframe", "frame", "svg", "input", "textarea", "select", "button", "embed", "object", "picture"];
+
 fn parse_style(snap: &Snapshot, ids: &[i64]) -> Style {
     let s = |i: usize| ids.get(i).map(|&v| snap.str(v)).unwrap_or("");
     let opacity = s(S_OPACITY).parse::<f64>().unwrap_or(1.0);
@@ -422,9 +461,11 @@ fn parse_style(snap: &Snapshot, ids: &[i64]) -> Style {
         pointer_events_none: s(S_POINTER_EVENTS) == "none",
         clips_x: clips(s(S_OVERFLOW_X)),
         clips_y: clips(s(S_OVERFLOW_Y)),
+        scrolls_y: matches!(s(S_OVERFLOW_Y), "auto" | "scroll"),
         fixed: s(S_POSITION) == "fixed",
         opacity_zero: opacity < 0.01,
         white_space: WhiteSpace::parse(s(S_WHITE_SPACE)),
+        transparent: is_transparent(s(S_BACKGROUND_COLOR)) && matches!(s(S_BACKGROUND_IMAGE), "" | "none"),
     }
 }
 
@@ -505,6 +546,7 @@ impl<'c> Builder<'c, '_> {
             doc_clip: clip,
             pointer,
             focused: fc.focused,
+            visited: std::cell::RefCell::new(vec![false; dsnap.nodes.node_name.len()]),
         })
     }
 
@@ -522,6 +564,13 @@ impl<'c> Builder<'c, '_> {
         stack: &mut Vec<Task>,
     ) {
         let l = &ctx.local;
+        {
+            let mut seen = ctx.visited.borrow_mut();
+            match seen.get_mut(i) {
+                Some(v) if !*v => *v = true,
+                _ => return,
+            }
+        }
         let nodes = &l.doc.nodes;
         let snap = l.snap;
         let node_type = nodes.node_type.get(i).copied().unwrap_or(0);
@@ -686,4 +735,7 @@ struct DocCtx<'a> {
     doc_clip: Rect,
     pointer: std::collections::HashSet<i64>,
     focused: Option<i64>,
+    /// Nodes of this document already joined: a capture whose parent links form a
+    /// cycle (or list a node twice) still gives each node once.
+    visited: std::cell::RefCell<Vec<bool>>,
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// The computed styles the model needs, in the order it reads them. The browser
 /// layer passes exactly this list to `DOMSnapshot.captureSnapshot`.
 pub const COMPUTED_STYLES: &[&str] =
-    &["display", "visibility", "opacity", "cursor", "pointer-events", "overflow-x", "overflow-y", "position", "white-space"];
+    &["display", "visibility", "opacity", "cursor", "pointer-events", "overflow-x", "overflow-y", "position", "white-space", "background-color", "background-image"];
 
 pub(crate) const S_DISPLAY: usize = 0;
 pub(crate) const S_VISIBILITY: usize = 1;
@@ -19,6 +19,8 @@ pub(crate) const S_OVERFLOW_X: usize = 5;
 pub(crate) const S_OVERFLOW_Y: usize = 6;
 pub(crate) const S_POSITION: usize = 7;
 pub(crate) const S_WHITE_SPACE: usize = 8;
+pub(crate) const S_BACKGROUND_COLOR: usize = 9;
+pub(crate) const S_BACKGROUND_IMAGE: usize = 10;
 
 /// One capture of a tab: the main frame's snapshot plus one per out-of-process frame.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -87,7 +87,7 @@ impl Renderer<'_> {
             .and_then(|l| l.boxes.iter().map(|b| b.intersect(&r)).find(|b| !b.is_empty()))
             .map(|b| b.center())
             .unwrap_or_else(|| r.center());
-        self.arena.cover_at(owner, point.0, point.1).is_none()
+        !self.arena.visually_covered_at(owner, point.0, point.1)
     }
 
     fn block_break(&mut self) {
@@ -145,10 +145,10 @@ impl Renderer<'_> {
                 if quiet {
                     return;
                 }
-                let Some(t) = n.layout.as_ref().and_then(|l| l.text.clone()) else { return };
+                let Some((t, rect)) = n.layout.as_ref().and_then(|l| Some((l.text.clone()?, l.rect))) else { return };
                 if t.trim().is_empty() || self.text_visible(id) {
                     let ws = white_space_of(self.arena, id);
-                    self.flow.text(&t, ws);
+                    self.flow.text_at(&t, ws, Some(rect));
                 }
                 return;
             }
@@ -165,7 +165,8 @@ impl Renderer<'_> {
         if n.pseudo {
             if let Some(g) = n.generated.clone() {
                 if !quiet && self.text_visible_box(id) {
-                    self.flow.text(&g, WhiteSpace::Collapse);
+                    let rect = self.arena.node(id).layout.as_ref().map(|l| l.rect);
+                    self.flow.text_at(&g, WhiteSpace::Collapse, rect);
                 }
             }
             return;
@@ -214,21 +215,24 @@ impl Renderer<'_> {
                     let level = tag[1..].parse::<usize>().unwrap_or(1);
                     self.flow.set_prefix(&format!("{} ", "#".repeat(level)));
                 }
-                "li" => self.flow.set_prefix("- "),
+                // A list item that is laid out inline (a row of filter links) stays in its line.
+                "li" if matches!(display, Display::Block) => self.flow.set_prefix("- "),
                 _ => {}
             }
         }
         if !quiet && tag == "img" {
             if let Some(alt) = alt {
-                if self.arena.node(id).visible_rect().is_some() {
-                    self.flow.atom(&format!("(image: {})", cut(&alt, 80)));
+                if let Some(r) = self.arena.node(id).visible_rect() {
+                    self.flow.atom_at(&format!("(image: {})", cut(&alt, 80)), Some(r));
                 }
             }
         }
         let mut quiet_children = quiet;
         if let Some(ei) = indexed {
-            let token = token(&self.elements[ei]);
-            self.flow.atom(&token);
+            let e = &self.elements[ei];
+            let token = token(e);
+            let at = e.visible;
+            self.flow.atom_at(&token, Some(at));
             self.emitted[ei] = true;
             quiet_children = true;
         }
@@ -246,7 +250,7 @@ impl Renderer<'_> {
         let Some(r) = n.visible_rect() else { return false };
         let owner = n.parent.unwrap_or(id);
         let (x, y) = r.center();
-        self.arena.cover_at(owner, x, y).is_none()
+        !self.arena.visually_covered_at(owner, x, y)
     }
 }
 
@@ -258,7 +262,7 @@ fn scroll_hint(arena: &Arena, id: NodeId) -> Option<String> {
         return None;
     }
     let l = n.layout.as_ref()?;
-    if !l.style.clips_y {
+    if !l.style.scrolls_y {
         return None;
     }
     let (top, height) = l.scroll?;

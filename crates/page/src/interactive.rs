@@ -533,7 +533,33 @@ pub fn find(arena: &mut Arena) -> Found {
             dialog: None,
         });
     }
+    drop_redundant_labels(&mut elements, &labels_of);
     Found { elements, covered }
+}
+
+/// A `<label>` is a target only when its control is not: clicking it does what
+/// clicking the (visible, indexed) control does, and listing both doubles the
+/// tokens and invites typing into the label. A label whose control is hidden (a
+/// custom checkbox drawn by the label) stays.
+fn drop_redundant_labels(elements: &mut Vec<Element>, labels_of: &HashMap<NodeId, Vec<NodeId>>) {
+    let indexed: HashSet<NodeId> = elements.iter().map(|e| e.node).collect();
+    let redundant: HashSet<NodeId> = labels_of
+        .iter()
+        .filter(|(control, _)| indexed.contains(control))
+        .flat_map(|(_, labels)| labels.iter().copied())
+        .collect();
+    if !elements.iter().any(|e| e.reason == Reason::Label && redundant.contains(&e.node)) {
+        return;
+    }
+    let mut renumber: HashMap<u32, u32> = HashMap::new();
+    elements.retain(|e| !(e.reason == Reason::Label && redundant.contains(&e.node)));
+    for (i, e) in elements.iter_mut().enumerate() {
+        renumber.insert(e.index, i as u32 + 1);
+        e.index = i as u32 + 1;
+    }
+    for e in elements.iter_mut() {
+        e.select = e.select.and_then(|s| renumber.get(&s).copied());
+    }
 }
 
 fn expanded(arena: &Arena, id: NodeId) -> Option<bool> {
@@ -659,7 +685,17 @@ pub fn accessible_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Ve
     }
     if matches!(n.tag.as_str(), "input" | "select" | "textarea") {
         if let Some(ls) = labels_of.get(&id) {
-            let t = collapse(&ls.iter().map(|&l| visible_text(arena, l, 200, false)).collect::<Vec<_>>().join(" "));
+            // A label's name is its text, or the alt of the icon it shows (`<label><img alt="Search">`).
+            let label_text = |l: NodeId| {
+                let t = visible_text(arena, l, 200, false);
+                if !t.trim().is_empty() {
+                    return t;
+                }
+                first_descendant(arena, l, |m| m.tag == "img" && m.layout.is_some())
+                    .and_then(|img| arena.node(img).attr("alt").map(str::to_string))
+                    .unwrap_or_default()
+            };
+            let t = collapse(&ls.iter().map(|&l| label_text(l)).collect::<Vec<_>>().join(" "));
             if !t.is_empty() {
                 return cut(&t, 80);
             }

@@ -89,7 +89,7 @@ impl PageView {
     pub fn unnamed(&self) -> Vec<u32> {
         self.elements
             .iter()
-            .filter(|e| e.label.is_empty() && e.select.is_none() && e.dialog.is_none() && !e.accepts_text)
+            .filter(|e| e.label.is_empty() && e.select.is_none() && e.dialog.is_none() && e.reason != Reason::Editable)
             .map(|e| e.index)
             .collect()
     }

@@ -368,7 +368,7 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
             .or_else(|| implicit_content_role(arena, id).map(str::to_string));
         let is_action = reason.is_some() && !in_action;
         let is_content = !is_action && !in_action && content_role.is_some();
-        let direct_text = if !is_action && !is_content && !in_action { direct_text(arena, id) } else { String::new() };
+        let direct_text = if !is_action && !is_content && !in_action { direct_text(arena, id, &interactive) } else { String::new() };
         let parent_is_text_role = sem_parent.is_some_and(|p| TEXT_ROLES.contains(&tree.nodes[p].role.as_str()));
         let is_text = !direct_text.is_empty() && !parent_is_text_role && is_block(arena, id);
         if !(is_action || is_content || is_text) {
@@ -567,18 +567,35 @@ fn has_rendered_descendant(arena: &Arena, id: NodeId) -> bool {
 }
 
 /// Direct rendered text of an element (its own text children, not descendants').
-fn direct_text(arena: &Arena, id: NodeId) -> String {
-    let mut out = String::new();
-    for &c in &arena.node(id).children {
+/// The text of a block itself: its text and that of its inline descendants (a
+/// `<strong>` inside a sentence), joined as rendered; nested blocks and
+/// interactive elements are nodes of their own.
+fn direct_text<S: std::hash::BuildHasher>(arena: &Arena, id: NodeId, interactive: &HashMap<NodeId, Reason, S>) -> String {
+    let mut flow = crate::text::Flow::one_line(400);
+    let mut stack: Vec<NodeId> = arena.node(id).children.iter().rev().copied().collect();
+    while let Some(c) = stack.pop() {
         let cn = arena.node(c);
-        if cn.kind == NodeKind::Text {
-            if let Some(t) = cn.layout.as_ref().filter(|l| l.style.visible).and_then(|l| l.text.as_deref()) {
-                out.push(' ');
-                out.push_str(t);
+        match cn.kind {
+            NodeKind::Text => {
+                if let Some(t) = cn.layout.as_ref().filter(|l| l.style.visible).and_then(|l| l.text.as_deref()) {
+                    flow.text(t, crate::text::white_space_of(arena, c));
+                }
             }
+            NodeKind::Element => {
+                let inline = cn.layout.as_ref().is_none_or(|l| l.style.display == "inline" || l.style.display == "contents");
+                if inline && !interactive.contains_key(&c) && !SKIP.contains(&cn.tag.as_str()) && !cn.pseudo {
+                    stack.extend(cn.children.iter().rev().copied());
+                } else if cn.generated.is_some() {
+                    flow.text(cn.generated.as_deref().unwrap_or(""), crate::arena::WhiteSpace::Collapse);
+                } else {
+                    // A nested block or a target: a separate node of the outline.
+                    flow.soft_break();
+                }
+            }
+            _ => {}
         }
     }
-    collapse(&out)
+    flow.finish_line()
 }
 
 fn is_block(arena: &Arena, id: NodeId) -> bool {

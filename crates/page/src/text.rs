@@ -10,6 +10,7 @@
 //! (a table cell, an inline-block, a name) they read as one space.
 
 use crate::arena::{Arena, NodeId, NodeKind, WhiteSpace};
+use crate::geometry::Rect;
 
 const NO_TEXT: &[&str] = &["script", "style", "noscript", "template", "head", "title"];
 
@@ -55,6 +56,19 @@ pub struct Flow {
     pub limit: usize,
     /// The current line started in preserved text: its indentation stays.
     keep_indent: bool,
+    /// A block boundary was passed: the next content starts a new line unless it
+    /// is laid out on the same row, to the right of the current line.
+    pending_break: bool,
+    /// Where the current line's content is on screen, as far as known.
+    line_box: Option<Rect>,
+}
+
+/// Content at `r` continues a rendered line occupying `line`: it overlaps it
+/// vertically by at least half of the shorter height, and starts at its right.
+fn same_row(line: &Rect, r: &Rect) -> bool {
+    let overlap = line.bottom().min(r.bottom()) - line.y.max(r.y);
+    let shorter = line.h.min(r.h).max(1.0);
+    overlap >= shorter * 0.5 && r.x >= line.right() - 2.0
 }
 
 impl Flow {
@@ -82,8 +96,43 @@ impl Flow {
         self.cur.push(if c == '\u{a0}' { ' ' } else { c });
     }
 
+    /// Resolve a pending block break before content laid out at `at`.
+    fn place(&mut self, at: Option<Rect>) {
+        if self.pending_break {
+            self.pending_break = false;
+            let joins = matches!((&self.line_box, &at), (Some(l), Some(r)) if same_row(l, r));
+            if joins && !self.cur.trim().is_empty() {
+                self.space = true;
+            } else {
+                self.end_line();
+            }
+        }
+        if let Some(r) = at.filter(|r| !r.is_empty() && r.x.is_finite() && r.y.is_finite()) {
+            self.line_box = Some(match self.line_box {
+                Some(l) => l.union(&r),
+                None => r,
+            });
+        }
+    }
+
+    /// A pending break becomes a real one (before structure that always starts a line).
+    fn settle_break(&mut self) {
+        if self.pending_break {
+            self.pending_break = false;
+            self.end_line();
+        }
+    }
+
     /// Inline text in a white-space mode.
     pub fn text(&mut self, s: &str, ws: WhiteSpace) {
+        self.text_at(s, ws, None);
+    }
+
+    /// Inline text laid out at `at` (its box on screen, when known).
+    pub fn text_at(&mut self, s: &str, ws: WhiteSpace, at: Option<Rect>) {
+        if s.chars().any(|c| !collapsible(c)) {
+            self.place(at);
+        }
         for c in s.chars() {
             if self.full() {
                 return;
@@ -112,10 +161,19 @@ impl Flow {
 
     /// An atomic piece (an element token, an image): separated from words by a space.
     pub fn atom(&mut self, s: &str) {
+        self.atom_at(s, None);
+    }
+
+    /// An atomic piece laid out at `at`.
+    pub fn atom_at(&mut self, s: &str, at: Option<Rect>) {
         if s.is_empty() {
             return;
         }
-        if !self.cur.is_empty() && !self.cur.ends_with(' ') {
+        self.place(at);
+        // A space where the source has one, or to keep a word and the token apart;
+        // `(` and other punctuation join: `([24]link "3 total")`.
+        let word_before = self.cur.chars().last().is_some_and(|c| c.is_alphanumeric() || c == '"' || c == ']');
+        if (self.space || word_before) && !self.cur.is_empty() && !self.cur.ends_with(' ') {
             self.cur.push(' ');
         }
         self.space = false;
@@ -130,6 +188,7 @@ impl Flow {
 
     /// A `<br>` or a preserved newline.
     pub fn hard_break(&mut self) {
+        self.settle_break();
         if self.single_line {
             self.space = true;
         } else if !self.cur.trim().is_empty() {
@@ -143,20 +202,21 @@ impl Flow {
 
     /// A position that changes whenever anything is written.
     pub fn mark(&self) -> (usize, usize) {
-        (self.lines.len(), self.cur.len())
+        (self.lines.len() * 2 + usize::from(self.pending_break), self.cur.len())
     }
 
     /// A block boundary.
     pub fn block_break(&mut self) {
         if self.single_line {
             self.space = true;
-        } else {
-            self.end_line();
+        } else if !self.cur.trim().is_empty() {
+            self.pending_break = true;
         }
     }
 
     /// A table cell boundary: ` | ` between cells of one row.
     pub fn cell(&mut self) {
+        self.settle_break();
         if !self.cur.trim().is_empty() {
             let t = self.cur.trim_end().len();
             self.cur.truncate(t);
@@ -171,6 +231,7 @@ impl Flow {
         if self.single_line {
             return;
         }
+        self.pending_break = false;
         self.end_line();
         self.prefix = p.to_string();
     }
@@ -181,6 +242,7 @@ impl Flow {
             self.atom(&s);
             return;
         }
+        self.pending_break = false;
         self.end_line();
         self.lines.push(s);
     }
@@ -196,10 +258,12 @@ impl Flow {
         self.space = false;
         self.after_atom = false;
         self.keep_indent = false;
+        self.line_box = None;
     }
 
     /// The lines, without trailing empty ones.
     pub fn finish(mut self) -> Vec<String> {
+        self.pending_break = false;
         self.end_line();
         while self.lines.last().is_some_and(|l| l.is_empty()) {
             self.lines.pop();

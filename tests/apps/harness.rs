@@ -1,0 +1,439 @@
+//! The real apps of `tests/apps.rs` and the agent-side helpers its tasks use.
+//!
+//! - [`Django`]: `tests/apps/django/serve.py` on 127.0.0.1 (a port the OS picks), with its own
+//!   SQLite file (a copy of one migrated and seeded once per run: a superuser and three
+//!   questions); queried with Python's `sqlite3`.
+//! - [`todomvc`]: TodoMVC's site from npm, served by the project's fixture server.
+//! - [`find`] and friends: targets chosen the way a model would choose them, by role and name
+//!   as `page_content` shows them (`[N]role "name"`), never by a number.
+//!
+//! Both apps are installed by `./x apps` (and `./x test`) into `.cache/apps/`; a missing one
+//! fails the test with that command.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+use serde_json::{json, Value};
+use sightline_api::{Env, StateObject};
+
+use crate::common::step;
+
+pub const ADMIN_USER: &str = "admin";
+pub const ADMIN_PASSWORD: &str = "sightline-pass";
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cache() -> PathBuf {
+    repo().join(".cache/apps")
+}
+
+fn missing(what: &str) -> ! {
+    panic!(
+        "\n\n{what} is not installed; the real-app tests need it.\n\
+         Install the real apps with:  ./x apps   (./x test installs them too)\n\n"
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Django
+
+/// A running Django admin site with its own database. Dropping it kills the server (by the PID
+/// this test started) and removes its directory; the server also dies with the test thread.
+pub struct Django {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+static NEXT: AtomicU32 = AtomicU32::new(0);
+static PREPARED: OnceLock<PathBuf> = OnceLock::new();
+
+extern "C" fn remove_prepared() {
+    if let Some(p) = PREPARED.get() {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+fn serve_py(site_packages: &Path, db: &Path) -> Command {
+    let mut cmd = Command::new("python3");
+    cmd.arg(repo().join("tests/apps/django/serve.py"))
+        .env("PYTHONPATH", site_packages)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("SIGHTLINE_APPS_DB", db);
+    cmd
+}
+
+/// A migrated and seeded database, made once per test binary; each site starts on a copy.
+fn prepared(site_packages: &Path) -> &'static Path {
+    PREPARED.get_or_init(|| {
+        let db = std::env::temp_dir().join(format!("sightline-apps-django-{}.sqlite3", std::process::id()));
+        let _ = std::fs::remove_file(&db);
+        let out = serve_py(site_packages, &db).arg("--prepare").output().expect("run python3 for the Django site");
+        assert!(
+            out.status.success(),
+            "preparing the Django site's database failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // SAFETY: registering a plain extern "C" fn.
+        unsafe {
+            libc::atexit(remove_prepared);
+        }
+        db
+    })
+}
+
+impl Django {
+    pub fn start() -> Django {
+        let site_packages = cache().join("django");
+        if !site_packages.join("django/__init__.py").is_file() {
+            missing(&format!("Django (expected in {})", site_packages.display()));
+        }
+        let template = prepared(&site_packages);
+        let dir = std::env::temp_dir().join(format!(
+            "sightline-apps-django-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(template, dir.join("db.sqlite3")).unwrap();
+        let log = std::fs::File::create(dir.join("server.log")).unwrap();
+        let mut cmd = serve_py(&site_packages, &dir.join("db.sqlite3"));
+        cmd.arg("--ready").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(log);
+        // SAFETY: prctl in the forked child before exec; async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap_or_else(|e| panic!("could not run python3 for the Django site: {e}"));
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        let _ = out.read_line(&mut line);
+        let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok());
+        let mut django = Django { child, port: 0, dir };
+        match port {
+            Some(p) => django.port = p,
+            None => panic!("the Django site did not start (got {line:?}); its log:\n{}", django.log()),
+        }
+        django
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{}", self.port, path)
+    }
+
+    /// The server's stderr so far (request lines and tracebacks).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
+    }
+
+    /// Rows of a query on the site's database, read with Python's `sqlite3` (the backend, not
+    /// the page).
+    pub fn query(&self, sql: &str) -> Vec<Vec<Value>> {
+        let out = Command::new("python3")
+            .args([
+                "-c",
+                "import sqlite3, json, sys\n\
+                 c = sqlite3.connect(sys.argv[1])\n\
+                 print(json.dumps(c.execute(sys.argv[2]).fetchall()))",
+            ])
+            .arg(self.dir.join("db.sqlite3"))
+            .arg(sql)
+            .output()
+            .expect("python3 for a database query");
+        assert!(out.status.success(), "query {sql:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        let rows: Vec<Vec<Value>> = serde_json::from_slice(&out.stdout).expect("query output is JSON");
+        rows
+    }
+
+    /// One column of one row, or panics.
+    pub fn scalar(&self, sql: &str) -> Value {
+        let rows = self.query(sql);
+        assert_eq!(rows.len(), 1, "{sql:?} should give one row, gave {rows:?}");
+        rows[0][0].clone()
+    }
+}
+
+impl Drop for Django {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TodoMVC
+
+/// The TodoMVC site from npm, served on 127.0.0.1 by the project's fixture server. Returns the
+/// URL of its React example.
+pub async fn todomvc() -> (sightline_serve::Server, String) {
+    let root = cache().join("todomvc");
+    if !root.join("examples/react/index.html").is_file() {
+        missing(&format!("TodoMVC (expected in {})", root.display()));
+    }
+    let server = sightline_serve::Server::dir(root).await.expect("serve TodoMVC");
+    let url = server.url("/examples/react/index.html");
+    (server, url)
+}
+
+/// The React example's store: the todos it keeps in localStorage under `react-todos`,
+/// read through CDP in a fresh evaluation (not from the page's DOM).
+pub async fn stored_todos(env: &Env) -> Vec<(String, bool)> {
+    let raw = env.tab().evaluate("localStorage.getItem('react-todos')").await.expect("read localStorage");
+    let Some(text) = raw.as_str() else { return Vec::new() };
+    let todos: Vec<Value> = serde_json::from_str(text).expect("react-todos is JSON");
+    todos
+        .iter()
+        .map(|t| (t["title"].as_str().unwrap_or_default().to_string(), t["completed"].as_bool().unwrap_or(false)))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Choosing targets as a model would
+
+/// One `[N]role "name"` token of `page_content`.
+#[derive(Debug, Clone)]
+pub struct Token {
+    pub index: u64,
+    pub role: String,
+    pub name: String,
+    /// The page_content line it is on (0-based) and that line's text.
+    pub line: usize,
+    pub line_text: String,
+}
+
+/// Every element token in `page_content`, in order.
+pub fn tokens(s: &StateObject) -> Vec<Token> {
+    let mut out = Vec::new();
+    for (line_no, line) in s.page_content.lines().enumerate() {
+        let b = line.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] != b'[' {
+                i += 1;
+                continue;
+            }
+            let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if digits == 0 || b.get(i + 1 + digits) != Some(&b']') {
+                i += 1;
+                continue;
+            }
+            let index: u64 = line[i + 1..i + 1 + digits].parse().unwrap();
+            let mut j = i + 2 + digits;
+            let role_len = b[j..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'-').count();
+            if role_len == 0 {
+                i += 1;
+                continue;
+            }
+            let role = line[j..j + role_len].to_string();
+            j += role_len;
+            let mut name = String::new();
+            if line[j..].starts_with(" \"") {
+                j += 2;
+                let mut chars = line[j..].char_indices();
+                while let Some((k, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            if let Some((_, n)) = chars.next() {
+                                name.push(n);
+                            }
+                        }
+                        '"' => {
+                            j += k + 1;
+                            break;
+                        }
+                        c => name.push(c),
+                    }
+                }
+            }
+            out.push(Token { index, role, name, line: line_no, line_text: line.to_string() });
+            i = j.max(i + 1);
+        }
+    }
+    out
+}
+
+fn check(s: &StateObject, t: &Token) -> u64 {
+    let d = s
+        .element_index
+        .0
+        .get(t.index as usize - 1)
+        .unwrap_or_else(|| panic!("page_content names [{}] but element_index has no such element", t.index));
+    let role = d.role.clone().unwrap_or_else(|| d.tag.clone());
+    assert!(
+        role == t.role || d.role.is_none(),
+        "[{}] reads as {} in page_content but has role {role} in element_index",
+        t.index,
+        t.role
+    );
+    t.index
+}
+
+fn same(shown: &str, wanted: &str) -> bool {
+    shown.to_lowercase() == wanted.to_lowercase()
+}
+
+fn listing(s: &StateObject) -> String {
+    format!("url: {}\npage_content:\n{}", s.url, s.page_content)
+}
+
+/// The element with this role and this name (the first if several). Names compare without
+/// regard to case: CSS `text-transform` shows Django's "Add question" as "ADD QUESTION", and a
+/// person reads past that; spacing and every other character must match.
+pub fn find(s: &StateObject, role: &str, name: &str) -> u64 {
+    find_nth(s, role, name, 1)
+}
+
+/// The `n`th (1-based) element with this role and exactly this name, in reading order.
+pub fn find_nth(s: &StateObject, role: &str, name: &str, n: usize) -> u64 {
+    let all: Vec<Token> = tokens(s).into_iter().filter(|t| t.role == role && same(&t.name, name)).collect();
+    match all.get(n - 1) {
+        Some(t) => check(s, t),
+        None => panic!("no {role} {name:?} (number {n}; {} found) in the current state\n{}", all.len(), listing(s)),
+    }
+}
+
+/// How many elements have this role and name.
+pub fn count(s: &StateObject, role: &str, name: &str) -> usize {
+    tokens(s).iter().filter(|t| t.role == role && same(&t.name, name)).count()
+}
+
+/// The element with this role and name on the line of `page_content` that also reads `anchor`:
+/// "the checkbox in the row of 'Buy milk'", "the Add link in the Questions row".
+pub fn find_on_line(s: &StateObject, anchor: &str, role: &str, name: &str) -> u64 {
+    let all: Vec<Token> = tokens(s)
+        .into_iter()
+        .filter(|t| t.role == role && same(&t.name, name) && t.line_text.contains(anchor))
+        .collect();
+    match all.as_slice() {
+        [t] => check(s, t),
+        [] => panic!("no {role} {name:?} on a line that reads {anchor:?}\n{}", listing(s)),
+        many => panic!(
+            "{} elements {role} {name:?} on lines reading {anchor:?}: {:?}\n{}",
+            many.len(),
+            many.iter().map(|t| t.index).collect::<Vec<_>>(),
+            listing(s)
+        ),
+    }
+}
+
+/// The element whose token comes right before the text `anchor` in page_content, with no other
+/// element between them: "the checkbox in front of 'Buy milk'". It must have this role and name.
+pub fn find_before(s: &StateObject, anchor: &str, role: &str, name: &str) -> u64 {
+    let text = &s.page_content;
+    let Some(at) = text.find(anchor) else { panic!("the page does not read {anchor:?}\n{}", listing(s)) };
+    let before = &text[..at];
+    let Some(open) = before.match_indices('[').rev().map(|(i, _)| i).find(|&i| {
+        let rest = &before[i + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && rest[digits..].starts_with(']')
+    }) else {
+        panic!("no element before {anchor:?}\n{}", listing(s))
+    };
+    let line_start = before[..open].rfind('\n').map_or(0, |i| i + 1);
+    let line_no = before[..line_start].matches('\n').count();
+    let line_offset = open - line_start;
+    // The token at that place, parsed with the rest of its line.
+    let tok = tokens(s)
+        .into_iter()
+        .filter(|t| t.line == line_no)
+        .find(|t| t.line_text[line_offset..].starts_with(&format!("[{}]", t.index)))
+        .unwrap_or_else(|| panic!("no element token right before {anchor:?}\n{}", listing(s)));
+    assert!(
+        tok.role == role && same(&tok.name, name),
+        "the element right before {anchor:?} is [{}]{} {:?}, not {role} {name:?}\n{}",
+        tok.index,
+        tok.role,
+        tok.name,
+        listing(s)
+    );
+    check(s, &tok)
+}
+
+/// The element whose token comes right after the text `anchor` in page_content, with no other
+/// element between them: "the ✖ button after 'Walk the dog'". It must have this role and name.
+pub fn find_after(s: &StateObject, anchor: &str, role: &str, name: &str) -> u64 {
+    let text = &s.page_content;
+    let Some(at) = text.find(anchor) else { panic!("the page does not read {anchor:?}\n{}", listing(s)) };
+    let end = at + anchor.len();
+    let line_no = text[..end].matches('\n').count();
+    let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+    let offset = end - line_start;
+    // The first token after the anchor: later on its line, else on the lines below.
+    let tok = tokens(s)
+        .into_iter()
+        .find(|t| {
+            t.line > line_no
+                || (t.line == line_no && t.line_text.match_indices(&format!("[{}]", t.index)).any(|(i, _)| i >= offset))
+        })
+        .unwrap_or_else(|| panic!("no element after {anchor:?}\n{}", listing(s)));
+    assert!(
+        tok.role == role && same(&tok.name, name),
+        "the element right after {anchor:?} is [{}]{} {:?}, not {role} {name:?}\n{}",
+        tok.index,
+        tok.role,
+        tok.name,
+        listing(s)
+    );
+    check(s, &tok)
+}
+
+/// Scroll the page down, a screen at a time, until an element with this role and name is in
+/// the index (at most ten screens). Returns its index.
+pub async fn scroll_to(env: &mut Env, role: &str, name: &str) -> u64 {
+    for _ in 0..10 {
+        if has(env.state(), role, name) {
+            return find(env.state(), role, name);
+        }
+        act(env, json!({"action": "scroll", "direction": "down"})).await;
+    }
+    find(env.state(), role, name)
+}
+
+/// Whether page_content has any element token with this role and name.
+pub fn has(s: &StateObject, role: &str, name: &str) -> bool {
+    count(s, role, name) > 0
+}
+
+/// Send one action; it must succeed. Returns the new state.
+pub async fn act(env: &mut Env, action: Value) -> StateObject {
+    let s = step(env, action.clone()).await.state;
+    if let Some(e) = &s.error {
+        panic!("{action} failed: {:?} {}\n{}", e.code, e.message, listing(&s));
+    }
+    s
+}
+
+pub async fn click(env: &mut Env, index: u64) -> StateObject {
+    act(env, json!({"action": "click_element", "element_index": index})).await
+}
+
+/// Click the element with this role and name in the current state.
+pub async fn click_named(env: &mut Env, role: &str, name: &str) -> StateObject {
+    let i = find(env.state(), role, name);
+    click(env, i).await
+}
+
+pub async fn type_into(env: &mut Env, index: u64, text: &str) -> StateObject {
+    act(env, json!({"action": "input_text", "element_index": index, "text": text, "overwrite": true})).await
+}
+
+/// Log in to the admin through its login form, choosing the fields by name.
+pub async fn admin_login(env: &mut Env, django: &Django) -> StateObject {
+    let s = act(env, json!({"action": "navigate", "url": django.url("/admin/")})).await;
+    assert!(s.url.contains("/admin/login/"), "the admin asks for a login first: {}", s.url);
+    let user = find(&s, "textbox", "Username:");
+    let s = type_into(env, user, ADMIN_USER).await;
+    let password = find(&s, "textbox", "Password:");
+    let s = type_into(env, password, ADMIN_PASSWORD).await;
+    click(env, find(&s, "button", "Log in")).await
+}
