@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
+use sightline_serve::Server;
 use sightline_server::grid::LocalGrid;
 use sightline_server::{BrowserSource, GridConfig, HubConfig, ServeConfig};
-use sightline_serve::Server;
 
 use crate::cli::Args;
 
@@ -76,12 +76,15 @@ fn processes() -> HashMap<i32, (i32, u64)> {
     for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        let Some(ppid) = stat.rsplit_once(')').and_then(|(_, r)| r.split_whitespace().nth(1)?.parse::<i32>().ok()) else {
+        let Some(ppid) = stat.rsplit_once(')').and_then(|(_, r)| r.split_whitespace().nth(1)?.parse::<i32>().ok())
+        else {
             continue;
         };
         let pss = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
             .ok()
-            .and_then(|s| s.lines().find(|l| l.starts_with("Pss:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+            .and_then(|s| {
+                s.lines().find(|l| l.starts_with("Pss:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            })
             .unwrap_or(0);
         out.insert(pid, (ppid, pss));
     }
@@ -220,7 +223,10 @@ fn one_size(mode: &'static str, base: &str, site: &str, n: usize, rounds: usize,
     })
 }
 
-async fn start_server(source: BrowserSource, max: usize) -> Result<(String, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>)> {
+async fn start_server(
+    source: BrowserSource,
+    max: usize,
+) -> Result<(String, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>)> {
     let hub = HubConfig { source, max_sessions: max, idle_timeout: Duration::from_secs(600), ..HubConfig::default() };
     let cfg = ServeConfig { listen: "127.0.0.1:0".parse()?, token: None, hub };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -238,7 +244,14 @@ async fn start_server(source: BrowserSource, max: usize) -> Result<(String, toki
     Ok((format!("http://{addr}"), stop, done))
 }
 
-async fn run_mode(mode: &'static str, source: BrowserSource, site: &str, sizes: &[usize], rounds: usize, grid_pid: Option<i32>) -> Result<Vec<Row>> {
+async fn run_mode(
+    mode: &'static str,
+    source: BrowserSource,
+    site: &str,
+    sizes: &[usize],
+    rounds: usize,
+    grid_pid: Option<i32>,
+) -> Result<Vec<Row>> {
     let max = sizes.iter().copied().max().unwrap_or(1);
     let (base, stop, done) = start_server(source, max).await?;
     let mut rows = Vec::new();
@@ -255,7 +268,10 @@ async fn run_mode(mode: &'static str, source: BrowserSource, site: &str, sizes: 
 
 pub async fn run(a: &Args) -> Result<u8> {
     let sizes: Vec<usize> = match &a.sizes {
-        Some(s) => s.split(',').map(|n| n.trim().parse().context("--sizes expects numbers like 1,10,25")).collect::<Result<_>>()?,
+        Some(s) => s
+            .split(',')
+            .map(|n| n.trim().parse().context("--sizes expects numbers like 1,10,25"))
+            .collect::<Result<_>>()?,
         None => vec![1, 10, 25],
     };
     let rounds: usize = a.runs.as_deref().unwrap_or("4").parse().context("--runs expects a number")?;

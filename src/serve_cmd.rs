@@ -87,7 +87,10 @@ pub async fn run(a: &Args) -> Result<u8> {
     };
     let grid = matches!(cfg.hub.source, BrowserSource::Grid(_));
     sightline_server::serve(cfg, stop, |addr| {
-        eprintln!("sightline serve: listening on http://{addr} (MCP at http://{addr}/mcp){}", if grid { ", browsers from Selenium Grid" } else { "" });
+        eprintln!(
+            "sightline serve: listening on http://{addr} (MCP at http://{addr}/mcp){}",
+            if grid { ", browsers from Selenium Grid" } else { "" }
+        );
     })
     .await?;
     eprintln!("sightline serve: stopped");

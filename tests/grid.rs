@@ -86,7 +86,10 @@ fn grid_sessions_are_browsers_of_their_own_refusals_are_typed_and_nothing_leaks(
     let (_, sb, _) = http("GET", &srv.url(&format!("/v1/sessions/{idb}/state?screenshot=false")), None, &[]);
     assert_eq!(sb["element_index"]["1"]["attributes"]["value"], "");
     // The same tools as everywhere else.
-    let (status, snap) = post(&srv.url(&format!("/v1/sessions/{idb}/tools/get_browser_state")), json!({ "snapshot_format": "semantic_v2" }));
+    let (status, snap) = post(
+        &srv.url(&format!("/v1/sessions/{idb}/tools/get_browser_state")),
+        json!({ "snapshot_format": "semantic_v2" }),
+    );
     assert_eq!(status, 200, "{snap}");
     assert!(snap["outline"].as_str().unwrap().contains("button \"Sign In\""));
     // Both slots are taken: the Grid refuses a third browser (after its 15 s request timeout), typed.
@@ -109,7 +112,8 @@ fn a_grid_browser_that_dies_ends_only_its_session() {
     let (_, b) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
     let (ida, idb) = (a["session_id"].as_str().unwrap(), b["session_id"].as_str().unwrap());
     // The Grid loses A's browser (deleted behind the server's back).
-    let (status, _, _) = http("DELETE", &format!("{}/session/{}", g.url, a["grid_session"].as_str().unwrap()), None, &[]);
+    let (status, _, _) =
+        http("DELETE", &format!("{}/session/{}", g.url, a["grid_session"].as_str().unwrap()), None, &[]);
     assert_eq!(status, 200);
     let until = std::time::Instant::now() + Duration::from_secs(10);
     let (status, err) = loop {
@@ -141,7 +145,9 @@ fn the_binary_with_grid_returns_its_browsers_on_sigterm() {
 #[test]
 fn connect_accepts_wss() {
     // TLS is compiled in: a wss:// endpoint is dialled (and here refused), not rejected as unsupported.
-    let err = run(sightline_cdp::Chromium::connect("wss://127.0.0.1:9/devtools/browser/x")).err().expect("nothing listens on port 9");
+    let err = run(sightline_cdp::Chromium::connect("wss://127.0.0.1:9/devtools/browser/x"))
+        .err()
+        .expect("nothing listens on port 9");
     let msg = err.to_string();
     assert!(!msg.contains("TLS support not compiled in") && !msg.to_lowercase().contains("not compiled"), "{msg}");
     assert!(msg.to_lowercase().contains("refused") || msg.contains("Connection"), "{msg}");
@@ -157,7 +163,16 @@ fn new_session_asks_for_our_chromium_and_flags() {
     let chrome = &body["capabilities"]["alwaysMatch"]["goog:chromeOptions"];
     assert_eq!(chrome["binary"], "/usr/bin/chromium");
     let args: Vec<&str> = chrome["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
-    for f in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] {
+    for f in [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ] {
         assert!(args.contains(&f), "{f} missing from {args:?}");
     }
 }

@@ -134,7 +134,10 @@ fn sessions_are_isolated() {
     let typed = act(&a, json!({ "action": "input_text", "element_index": 1, "text": "alice's secret" }));
     assert_eq!(typed["element_index"]["1"]["attributes"]["value"], "alice's secret");
     let sb = act(&b, json!({ "action": "navigate", "url": site.url("/jar.html") }));
-    assert!(sb["page_content"].as_str().unwrap().contains("cookie=[] storage=[]"), "B sees A's cookie or storage: {sb}");
+    assert!(
+        sb["page_content"].as_str().unwrap().contains("cookie=[] storage=[]"),
+        "B sees A's cookie or storage: {sb}"
+    );
     assert_eq!(sb["element_index"]["1"]["attributes"]["value"], "", "B sees what A typed");
     // And A still has its own.
     let (_, again) = get(&srv.url(&format!("/v1/sessions/{a}/state?screenshot=false")));
@@ -216,7 +219,8 @@ fn token_bounds_and_no_cors() {
         &[("authorization", &bearer), ("origin", "http://evil.test"), ("access-control-request-method", "POST")],
     );
     assert!(!head.contains("access-control-allow-origin"), "{head}");
-    let (_, _, head) = http("GET", &srv.url("/healthz"), None, &[("authorization", &bearer), ("origin", "http://evil.test")]);
+    let (_, _, head) =
+        http("GET", &srv.url("/healthz"), None, &[("authorization", &bearer), ("origin", "http://evil.test")]);
     assert!(!head.contains("access-control-allow-origin"), "{head}");
 }
 

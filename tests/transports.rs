@@ -150,7 +150,8 @@ fn real_mcp_clients_over_streamable_http_each_get_their_own_session() {
     world();
     let mut srv = ServeProc::start(&["--listen", "127.0.0.1:0", "--connect", &browser_endpoint()]);
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_http_client.py");
-    let out = Command::new("python3").arg(&script).arg(srv.url("/mcp")).arg(url("/signin.html")).output().expect("python3");
+    let out =
+        Command::new("python3").arg(&script).arg(srv.url("/mcp")).arg(url("/signin.html")).output().expect("python3");
     let stderr = String::from_utf8_lossy(&out.stderr);
     if stderr.contains("No module named 'mcp'") {
         panic!("this test needs the official MCP client: python3 -m pip install mcp (./x test installs it)");

@@ -109,9 +109,9 @@ impl ServerError {
     /// The HTTP status that carries it.
     pub fn status(&self) -> StatusCode {
         match self {
-            ServerError::SessionNotFound { .. } | ServerError::SessionEnded { .. } | ServerError::BrowserCrashed { .. } => {
-                StatusCode::NOT_FOUND
-            }
+            ServerError::SessionNotFound { .. }
+            | ServerError::SessionEnded { .. }
+            | ServerError::BrowserCrashed { .. } => StatusCode::NOT_FOUND,
             ServerError::Busy { .. } => StatusCode::TOO_MANY_REQUESTS,
             ServerError::TooManySessions { .. } | ServerError::ShuttingDown | ServerError::Grid(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
@@ -160,7 +160,8 @@ impl IntoResponse for ServerError {
     fn into_response(self) -> Response {
         let mut r = (self.status(), axum::Json(self.body())).into_response();
         if matches!(self, ServerError::Unauthorized) {
-            r.headers_mut().insert(axum::http::header::WWW_AUTHENTICATE, axum::http::HeaderValue::from_static("Bearer"));
+            r.headers_mut()
+                .insert(axum::http::header::WWW_AUTHENTICATE, axum::http::HeaderValue::from_static("Bearer"));
         }
         r
     }

@@ -91,7 +91,8 @@ pub async fn new_session(cfg: &GridConfig) -> Result<GridSession, GridError> {
     tokio::task::spawn_blocking(move || {
         let url = format!("{}/session", base(&cfg.url));
         let unreachable = |detail: String| GridError::Unreachable { url: cfg.url.clone(), detail };
-        let mut resp = agent(cfg.timeout).post(&url).send_json(new_session_body(&cfg)).map_err(|e| unreachable(e.to_string()))?;
+        let mut resp =
+            agent(cfg.timeout).post(&url).send_json(new_session_body(&cfg)).map_err(|e| unreachable(e.to_string()))?;
         let status = resp.status().as_u16();
         let text = resp.body_mut().read_to_string().map_err(|e| unreachable(e.to_string()))?;
         let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
@@ -100,7 +101,10 @@ pub async fn new_session(cfg: &GridConfig) -> Result<GridSession, GridError> {
             return Err(GridError::Refused {
                 status,
                 error: value["error"].as_str().unwrap_or("unknown error").to_string(),
-                message: value["message"].as_str().map(|m| m.lines().next().unwrap_or_default().to_string()).unwrap_or(text),
+                message: value["message"]
+                    .as_str()
+                    .map(|m| m.lines().next().unwrap_or_default().to_string())
+                    .unwrap_or(text),
             });
         }
         let id = value["sessionId"].as_str().unwrap_or_default().to_string();
@@ -149,10 +153,12 @@ pub async fn busy_slots(url: &str) -> Option<usize> {
 }
 
 /// Where `./x` installs the Selenium server jar (npm `@nightwatch/selenium-server` 4.20.0), under a checkout.
-pub const JAR_IN_CHECKOUT: &str = "target/selenium/node_modules/@nightwatch/selenium-server/lib/selenium-server-4.20.0.jar";
+pub const JAR_IN_CHECKOUT: &str =
+    "target/selenium/node_modules/@nightwatch/selenium-server/lib/selenium-server-4.20.0.jar";
 
 /// What to install when a local Grid cannot start.
-pub const INSTALL_HINT: &str = "install with ./x test (or: apt-get install default-jre-headless chromium chromium-driver; \
+pub const INSTALL_HINT: &str =
+    "install with ./x test (or: apt-get install default-jre-headless chromium chromium-driver; \
 npm install --prefix target/selenium @nightwatch/selenium-server@4.20.0), or point SIGHTLINE_SELENIUM_JAR at the jar";
 
 /// A Selenium Grid standalone we started on 127.0.0.1 (tests and `sightline bench serve`).
@@ -178,8 +184,14 @@ impl LocalGrid {
 
     /// Start `java -jar … standalone` on a free loopback port and wait until it is ready.
     /// `max_sessions` browsers at once; a new-session request waits `request_timeout` for a slot.
-    pub fn start(jar: &std::path::Path, max_sessions: usize, request_timeout: Duration) -> Result<LocalGrid, GridError> {
-        for (tool, what) in [("java", "Java (default-jre-headless)"), ("chromedriver", "chromedriver (chromium-driver)")] {
+    pub fn start(
+        jar: &std::path::Path,
+        max_sessions: usize,
+        request_timeout: Duration,
+    ) -> Result<LocalGrid, GridError> {
+        for (tool, what) in
+            [("java", "Java (default-jre-headless)"), ("chromedriver", "chromedriver (chromium-driver)")]
+        {
             let found = std::env::var_os("PATH")
                 .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
                 .unwrap_or(false);

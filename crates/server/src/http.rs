@@ -87,7 +87,8 @@ async fn mcp_delete_no_content(req: Request, next: Next) -> Response {
 
 /// Bounded heads, then the bearer token (compared in constant time).
 async fn guard(token: Option<String>, req: Request, next: Next) -> Response {
-    let head: usize = req.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum::<usize>() + req.uri().to_string().len();
+    let head: usize =
+        req.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum::<usize>() + req.uri().to_string().len();
     if head > MAX_HEADERS {
         return ServerError::HeadersTooLarge { limit: MAX_HEADERS }.into_response();
     }
@@ -147,7 +148,8 @@ async fn create_session(State(st): State<AppState>, body: Bytes) -> Result<Respo
         sightline_api::check_url(url).map_err(|e| ServerError::BadRequest(e.to_string()))?;
     }
     let viewport = b.viewport.as_deref().map(parse_viewport).transpose()?;
-    let (s, state) = st.hub.create(NewSession { url: b.url, viewport, screenshot: b.screenshot.unwrap_or(true) }).await?;
+    let (s, state) =
+        st.hub.create(NewSession { url: b.url, viewport, screenshot: b.screenshot.unwrap_or(true) }).await?;
     let mut out = json!({ "session_id": s.id });
     if let Some(state) = state {
         out["state"] = state;
@@ -182,7 +184,11 @@ struct StateQuery {
     screenshot: Option<bool>,
 }
 
-async fn state(State(st): State<AppState>, Path(id): Path<String>, Query(q): Query<StateQuery>) -> Result<Json<Value>, ServerError> {
+async fn state(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<StateQuery>,
+) -> Result<Json<Value>, ServerError> {
     let s = st.hub.enter(&id)?;
     match s.state(&st.hub.metrics, q.screenshot).await {
         Ok(v) => Ok(Json(v)),

@@ -176,7 +176,9 @@ impl Hub {
         let restarted = g.take().is_some();
         let opts = match &self.cfg.source {
             BrowserSource::Launch(l) => BrowserOptions { launch: l.clone(), connect: None },
-            BrowserSource::Connect(url) => BrowserOptions { launch: LaunchOptions::default(), connect: Some(url.clone()) },
+            BrowserSource::Connect(url) => {
+                BrowserOptions { launch: LaunchOptions::default(), connect: Some(url.clone()) }
+            }
             BrowserSource::Grid(_) => unreachable!("grid sessions have their own browsers"),
         };
         // Launched from a runtime worker (they live as long as the process: PR_SET_PDEATHSIG follows the thread).
@@ -213,7 +215,12 @@ impl Hub {
         let (endpoint, watch, grid) = match &self.cfg.source {
             BrowserSource::Grid(g) => {
                 let gs = grid::new_session(g).await?;
-                let watch = match Browser::start(&BrowserOptions { launch: LaunchOptions::default(), connect: Some(gs.cdp.clone()) }).await {
+                let watch = match Browser::start(&BrowserOptions {
+                    launch: LaunchOptions::default(),
+                    connect: Some(gs.cdp.clone()),
+                })
+                .await
+                {
                     Ok(w) => w,
                     Err(e) => {
                         grid::delete_session(gs).await;
@@ -376,7 +383,8 @@ impl Hub {
         let now = Instant::now();
         let mut doomed = Vec::new();
         // A Grid browser can vanish behind a websocket proxy that stays open: ask each one.
-        let grid: Vec<Arc<Session>> = self.sessions.lock().unwrap().values().filter(|s| s.grid.is_some()).cloned().collect();
+        let grid: Vec<Arc<Session>> =
+            self.sessions.lock().unwrap().values().filter(|s| s.grid.is_some()).cloned().collect();
         let answers = futures_util::future::join_all(grid.iter().map(|s| alive(&s.watch))).await;
         for (s, ok) in grid.iter().zip(answers) {
             // Two misses in a row: one slow answer on a loaded machine is not a crash.

@@ -62,7 +62,11 @@ pub async fn serve(
     let mcp_shutdown = tokio_util::sync::CancellationToken::new();
     let router = app(
         hub.clone(),
-        HttpConfig { token: cfg.token.clone(), any_host: !cfg.listen.ip().is_loopback(), mcp_shutdown: mcp_shutdown.clone() },
+        HttpConfig {
+            token: cfg.token.clone(),
+            any_host: !cfg.listen.ip().is_loopback(),
+            mcp_shutdown: mcp_shutdown.clone(),
+        },
     );
     let period = (cfg.hub.idle_timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));
     let keeper = tokio::spawn(hub.clone().housekeeping(period));

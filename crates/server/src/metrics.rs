@@ -83,7 +83,13 @@ impl Metrics {
         let gauge = |out: &mut String, name: &str, kind: &str, help: &str, v: u64| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}");
         };
-        gauge(&mut out, "sightline_sessions_open", "gauge", "Sessions open now.", self.sessions_open.load(Ordering::Relaxed));
+        gauge(
+            &mut out,
+            "sightline_sessions_open",
+            "gauge",
+            "Sessions open now.",
+            self.sessions_open.load(Ordering::Relaxed),
+        );
         gauge(
             &mut out,
             "sightline_sessions_created_total",
@@ -109,7 +115,10 @@ impl Metrics {
         for (reason, n) in self.sessions_ended.lock().unwrap().iter() {
             let _ = writeln!(out, "sightline_sessions_ended_total{{reason=\"{reason}\"}} {n}");
         }
-        let _ = writeln!(out, "# HELP sightline_actions_total Element-index actions, by outcome.\n# TYPE sightline_actions_total counter");
+        let _ = writeln!(
+            out,
+            "# HELP sightline_actions_total Element-index actions, by outcome.\n# TYPE sightline_actions_total counter"
+        );
         for (outcome, n) in self.actions.lock().unwrap().iter() {
             let _ = writeln!(out, "sightline_actions_total{{outcome=\"{outcome}\"}} {n}");
         }
@@ -117,8 +126,16 @@ impl Metrics {
         for ((tool, outcome), n) in self.tool_calls.lock().unwrap().iter() {
             let _ = writeln!(out, "sightline_tool_calls_total{{tool=\"{tool}\",outcome=\"{outcome}\"}} {n}");
         }
-        self.action_latency.render(&mut out, "sightline_action_seconds", "Time from an action's arrival to its State Object (act, wait, capture).");
-        self.capture_latency.render(&mut out, "sightline_capture_seconds", "Time to capture a State Object (GET state).");
+        self.action_latency.render(
+            &mut out,
+            "sightline_action_seconds",
+            "Time from an action's arrival to its State Object (act, wait, capture).",
+        );
+        self.capture_latency.render(
+            &mut out,
+            "sightline_capture_seconds",
+            "Time to capture a State Object (GET state).",
+        );
         out
     }
 }

@@ -72,8 +72,14 @@ pub fn document() -> Value {
             }
         }));
     }
-    paths.insert("/healthz".into(), json!({ "get": { "summary": "Liveness and session count.", "responses": { "200": { "description": "ok" } } } }));
-    paths.insert("/metrics".into(), json!({ "get": { "summary": "Prometheus text.", "responses": { "200": { "description": "metrics" } } } }));
+    paths.insert(
+        "/healthz".into(),
+        json!({ "get": { "summary": "Liveness and session count.", "responses": { "200": { "description": "ok" } } } }),
+    );
+    paths.insert(
+        "/metrics".into(),
+        json!({ "get": { "summary": "Prometheus text.", "responses": { "200": { "description": "metrics" } } } }),
+    );
     paths.insert("/mcp".into(), json!({ "post": { "summary": "MCP Streamable HTTP (one MCP session = one Sightline session).", "responses": { "200": { "description": "JSON-RPC over SSE" } } } }));
     json!({
         "openapi": "3.1.0",
