@@ -85,7 +85,10 @@ impl Tab {
         let st = self.state.lock().unwrap();
         // A requested navigation that never starts (204, download, cancelled) stops counting after 1 s.
         let requested = st.nav_requested.is_some_and(|t| t >= since && t.elapsed() < Duration::from_secs(1));
-        (st.main_loading || requested, st.inflight.values().filter(|t| **t >= since).count())
+        // Out-of-process frames that attached since the action and are still loading
+        // count like requests (capped like them, so a frame that never loads costs the cap).
+        let frames = st.oopif_loading.values().filter(|t| **t >= since).count();
+        (st.main_loading || requested, st.inflight.values().filter(|t| **t >= since).count() + frames)
     }
 
     /// Wait until the page is stable, counting requests started after `since`.

@@ -55,6 +55,8 @@ pub(crate) struct Tracker {
     pub dialog_tx: Option<tokio::sync::watch::Sender<bool>>,
     /// Why the last intercepted main-frame navigation failed (see `Tab::navigate`).
     pub nav_error: Option<String>,
+    /// Out-of-process frames attached and not yet done loading, since when.
+    pub oopif_loading: HashMap<String, Instant>,
 }
 
 impl Tracker {
@@ -206,7 +208,7 @@ impl Tab {
             c.call_raw(
                 Some(s),
                 "Target.setAutoAttach",
-                json!({ "autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true }),
+                json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true }),
             ),
         ];
         if page {
@@ -508,6 +510,15 @@ async fn track(
             "Page.frameStartedLoading" | "Page.frameStoppedLoading" => {
                 let v: Value = ev.parse().unwrap_or_default();
                 let mut st = state.lock().unwrap();
+                if ev.session.as_ref() != Some(&page) {
+                    if let Some(f) = v["frameId"].as_str() {
+                        if ev.method == "Page.frameStoppedLoading" {
+                            st.oopif_loading.remove(f);
+                        } else {
+                            st.oopif_loading.insert(f.to_string(), now);
+                        }
+                    }
+                }
                 if ev.session.as_ref() == Some(&page) && v["frameId"].as_str() == Some(st.main_frame.as_str()) {
                     st.main_loading = ev.method == "Page.frameStartedLoading";
                     st.nav_requested = None;
@@ -599,20 +610,24 @@ async fn track(
                 if let Some(a) = ev.parse::<AttachedToTarget>() {
                     let s = SessionId(a.session_id);
                     if a.target_info.kind == "iframe" {
-                        state
-                            .lock()
-                            .unwrap()
-                            .oopifs
-                            .push(OopFrame { frame_id: a.target_info.target_id, session: s.clone() });
+                        {
+                            let mut st = state.lock().unwrap();
+                            st.oopifs.push(OopFrame { frame_id: a.target_info.target_id.clone(), session: s.clone() });
+                            st.oopif_loading.insert(a.target_info.target_id.clone(), now);
+                        }
+                        // The frame was attached paused (waitForDebuggerOnStart): set up what we
+                        // watch (crashes, loading, requests, the settle probe), then let it run,
+                        // so nothing in it runs unobserved.
                         let c = client.clone();
                         tokio::spawn(async move {
+                            let _ = c.call_raw(Some(&s), "Inspector.enable", json!({})).await;
                             let _ = c.call_raw(Some(&s), "Page.enable", json!({})).await;
                             let _ = c.call_raw(Some(&s), "Network.enable", json!({})).await;
                             let _ = c
                                 .call_raw(
                                     Some(&s),
                                     "Target.setAutoAttach",
-                                    json!({ "autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true }),
+                                    json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true }),
                                 )
                                 .await;
                             let _ = c
@@ -622,6 +637,7 @@ async fn track(
                                     json!({ "source": PROBE_SCRIPT }),
                                 )
                                 .await;
+                            let _ = c.call_raw(Some(&s), "Runtime.runIfWaitingForDebugger", json!({})).await;
                         });
                     } else {
                         // A worker's script request is reported here but finishes in the
@@ -638,7 +654,11 @@ async fn track(
             "Target.detachedFromTarget" => {
                 let v: Value = ev.parse().unwrap_or_default();
                 if let Some(sid) = v["sessionId"].as_str() {
-                    state.lock().unwrap().oopifs.retain(|f| f.session.0 != sid);
+                    let mut st = state.lock().unwrap();
+                    st.oopifs.retain(|f| f.session.0 != sid);
+                    if let Some(t) = v["targetId"].as_str() {
+                        st.oopif_loading.remove(t);
+                    }
                 }
             }
             _ => {}
