@@ -24,6 +24,9 @@ USAGE:
     sightline trace replay DIR                    send a trace's actions again against a fresh browser
     sightline rpc [OPTIONS]          the tool API as JSON-RPC 2.0 over stdio (methods = tool names, plus list_tools)
     sightline mcp [OPTIONS]          the same tools as a Model Context Protocol server over stdio
+    sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]
+                    [--grid URL | --connect URL]
+                                     HTTP API and MCP (Streamable HTTP at /mcp): many isolated sessions
     sightline marks URL --out marks.png [--json]
                                      Set-of-Marks: numbered boxes over the visible interactive elements
     sightline script FILE.js [--url URL] [--allow PREFIX]... [--allow-private] [--timeout S]
@@ -33,7 +36,7 @@ USAGE:
 OPTIONS:
     --viewport WIDTHxHEIGHT   viewport in CSS pixels (default 1280x720)
     --no-screenshot           leave the screenshot field empty (\"\")
-    --connect URL             attach to a running browser (ws://…/devtools/browser/… or http://host:port)
+    --connect URL             attach to a running browser (ws://… or wss://…/devtools/browser/…, or http://host:port)
     --chrome PATH             Chromium binary (else $SIGHTLINE_CHROME, then chromium on PATH)
     --settle-ms MS            the most one wait for a stable page may take (default 3000)
     --allow PREFIX            egress: only URLs under these prefixes (repeatable; scheme, host, port, path)
@@ -86,6 +89,12 @@ pub struct Args {
     pub block: Vec<String>,
     pub block_private: bool,
     pub no_chrome_sandbox: bool,
+    // Server.
+    pub listen: Option<String>,
+    pub token_file: Option<PathBuf>,
+    pub max_sessions: Option<String>,
+    pub idle_timeout: Option<String>,
+    pub grid: Option<String>,
 }
 
 pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
@@ -127,6 +136,11 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--block" => a.block.push(value("--block")?),
             "--block-private" => a.block_private = true,
             "--no-chrome-sandbox" => a.no_chrome_sandbox = true,
+            "--listen" => a.listen = Some(value("--listen")?),
+            "--token-file" => a.token_file = Some(value("--token-file")?.into()),
+            "--max-sessions" => a.max_sessions = Some(value("--max-sessions")?),
+            "--idle-timeout" => a.idle_timeout = Some(value("--idle-timeout")?),
+            "--grid" => a.grid = Some(value("--grid")?),
             s if s.starts_with('-') && s.len() > 1 => bail!("unknown option {s}\n\n{USAGE}"),
             _ if a.command.is_empty() => a.command = w,
             _ => a.positional.push(w),

@@ -2,6 +2,7 @@
 
 mod agent_cmd;
 mod bench;
+mod bench_serve;
 mod cli;
 mod demo;
 mod jsonrpc;
@@ -9,6 +10,7 @@ mod mcp;
 mod pack_cmd;
 mod rpc;
 mod run;
+mod serve_cmd;
 mod vision;
 
 use anyhow::Result;
@@ -31,6 +33,10 @@ fn main() -> std::process::ExitCode {
     }
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
     let result: Result<u8> = rt.block_on(async move {
+        // The server handles SIGTERM/SIGINT itself: stop accepting, end sessions, exit 0.
+        if args.command == "serve" {
+            return serve_cmd::run(&args).await;
+        }
         // Signals are caught from the first moment: whichever phase they interrupt,
         // the command future is dropped and the browser with it (killed, profile removed).
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -40,6 +46,7 @@ fn main() -> std::process::ExitCode {
                 "env" => run::env(&args).await,
                 "state" => run::state(&args).await,
                 "demo" => demo::run(&args).await,
+                "bench" if args.positional.first().map(String::as_str) == Some("serve") => bench_serve::run(&args).await,
                 "bench" => bench::run(&args).await,
                 "marks" => pack_cmd::marks(&args).await,
                 "run" => agent_cmd::run(&args).await,

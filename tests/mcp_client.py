@@ -6,6 +6,9 @@ Prints one JSON object with what it saw; the Rust test asserts on it.
 import asyncio
 import json
 import sys
+import time
+
+import anyio
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -37,6 +40,11 @@ async def main(binary: str, url: str) -> None:
             out["read_only"] = sorted(
                 t.name for t in tools.tools if t.annotations and attr(t.annotations, "read_only_hint", "readOnlyHint")
             )
+            out["destructive"] = sorted(
+                t.name
+                for t in tools.tools
+                if t.annotations and attr(t.annotations, "destructive_hint", "destructiveHint")
+            )
 
             bound = structured(await session.call_tool("bind_browser", {"session": "mcp-1"}))
             addr = {"session": "mcp-1", "target_id": bound["target_id"], "tab_id": bound["tabs"][0]["tab_id"]}
@@ -60,6 +68,36 @@ async def main(binary: str, url: str) -> None:
             state = structured(await session.call_tool("get_state", {**addr}))
             out["state_url"] = state["url"]
             await session.call_tool("end_session", {"session": "mcp-1"})
+
+            # Concurrency: two driver sessions each load a page that takes 1.5 s.
+            slow = url + "?delay=1500"
+            addrs = []
+            for name in ("mcp-a", "mcp-b"):
+                b = structured(await session.call_tool("bind_browser", {"session": name}))
+                addrs.append({"session": name, "target_id": b["target_id"], "tab_id": b["tabs"][0]["tab_id"]})
+            started = time.monotonic()
+            await asyncio.gather(*(session.call_tool("browser_navigate", {**a, "url": slow}) for a in addrs))
+            out["concurrent_seconds"] = time.monotonic() - started
+
+            # Progress: a call with a progress token gets notifications while it runs.
+            notes = []
+
+            async def on_progress(progress, total, message):
+                notes.append(message)
+
+            await session.call_tool("browser_navigate", {**addrs[0], "url": slow}, progress_callback=on_progress)
+            out["progress_notes"] = len(notes)
+
+            # Cancellation: abandon a 6 s navigation after 0.7 s (the client sends
+            # notifications/cancelled); the driver session's lock is free right away
+            # (bind_browser without reconnect takes that lock and touches no page).
+            with anyio.move_on_after(0.7):
+                await session.call_tool("browser_navigate", {**addrs[0], "url": url + "?delay=6000"})
+            started = time.monotonic()
+            await session.call_tool("bind_browser", {"session": "mcp-a"})
+            out["after_cancel_seconds"] = time.monotonic() - started
+            for a in addrs:
+                await session.call_tool("end_session", {"session": a["session"]})
     print(json.dumps(out))
 
 

@@ -134,4 +134,54 @@ fn a_real_mcp_client_lists_binds_snapshots_and_clicks() {
     assert_eq!(v["image_mime"], "image/png");
     assert!(v["image_bytes"].as_u64().unwrap() > 1000);
     assert!(v["state_url"].as_str().unwrap().contains("/welcome-back.html"));
+    for d in ["close_tab", "end_session", "browser_navigate"] {
+        assert!(v["destructive"].as_array().unwrap().contains(&json!(d)), "{d} lacks destructiveHint: {v}");
+    }
+    assert!(!v["destructive"].as_array().unwrap().contains(&json!("get_state")));
+    let concurrent = v["concurrent_seconds"].as_f64().unwrap();
+    assert!(concurrent < 2.8, "two 1.5 s calls took {concurrent:.2} s: requests are not concurrent");
+    assert!(v["progress_notes"].as_u64().unwrap() >= 3, "{v}");
+    let after = v["after_cancel_seconds"].as_f64().unwrap();
+    assert!(after < 2.5, "a call after a cancelled 6 s navigation waited {after:.2} s: cancel not honoured");
+}
+
+#[test]
+fn real_mcp_clients_over_streamable_http_each_get_their_own_session() {
+    world();
+    let mut srv = ServeProc::start(&["--listen", "127.0.0.1:0", "--connect", &browser_endpoint()]);
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_http_client.py");
+    let out =
+        Command::new("python3").arg(&script).arg(srv.url("/mcp")).arg(url("/signin.html")).output().expect("python3");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("No module named 'mcp'") {
+        panic!("this test needs the official MCP client: python3 -m pip install mcp (./x test installs it)");
+    }
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("Session termination failed"), "the client could not end its MCP session: {stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["server"], "sightline");
+    assert_eq!(v["session_in_schemas"], false, "over HTTP the MCP session is the Sightline session");
+    assert_eq!(v["act_required"], json!(["action"]));
+    for d in ["close_tab", "end_session", "browser_navigate"] {
+        assert!(v["destructive"].as_array().unwrap().contains(&json!(d)), "{d}: {v}");
+    }
+    assert_eq!(v["first_url"], "about:blank");
+    assert!(v["act_page_content"].as_str().unwrap().contains("textbox \"Email Address\""), "{v}");
+    assert_eq!(v["typed_error"], false);
+    assert_eq!(v["a_email_value"], "a@example.com");
+    assert_eq!(v["b_email_value"], "", "session B saw what session A typed");
+    assert!(v["progress_notes"].as_u64().unwrap() >= 3, "{v}");
+    assert_eq!(v["after_end_is_error"], true);
+    assert_eq!(v["after_end_code"], "session_ended");
+    // Both clients closed their MCP sessions: both Sightline sessions are gone.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let (_, health, _) = http("GET", &srv.url("/healthz"), None, &[]);
+        if health["sessions"] == 0 {
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "sessions left after the MCP clients closed: {health}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(srv.terminate(20).and_then(|s| s.code()), Some(0));
 }

@@ -236,3 +236,186 @@ pub fn assert_no_leftovers(pid: u32) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// The shared browser's DevTools endpoint (`http://127.0.0.1:PORT`), for servers under test that attach to it.
+pub fn browser_endpoint() -> String {
+    let port_file = world().browser.profile_dir().expect("launched").join("DevToolsActivePort");
+    let port = std::fs::read_to_string(port_file).unwrap().lines().next().unwrap().trim().to_string();
+    format!("http://127.0.0.1:{port}")
+}
+
+/// One HTTP request from a test: (status, JSON body or Null, headers as lowercase "name: value" lines).
+pub fn http(method: &str, url: &str, body: Option<&str>, headers: &[(&str, &str)]) -> (u16, Value, String) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(std::time::Duration::from_secs(60)))
+        .allow_non_standard_methods(true)
+        .build()
+        .into();
+    let mut req = ureq::http::Request::builder().method(method).uri(url);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = match body {
+        Some(b) => agent.run(req.header("content-type", "application/json").body(b.to_string()).unwrap()),
+        None => agent.run(req.body(()).unwrap()),
+    };
+    let mut resp = resp.unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    let status = resp.status().as_u16();
+    let head: String =
+        resp.headers().iter().map(|(k, v)| format!("{}: {}\n", k.as_str(), v.to_str().unwrap_or(""))).collect();
+    let text = resp.body_mut().with_config().limit(64 << 20).read_to_string().unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null), head)
+}
+
+/// A `sightline serve` process; SIGKILLed (with its browser's group) if a test panics.
+pub struct ServeProc {
+    pub child: std::process::Child,
+    pub base: String,
+    pub stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl ServeProc {
+    /// Start `sightline serve ARGS` and wait until it listens.
+    pub fn start(args: &[&str]) -> ServeProc {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .arg("serve")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("sightline serve");
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let lines = std::io::BufReader::new(child.stderr.take().unwrap());
+        let log = stderr.clone();
+        std::thread::spawn(move || {
+            for line in lines.lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("listening on http://").nth(1) {
+                    let _ = tx.send(rest.split_whitespace().next().unwrap_or_default().to_string());
+                }
+                log.lock().unwrap().push_str(&(line + "\n"));
+            }
+        });
+        let addr = match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(a) => a,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("sightline serve did not start; stderr:\n{}", stderr.lock().unwrap());
+            }
+        };
+        ServeProc { child, base: format!("http://{addr}"), stderr }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Direct children of the server (its launched Chromium).
+    pub fn children(&self) -> Vec<i32> {
+        children_of(self.child.id() as i32)
+    }
+
+    /// SIGTERM, then the exit status (within `secs`).
+    pub fn terminate(&mut self, secs: u64) -> Option<std::process::ExitStatus> {
+        // SAFETY: kill(2) on the process this test started.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        while std::time::Instant::now() < until {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return Some(s);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        None
+    }
+}
+
+impl Drop for ServeProc {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            for pid in self.children() {
+                // SAFETY: kill(2) on the browser group our server started.
+                unsafe {
+                    libc::kill(-pid, libc::SIGKILL);
+                }
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Pids whose parent is `pid` (from /proc).
+pub fn children_of(pid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(p) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else { continue };
+        // pid (comm) state ppid …; comm may contain spaces, so split after the last ')'.
+        let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<i32>().ok());
+        if ppid == Some(pid) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Whether any process of a process group is left.
+pub fn group_alive(pgid: i32) -> bool {
+    // SAFETY: signal 0 only probes.
+    unsafe { libc::kill(-pgid, 0) == 0 }
+}
+
+/// `sightline_server::serve` in this process on 127.0.0.1:0; `stop` (or drop) ends its sessions and waits.
+pub struct InProcServer {
+    pub base: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    done: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl InProcServer {
+    pub fn start(hub: sightline_server::HubConfig, token: Option<&str>) -> InProcServer {
+        let cfg = sightline_server::ServeConfig {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            token: token.map(str::to_string),
+            hub,
+        };
+        run(async move {
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let (ready, addr) = tokio::sync::oneshot::channel();
+            let done = tokio::spawn(sightline_server::serve(
+                cfg,
+                async move {
+                    let _ = stopped.await;
+                },
+                move |a| {
+                    let _ = ready.send(a);
+                },
+            ));
+            let addr = addr.await.expect("server started");
+            InProcServer { base: format!("http://{addr}"), stop: Some(stop), done: Some(done) }
+        })
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn stop(&mut self) {
+        let _ = self.stop.take().map(|s| s.send(()));
+        if let Some(d) = self.done.take() {
+            let _ = run(async { tokio::time::timeout(std::time::Duration::from_secs(60), d).await });
+        }
+    }
+}
+
+impl Drop for InProcServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -1,0 +1,168 @@
+//! The server's one error type. Each variant knows its stable code (the same
+//! strings `sightline rpc` puts in `error.data.code`) and its HTTP status.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+use sightline_api::ToolError;
+
+/// Why a session ended (kept so a later request on its id says so).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndReason {
+    /// `DELETE /v1/sessions/{id}`, `end_session`, or the MCP session closed.
+    Deleted,
+    /// No request for `--idle-timeout`.
+    IdleTimeout,
+    /// Its browser crashed or its connection dropped.
+    BrowserCrashed,
+    /// The server is stopping.
+    Shutdown,
+}
+
+impl EndReason {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            EndReason::Deleted => "deleted",
+            EndReason::IdleTimeout => "idle_timeout",
+            EndReason::BrowserCrashed => "browser_crashed",
+            EndReason::Shutdown => "shutdown",
+        }
+    }
+}
+
+impl std::fmt::Display for EndReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Selenium Grid said no, or could not be reached.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GridError {
+    /// No HTTP answer from the Grid.
+    #[error("Selenium Grid at {url} is unreachable: {detail}")]
+    Unreachable { url: String, detail: String },
+    /// The Grid answered a new-session request with a WebDriver error (no free slot, timeout, bad capabilities).
+    #[error("Selenium Grid refused a browser ({status} {error}): {message}")]
+    Refused { status: u16, error: String, message: String },
+    /// The Grid gave a session but no `se:cdp` endpoint to drive it.
+    #[error("Selenium Grid returned no se:cdp endpoint for session {session}")]
+    NoCdp { session: String },
+    /// A local Grid (tests, benchmark) could not be started: a component is missing.
+    #[error("cannot start a local Selenium Grid: {0}")]
+    Setup(String),
+}
+
+/// A request failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    #[error("no session {id:?}")]
+    SessionNotFound { id: String },
+    #[error("session {id:?} has ended ({reason})")]
+    SessionEnded { id: String, reason: EndReason },
+    #[error("session {id:?} ended: its browser crashed or disconnected")]
+    BrowserCrashed { id: String },
+    #[error("session {id:?} is busy: {limit} requests are already queued; retry after one finishes")]
+    Busy { id: String, limit: usize },
+    #[error("the server already runs its maximum of {max} sessions")]
+    TooManySessions { max: usize },
+    #[error("missing or wrong bearer token")]
+    Unauthorized,
+    #[error("request headers exceed {limit} bytes")]
+    HeadersTooLarge { limit: usize },
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    #[error("starting a browser failed: {0}")]
+    Browser(String),
+    #[error(transparent)]
+    Grid(#[from] GridError),
+    #[error("{}", .0.message)]
+    Tool(#[from] ToolError),
+}
+
+impl ServerError {
+    /// The stable code string.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ServerError::SessionNotFound { .. } => "session_not_found",
+            ServerError::SessionEnded { .. } => "session_ended",
+            ServerError::BrowserCrashed { .. } => "browser_crashed",
+            ServerError::Busy { .. } => "busy",
+            ServerError::TooManySessions { .. } => "too_many_sessions",
+            ServerError::Unauthorized => "unauthorized",
+            ServerError::HeadersTooLarge { .. } => "headers_too_large",
+            ServerError::BadRequest(_) => "invalid_params",
+            ServerError::ShuttingDown => "shutting_down",
+            ServerError::Browser(_) => "browser_error",
+            ServerError::Grid(GridError::Unreachable { .. }) => "grid_unreachable",
+            ServerError::Grid(GridError::Refused { .. }) => "grid_refused",
+            ServerError::Grid(GridError::NoCdp { .. }) => "grid_no_cdp",
+            ServerError::Grid(GridError::Setup(_)) => "grid_setup",
+            ServerError::Tool(e) => e.code,
+        }
+    }
+
+    /// The HTTP status that carries it.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ServerError::SessionNotFound { .. }
+            | ServerError::SessionEnded { .. }
+            | ServerError::BrowserCrashed { .. } => StatusCode::NOT_FOUND,
+            ServerError::Busy { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ServerError::TooManySessions { .. } | ServerError::ShuttingDown | ServerError::Grid(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            ServerError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ServerError::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            ServerError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ServerError::Browser(_) => StatusCode::BAD_GATEWAY,
+            ServerError::Tool(e) => match e.code {
+                "invalid_params" => StatusCode::BAD_REQUEST,
+                "unknown_tool" | "session_not_found" | "tab_not_found" | "snapshot_not_found" => StatusCode::NOT_FOUND,
+                "browser_error" => StatusCode::BAD_GATEWAY,
+                _ => StatusCode::UNPROCESSABLE_ENTITY,
+            },
+        }
+    }
+
+    /// Structured detail (the tool's own detail, the end reason, the Grid's answer).
+    pub fn detail(&self) -> Value {
+        match self {
+            ServerError::SessionEnded { reason, .. } => json!({ "reason": reason.as_str() }),
+            ServerError::BrowserCrashed { .. } => json!({ "reason": EndReason::BrowserCrashed.as_str() }),
+            ServerError::Busy { limit, .. } => json!({ "queue_limit": limit }),
+            ServerError::TooManySessions { max } => json!({ "max_sessions": max }),
+            ServerError::Grid(GridError::Refused { status, error, .. }) => json!({ "status": status, "error": error }),
+            ServerError::Tool(e) => e.detail.clone(),
+            _ => Value::Null,
+        }
+    }
+
+    /// `{"error": {"code", "message", "detail"}}`: the body of every failed request.
+    pub fn body(&self) -> Value {
+        json!({ "error": { "code": self.code(), "message": self.to_string(), "detail": self.detail() } })
+    }
+
+    /// As a tool error (for MCP results).
+    pub fn into_tool_error(self) -> ToolError {
+        match self {
+            ServerError::Tool(e) => e,
+            other => ToolError { code: other.code(), message: other.to_string(), detail: other.detail() },
+        }
+    }
+}
+
+impl IntoResponse for ServerError {
+    fn into_response(self) -> Response {
+        let mut r = (self.status(), axum::Json(self.body())).into_response();
+        if matches!(self, ServerError::Unauthorized) {
+            r.headers_mut()
+                .insert(axum::http::header::WWW_AUTHENTICATE, axum::http::HeaderValue::from_static("Bearer"));
+        }
+        r
+    }
+}

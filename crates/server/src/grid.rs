@@ -1,0 +1,254 @@
+//! Browsers from Selenium Grid 4: a W3C WebDriver new session per Sightline
+//! session, driven over CDP through the `se:cdp` websocket the Grid returns,
+//! deleted when the Sightline session ends.
+//!
+//! The WebDriver calls are three plain JSON requests; they run on `ureq`
+//! (already in the build for the model providers) on the blocking pool.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::error::GridError;
+
+/// Where the Grid is and what to ask it for.
+#[derive(Debug, Clone)]
+pub struct GridConfig {
+    /// The Grid's base URL, e.g. `http://127.0.0.1:4444` (a trailing `/wd/hub` is fine too).
+    pub url: String,
+    /// `goog:chromeOptions.binary`: the Chromium the node should start (Debian's `/usr/bin/chromium`).
+    pub chrome_binary: Option<String>,
+    /// How long a new-session request may wait for a free slot.
+    pub timeout: Duration,
+}
+
+/// One browser held in the Grid.
+#[derive(Debug, Clone)]
+pub struct GridSession {
+    pub grid: String,
+    pub id: String,
+    /// The CDP websocket (`se:cdp`) for this browser.
+    pub cdp: String,
+}
+
+/// The flags the Grid's chromedriver passes to Chromium: those of our own
+/// launcher (`sightline_cdp`'s launch flags), minus the ones chromedriver sets
+/// itself (debugging port, start page, a fresh profile directory).
+pub const CHROMIUM_ARGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--disable-breakpad",
+    "--disable-dev-shm-usage",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--disable-smooth-scrolling",
+    "--hide-scrollbars",
+    "--mute-audio",
+    "--password-store=basic",
+];
+
+pub fn chromium_args() -> Vec<String> {
+    CHROMIUM_ARGS.iter().map(|f| f.to_string()).collect()
+}
+
+/// The new-session body: W3C capabilities with `goog:chromeOptions`.
+pub fn new_session_body(cfg: &GridConfig) -> Value {
+    let mut chrome = json!({ "args": chromium_args() });
+    if let Some(b) = &cfg.chrome_binary {
+        chrome["binary"] = json!(b);
+    }
+    json!({
+        "capabilities": {
+            "alwaysMatch": {
+                "browserName": "chrome",
+                "goog:chromeOptions": chrome,
+                "se:cdpEnabled": true,
+            }
+        }
+    })
+}
+
+fn base(url: &str) -> String {
+    url.trim_end_matches('/').to_string()
+}
+
+fn agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder().timeout_global(Some(timeout)).http_status_as_error(false).build().into()
+}
+
+/// Ask the Grid for a browser. Refusals (no free slot within the Grid's
+/// timeout, capabilities it cannot meet) are [`GridError::Refused`].
+pub async fn new_session(cfg: &GridConfig) -> Result<GridSession, GridError> {
+    let cfg = cfg.clone();
+    tokio::task::spawn_blocking(move || {
+        let url = format!("{}/session", base(&cfg.url));
+        let unreachable = |detail: String| GridError::Unreachable { url: cfg.url.clone(), detail };
+        let mut resp =
+            agent(cfg.timeout).post(&url).send_json(new_session_body(&cfg)).map_err(|e| unreachable(e.to_string()))?;
+        let status = resp.status().as_u16();
+        let text = resp.body_mut().read_to_string().map_err(|e| unreachable(e.to_string()))?;
+        let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let value = &v["value"];
+        if !(200..300).contains(&status) || value.get("error").is_some() {
+            return Err(GridError::Refused {
+                status,
+                error: value["error"].as_str().unwrap_or("unknown error").to_string(),
+                message: value["message"]
+                    .as_str()
+                    .map(|m| m.lines().next().unwrap_or_default().to_string())
+                    .unwrap_or(text),
+            });
+        }
+        let id = value["sessionId"].as_str().unwrap_or_default().to_string();
+        let cdp = value["capabilities"]["se:cdp"].as_str().map(str::to_string);
+        match cdp {
+            Some(cdp) if !id.is_empty() => Ok(GridSession { grid: base(&cfg.url), id, cdp }),
+            _ => {
+                let s = GridSession { grid: base(&cfg.url), id: id.clone(), cdp: String::new() };
+                delete_blocking(&s);
+                Err(GridError::NoCdp { session: id })
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|e| Err(GridError::Unreachable { url: String::new(), detail: e.to_string() }))
+}
+
+fn delete_blocking(s: &GridSession) {
+    let _ = agent(Duration::from_secs(30)).delete(&format!("{}/session/{}", s.grid, s.id)).call();
+}
+
+/// Give the browser back (WebDriver `DELETE /session/{id}`); errors are ignored:
+/// the Grid reaps a session whose browser is gone by itself.
+pub async fn delete_session(s: GridSession) {
+    let _ = tokio::task::spawn_blocking(move || delete_blocking(&s)).await;
+}
+
+/// Sessions the Grid holds now (its `/status`), or None when it cannot be read.
+pub async fn busy_slots(url: &str) -> Option<usize> {
+    let url = format!("{}/status", base(url));
+    tokio::task::spawn_blocking(move || {
+        let mut r = agent(Duration::from_secs(10)).get(&url).call().ok()?;
+        let v: Value = serde_json::from_str(&r.body_mut().read_to_string().ok()?).ok()?;
+        let nodes = v["value"]["nodes"].as_array()?;
+        Some(
+            nodes
+                .iter()
+                .flat_map(|n| n["slots"].as_array().cloned().unwrap_or_default())
+                .filter(|s| !s["session"].is_null())
+                .count(),
+        )
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
+/// Where `./x` installs the Selenium server jar (npm `@nightwatch/selenium-server` 4.20.0), under a checkout.
+pub const JAR_IN_CHECKOUT: &str =
+    "target/selenium/node_modules/@nightwatch/selenium-server/lib/selenium-server-4.20.0.jar";
+
+/// What to install when a local Grid cannot start.
+pub const INSTALL_HINT: &str =
+    "install with ./x test (or: apt-get install default-jre-headless chromium chromium-driver; \
+npm install --prefix target/selenium @nightwatch/selenium-server@4.20.0), or point SIGHTLINE_SELENIUM_JAR at the jar";
+
+/// A Selenium Grid standalone we started on 127.0.0.1 (tests and `sightline bench serve`).
+/// Dropping it kills its process group (the JVM, chromedriver and browsers).
+pub struct LocalGrid {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl LocalGrid {
+    /// The jar: `$SIGHTLINE_SELENIUM_JAR`, else [`JAR_IN_CHECKOUT`] under `root`.
+    pub fn find_jar(root: &std::path::Path) -> Result<std::path::PathBuf, GridError> {
+        let jar = match std::env::var_os("SIGHTLINE_SELENIUM_JAR").filter(|v| !v.is_empty()) {
+            Some(p) => std::path::PathBuf::from(p),
+            None => root.join(JAR_IN_CHECKOUT),
+        };
+        if jar.is_file() {
+            Ok(jar)
+        } else {
+            Err(GridError::Setup(format!("the Selenium server jar is missing ({}); {INSTALL_HINT}", jar.display())))
+        }
+    }
+
+    /// Start `java -jar … standalone` on a free loopback port and wait until it is ready.
+    /// `max_sessions` browsers at once; a new-session request waits `request_timeout` for a slot.
+    pub fn start(
+        jar: &std::path::Path,
+        max_sessions: usize,
+        request_timeout: Duration,
+    ) -> Result<LocalGrid, GridError> {
+        for (tool, what) in
+            [("java", "Java (default-jre-headless)"), ("chromedriver", "chromedriver (chromium-driver)")]
+        {
+            let found = std::env::var_os("PATH")
+                .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+                .unwrap_or(false);
+            if !found {
+                return Err(GridError::Setup(format!("{what} is not on PATH; {INSTALL_HINT}")));
+            }
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| GridError::Setup(e.to_string()))?
+            .port();
+        let mut cmd = std::process::Command::new("java");
+        cmd.arg("-jar")
+            .arg(jar)
+            .args(["standalone", "--selenium-manager", "false", "--host", "127.0.0.1", "--port"])
+            .arg(port.to_string())
+            .args(["--max-sessions", &max_sessions.to_string(), "--override-max-sessions", "true"])
+            .args(["--session-request-timeout", &request_timeout.as_secs().max(1).to_string()])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let child = cmd.spawn().map_err(|e| GridError::Setup(format!("cannot run java: {e}; {INSTALL_HINT}")))?;
+        let mut grid = LocalGrid { child, url: format!("http://127.0.0.1:{port}") };
+        let until = std::time::Instant::now() + Duration::from_secs(120);
+        let status = format!("{}/status", grid.url);
+        while std::time::Instant::now() < until {
+            if let Ok(Some(s)) = grid.child.try_wait() {
+                return Err(GridError::Setup(format!("the Selenium server exited ({s}) before it was ready")));
+            }
+            let ready = agent(Duration::from_secs(2))
+                .get(&status)
+                .call()
+                .ok()
+                .and_then(|mut r| r.body_mut().read_to_string().ok())
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                .is_some_and(|v| v["value"]["ready"] == true);
+            if ready {
+                return Ok(grid);
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        Err(GridError::Setup("the Selenium server was not ready within 120 s".into()))
+    }
+
+    /// The process group (for last-resort cleanup hooks).
+    pub fn process_group(&self) -> i32 {
+        self.child.id() as i32
+    }
+}
+
+impl Drop for LocalGrid {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on the process group this struct created.
+        unsafe {
+            libc::kill(-(self.child.id() as i32), libc::SIGKILL);
+        }
+        let _ = self.child.wait();
+    }
+}

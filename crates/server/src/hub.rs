@@ -1,0 +1,593 @@
+//! Sessions: creation (a browser context on the shared browser, or a browser
+//! from the Grid), the per-session request queue, idle timeout, crash
+//! detection and shutdown.
+//!
+//! Each session owns its own [`Api`] with exactly one driver session in it,
+//! named by the session id, so the tool vocabulary is the one `rpc` speaks and
+//! a session can never reach another's tabs: every call's `session` argument is
+//! overwritten with the session's own id.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+use sightline_api::{Api, ApiOptions, ToolError, ToolOutput};
+use sightline_browser::{Browser, BrowserOptions, TabOptions};
+use sightline_cdp::LaunchOptions;
+use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{EndReason, ServerError};
+use crate::grid::{self, GridConfig, GridSession};
+use crate::metrics::Metrics;
+
+/// Where sessions get their browsers.
+#[derive(Debug, Clone)]
+pub enum BrowserSource {
+    /// One Chromium launched by the server; each session is a browser context in it.
+    Launch(LaunchOptions),
+    /// A running browser (`ws://`, `wss://` or `http://host:port`); each session is a context in it.
+    Connect(String),
+    /// Selenium Grid 4: each session is a browser of its own.
+    Grid(GridConfig),
+}
+
+/// How the hub runs.
+#[derive(Debug, Clone)]
+pub struct HubConfig {
+    pub source: BrowserSource,
+    pub max_sessions: usize,
+    pub idle_timeout: Duration,
+    /// Requests one session may have in flight or waiting; more get `busy`.
+    pub queue_limit: usize,
+    /// Tab options (viewport, settle) for new sessions.
+    pub tab: TabOptions,
+    /// The egress policy every session's navigations are checked against (and,
+    /// for a launched browser, the proxy its requests go through).
+    pub egress: Option<std::sync::Arc<sightline_policy::Egress>>,
+}
+
+impl Default for HubConfig {
+    fn default() -> Self {
+        HubConfig {
+            source: BrowserSource::Launch(LaunchOptions::default()),
+            max_sessions: 32,
+            idle_timeout: Duration::from_secs(300),
+            queue_limit: 4,
+            tab: TabOptions::default(),
+            egress: None,
+        }
+    }
+}
+
+/// `POST /v1/sessions` options.
+#[derive(Debug, Clone, Default)]
+pub struct NewSession {
+    pub url: Option<String>,
+    pub viewport: Option<(u32, u32)>,
+    /// Screenshots in State Objects (default true).
+    pub screenshot: bool,
+}
+
+/// One Sightline session.
+pub struct Session {
+    pub id: String,
+    api: Api,
+    /// (target_id, tab_id) the HTTP paths address by default.
+    address: StdMutex<(String, String)>,
+    queue: Arc<Semaphore>,
+    queue_limit: usize,
+    last_used: StdMutex<Instant>,
+    /// A handle whose connection dies with the session's browser.
+    watch: Browser,
+    grid: Option<GridSession>,
+    ended: AtomicBool,
+    /// Why it ended; requests in flight stop when `gone` fires and report this.
+    reason: StdMutex<Option<EndReason>>,
+    gone: CancellationToken,
+    /// Consecutive liveness probes that went unanswered.
+    strikes: AtomicU64,
+    /// Whether State Objects carry a screenshot (set at creation and by `state`).
+    screenshot: AtomicBool,
+    _slot: OwnedSemaphorePermit,
+}
+
+/// A request admitted to a session's queue.
+pub struct Entered {
+    pub session: Arc<Session>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl std::ops::Deref for Entered {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        &self.session
+    }
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        *self.session.last_used.lock().unwrap() = Instant::now();
+    }
+}
+
+/// All sessions of one server.
+pub struct Hub {
+    cfg: HubConfig,
+    sessions: StdMutex<HashMap<String, Arc<Session>>>,
+    /// Ended ids and why (the most recent 10,000).
+    ended: StdMutex<(HashMap<String, EndReason>, VecDeque<String>)>,
+    slots: Arc<Semaphore>,
+    shared: Mutex<Option<Browser>>,
+    pub metrics: Metrics,
+    closing: AtomicBool,
+    counter: AtomicU64,
+    salt: u64,
+}
+
+const TOMBSTONES: usize = 10_000;
+
+impl Hub {
+    pub fn new(cfg: HubConfig) -> Arc<Hub> {
+        let salt = std::collections::hash_map::RandomState::new().build_hasher().finish();
+        Arc::new(Hub {
+            slots: Arc::new(Semaphore::new(cfg.max_sessions)),
+            cfg,
+            sessions: StdMutex::default(),
+            ended: StdMutex::default(),
+            shared: Mutex::new(None),
+            metrics: Metrics::default(),
+            closing: AtomicBool::new(false),
+            counter: AtomicU64::new(0),
+            salt,
+        })
+    }
+
+    pub fn config(&self) -> &HubConfig {
+        &self.cfg
+    }
+
+    /// An unguessable session id.
+    fn new_id(&self) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let mut a = std::collections::hash_map::RandomState::new().build_hasher();
+        a.write_u64(n ^ self.salt);
+        let mut b = std::collections::hash_map::RandomState::new().build_hasher();
+        b.write_u64(n.rotate_left(17) ^ self.salt);
+        format!("s-{:016x}{:016x}", a.finish(), b.finish())
+    }
+
+    /// Ids of the open sessions.
+    pub fn ids(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.sessions.lock().unwrap().keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    pub fn open_count(&self) -> usize {
+        self.sessions.lock().unwrap().len()
+    }
+
+    /// The shared browser's endpoint (launch/connect), (re)starting it when it is gone.
+    async fn shared_browser(&self) -> Result<(String, Browser), ServerError> {
+        let mut g = self.shared.lock().await;
+        if let Some(b) = g.as_ref().filter(|b| !b.client().is_closed()) {
+            return Ok((endpoint_of(&self.cfg.source, b)?, b.clone()));
+        }
+        let restarted = g.take().is_some();
+        let opts = match &self.cfg.source {
+            BrowserSource::Launch(l) => BrowserOptions { launch: l.clone(), connect: None },
+            BrowserSource::Connect(url) => {
+                BrowserOptions { launch: LaunchOptions::default(), connect: Some(url.clone()) }
+            }
+            BrowserSource::Grid(_) => unreachable!("grid sessions have their own browsers"),
+        };
+        // Launched from a runtime worker (they live as long as the process: PR_SET_PDEATHSIG follows the thread).
+        let b = tokio::spawn(async move { Browser::start(&opts).await })
+            .await
+            .map_err(|e| ServerError::Browser(e.to_string()))?
+            .map_err(|e| ServerError::Browser(e.to_string()))?;
+        if restarted {
+            self.metrics.browser_restarts.fetch_add(1, Ordering::Relaxed);
+        }
+        *g = Some(b.clone());
+        Ok((endpoint_of(&self.cfg.source, &b)?, b))
+    }
+
+    /// Start the shared browser now (so the first session does not pay for it).
+    pub async fn warm_up(&self) -> Result<(), ServerError> {
+        if !matches!(self.cfg.source, BrowserSource::Grid(_)) {
+            self.shared_browser().await?;
+        }
+        Ok(())
+    }
+
+    /// Create a session; with a URL, also load it and return its State Object.
+    pub async fn create(self: &Arc<Self>, req: NewSession) -> Result<(Arc<Session>, Option<Value>), ServerError> {
+        if self.closing.load(Ordering::SeqCst) {
+            return Err(ServerError::ShuttingDown);
+        }
+        let slot = self
+            .slots
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| ServerError::TooManySessions { max: self.cfg.max_sessions })?;
+        let id = self.new_id();
+        let (endpoint, watch, grid) = match &self.cfg.source {
+            BrowserSource::Grid(g) => {
+                let gs = grid::new_session(g).await?;
+                let watch = match Browser::start(&BrowserOptions {
+                    launch: LaunchOptions::default(),
+                    connect: Some(gs.cdp.clone()),
+                })
+                .await
+                {
+                    Ok(w) => w,
+                    Err(e) => {
+                        grid::delete_session(gs).await;
+                        return Err(ServerError::Browser(e.to_string()));
+                    }
+                };
+                (gs.cdp.clone(), watch, Some(gs))
+            }
+            _ => {
+                let (e, b) = self.shared_browser().await?;
+                (e, b, None)
+            }
+        };
+        let mut tab = self.cfg.tab.clone();
+        if let Some(v) = req.viewport {
+            tab.viewport = v;
+        }
+        let api = Api::new(ApiOptions {
+            browser: BrowserOptions { launch: LaunchOptions::default(), connect: Some(endpoint) },
+            tab,
+        });
+        let api = match &self.cfg.egress {
+            Some(e) => api.with_egress(e.clone()),
+            None => api,
+        };
+        let started = async {
+            let bound = api.dispatch("bind_browser", json!({ "session": id })).await?.value;
+            let target = bound["target_id"].as_str().unwrap_or_default().to_string();
+            let tab_id = bound["tabs"][0]["tab_id"].as_str().unwrap_or_default().to_string();
+            api.dispatch(
+                "get_state",
+                json!({ "session": id, "target_id": target, "tab_id": tab_id, "screenshot": req.screenshot }),
+            )
+            .await?;
+            Ok::<_, ServerError>((target, tab_id))
+        }
+        .await;
+        let (target, tab_id) = match started {
+            Ok(a) => a,
+            Err(e) => {
+                api.shutdown().await;
+                if let Some(gs) = grid {
+                    grid::delete_session(gs).await;
+                }
+                return Err(e);
+            }
+        };
+        let session = Arc::new(Session {
+            id: id.clone(),
+            api,
+            address: StdMutex::new((target, tab_id)),
+            queue: Arc::new(Semaphore::new(self.cfg.queue_limit)),
+            queue_limit: self.cfg.queue_limit,
+            last_used: StdMutex::new(Instant::now()),
+            watch,
+            grid,
+            ended: AtomicBool::new(false),
+            reason: StdMutex::new(None),
+            gone: CancellationToken::new(),
+            strikes: AtomicU64::new(0),
+            screenshot: AtomicBool::new(req.screenshot),
+            _slot: slot,
+        });
+        self.sessions.lock().unwrap().insert(id.clone(), session.clone());
+        self.metrics.sessions_created.fetch_add(1, Ordering::Relaxed);
+        self.metrics.sessions_open.fetch_add(1, Ordering::Relaxed);
+        if self.closing.load(Ordering::SeqCst) {
+            // Shutdown began while this browser was starting: it must not outlive the server.
+            let _ = self.end(&id, EndReason::Shutdown).await;
+            return Err(ServerError::ShuttingDown);
+        }
+        let state = match req.url {
+            Some(url) => {
+                let first = match self.enter(&id) {
+                    Ok(entered) => entered.act(&self.metrics, json!({ "action": "navigate", "url": url })).await,
+                    Err(e) => Err(e),
+                };
+                match first {
+                    Ok(state) => Some(state),
+                    Err(e) => {
+                        // The caller never learns the id: do not leave the session behind.
+                        let _ = self.end(&id, EndReason::Deleted).await;
+                        return Err(e);
+                    }
+                }
+            }
+            None => None,
+        };
+        Ok((session, state))
+    }
+
+    /// Admit one request to a session's queue.
+    pub fn enter(&self, id: &str) -> Result<Entered, ServerError> {
+        let s = self.sessions.lock().unwrap().get(id).cloned();
+        let Some(s) = s else {
+            return Err(match self.ended.lock().unwrap().0.get(id) {
+                Some(EndReason::BrowserCrashed) => ServerError::BrowserCrashed { id: id.to_string() },
+                Some(r) => ServerError::SessionEnded { id: id.to_string(), reason: *r },
+                None => ServerError::SessionNotFound { id: id.to_string() },
+            });
+        };
+        if s.watch.client().is_closed() {
+            let hub_id = s.id.clone();
+            self.forget(&hub_id, EndReason::BrowserCrashed);
+            tokio::spawn(finish(s));
+            return Err(ServerError::BrowserCrashed { id: hub_id });
+        }
+        match s.queue.clone().try_acquire_owned() {
+            Ok(permit) => {
+                *s.last_used.lock().unwrap() = Instant::now();
+                Ok(Entered { session: s, _permit: permit })
+            }
+            Err(_) => {
+                self.metrics.busy_rejections.fetch_add(1, Ordering::Relaxed);
+                Err(ServerError::Busy { id: id.to_string(), limit: s.queue_limit })
+            }
+        }
+    }
+
+    /// A browser error may be the first sign of a crash: when the session's
+    /// browser does not answer, end the session and say so.
+    pub async fn classify(&self, s: &Session, e: ServerError) -> ServerError {
+        if e.code() != "browser_error" || alive(&s.watch).await {
+            return e;
+        }
+        if let Some(s) = self.forget(&s.id, EndReason::BrowserCrashed) {
+            tokio::spawn(finish(s));
+        }
+        ServerError::BrowserCrashed { id: s.id.clone() }
+    }
+
+    /// Remove a session from the table and remember why.
+    fn forget(&self, id: &str, reason: EndReason) -> Option<Arc<Session>> {
+        let s = self.sessions.lock().unwrap().remove(id)?;
+        s.ended.store(true, Ordering::SeqCst);
+        *s.reason.lock().unwrap() = Some(reason);
+        s.gone.cancel();
+        let mut t = self.ended.lock().unwrap();
+        t.0.insert(id.to_string(), reason);
+        t.1.push_back(id.to_string());
+        while t.1.len() > TOMBSTONES {
+            if let Some(old) = t.1.pop_front() {
+                t.0.remove(&old);
+            }
+        }
+        self.metrics.sessions_open.fetch_sub(1, Ordering::Relaxed);
+        self.metrics.ended(reason.as_str());
+        Some(s)
+    }
+
+    /// End a session: close its context (or give its Grid browser back).
+    pub async fn end(&self, id: &str, reason: EndReason) -> Result<(), ServerError> {
+        match self.forget(id, reason) {
+            Some(s) => {
+                finish(s).await;
+                Ok(())
+            }
+            None => self.enter(id).map(|_| ()),
+        }
+    }
+
+    /// One pass of housekeeping: end idle sessions and sessions whose browser is gone.
+    pub async fn sweep(&self) {
+        let now = Instant::now();
+        let mut doomed = Vec::new();
+        // A Grid browser can vanish behind a websocket proxy that stays open: ask each one.
+        let grid: Vec<Arc<Session>> =
+            self.sessions.lock().unwrap().values().filter(|s| s.grid.is_some()).cloned().collect();
+        let answers = futures_util::future::join_all(grid.iter().map(|s| alive(&s.watch))).await;
+        for (s, ok) in grid.iter().zip(answers) {
+            // Two misses in a row: one slow answer on a loaded machine is not a crash.
+            let strikes = if ok { 0 } else { s.strikes.load(Ordering::Relaxed) + 1 };
+            s.strikes.store(strikes, Ordering::Relaxed);
+            if strikes >= 2 {
+                doomed.push((s.id.clone(), EndReason::BrowserCrashed));
+            }
+        }
+        for s in self.sessions.lock().unwrap().values() {
+            if s.watch.client().is_closed() {
+                doomed.push((s.id.clone(), EndReason::BrowserCrashed));
+            } else if s.queue.available_permits() == s.queue_limit
+                && now.duration_since(*s.last_used.lock().unwrap()) >= self.cfg.idle_timeout
+            {
+                doomed.push((s.id.clone(), EndReason::IdleTimeout));
+            }
+        }
+        for (id, reason) in doomed {
+            if let Some(s) = self.forget(&id, reason) {
+                if reason == EndReason::BrowserCrashed {
+                    eprintln!("sightline serve: session {id} ended: its browser crashed or disconnected");
+                }
+                tokio::spawn(finish(s));
+            }
+        }
+        // A crashed shared browser is started again right away, so new sessions do not wait for it.
+        if !matches!(self.cfg.source, BrowserSource::Grid(_)) && !self.closing.load(Ordering::SeqCst) {
+            let dead = self.shared.lock().await.as_ref().is_some_and(|b| b.client().is_closed());
+            if dead {
+                eprintln!("sightline serve: the browser is gone; starting a new one");
+                if let Err(e) = self.shared_browser().await {
+                    eprintln!("sightline serve: restarting the browser failed: {e}");
+                }
+            }
+        }
+    }
+
+    /// Run [`Hub::sweep`] every `period` until the hub closes.
+    pub async fn housekeeping(self: Arc<Self>, period: Duration) {
+        while !self.closing.load(Ordering::SeqCst) {
+            tokio::time::sleep(period).await;
+            self.sweep().await;
+        }
+    }
+
+    /// Stop creating sessions, end every session, close the shared browser.
+    pub async fn shutdown(&self) {
+        self.closing.store(true, Ordering::SeqCst);
+        let ids = self.ids();
+        let ends = ids.iter().map(|id| self.end(id, EndReason::Shutdown));
+        futures_util::future::join_all(ends).await;
+        if let Some(b) = self.shared.lock().await.take() {
+            b.shutdown().await;
+        }
+    }
+}
+
+/// Whether a browser answers a trivial command within 10 s.
+async fn alive(b: &Browser) -> bool {
+    !b.client().is_closed() && matches!(tokio::time::timeout(Duration::from_secs(10), b.version()).await, Ok(Ok(_)))
+}
+
+fn endpoint_of(source: &BrowserSource, b: &Browser) -> Result<String, ServerError> {
+    match source {
+        BrowserSource::Connect(url) => Ok(url.clone()),
+        _ => {
+            let dir = b.profile_dir().ok_or_else(|| ServerError::Browser("launched browser has no profile".into()))?;
+            let port = std::fs::read_to_string(dir.join("DevToolsActivePort"))
+                .map_err(|e| ServerError::Browser(format!("reading DevToolsActivePort: {e}")))?;
+            let port = port.lines().next().unwrap_or_default().trim().to_string();
+            Ok(format!("http://127.0.0.1:{port}"))
+        }
+    }
+}
+
+/// Close a forgotten session's tabs and context, and return its Grid browser.
+/// A browser that stopped answering gets 10 s; then the connection is just dropped.
+async fn finish(s: Arc<Session>) {
+    let _ = tokio::time::timeout(Duration::from_secs(10), s.api.shutdown()).await;
+    if let Some(g) = s.grid.clone() {
+        grid::delete_session(g).await;
+    }
+}
+
+/// Screenshot back into the State Object, fields in the protocol's order.
+fn state_object(out: ToolOutput, screenshot: bool) -> Value {
+    let Value::Object(mut m) = out.value else { return out.value };
+    let shot = if screenshot { out.image.unwrap_or_default() } else { String::new() };
+    let mut o = Map::new();
+    for k in ["url", "page_content", "element_index"] {
+        if let Some(v) = m.remove(k) {
+            o.insert(k.to_string(), v);
+        }
+    }
+    o.insert("screenshot".into(), Value::String(shot));
+    m.remove("screenshot");
+    if let Some(v) = m.remove("state_hash") {
+        o.insert("state_hash".into(), v);
+    }
+    o.extend(m);
+    Value::Object(o)
+}
+
+impl Session {
+    pub fn target_and_tab(&self) -> (String, String) {
+        self.address.lock().unwrap().clone()
+    }
+
+    /// The Grid session behind this session, if any.
+    pub fn grid_session(&self) -> Option<&str> {
+        self.grid.as_ref().map(|g| g.id.as_str())
+    }
+
+    fn address(&self) -> Value {
+        let (t, tab) = self.target_and_tab();
+        json!({ "session": self.id, "target_id": t, "tab_id": tab })
+    }
+
+    /// Run `op` unless the session ends first (then its future is dropped).
+    async fn guarded<T>(&self, op: impl std::future::Future<Output = Result<T, ToolError>>) -> Result<T, ServerError> {
+        tokio::select! {
+            r = op => r.map_err(ServerError::from),
+            _ = self.gone.cancelled() => Err(match *self.reason.lock().unwrap() {
+                Some(EndReason::BrowserCrashed) => ServerError::BrowserCrashed { id: self.id.clone() },
+                reason => ServerError::SessionEnded { id: self.id.clone(), reason: reason.unwrap_or(EndReason::Deleted) },
+            }),
+        }
+    }
+
+    /// One Action Object → one State Object (errors inside it), as `sightline env` answers.
+    pub async fn act(&self, metrics: &Metrics, action: Value) -> Result<Value, ServerError> {
+        let started = Instant::now();
+        let mut args = self.address();
+        args["action"] = action;
+        let out = self.guarded(self.api.dispatch("act", args)).await?;
+        let state = state_object(out, true);
+        let outcome = match (state["error"]["code"].as_str(), state.get("task")) {
+            (Some(code), _) => code.to_string(),
+            (None, Some(_)) => "task_ended".to_string(),
+            _ => "ok".to_string(),
+        };
+        metrics.action(&outcome, started.elapsed());
+        Ok(state)
+    }
+
+    /// The current State Object. `screenshot: Some(_)` also sets it for the
+    /// following actions, as the `get_state` tool does; None keeps the session's.
+    pub async fn state(&self, metrics: &Metrics, screenshot: Option<bool>) -> Result<Value, ServerError> {
+        let started = Instant::now();
+        let on = screenshot.unwrap_or_else(|| self.screenshot.load(Ordering::SeqCst));
+        let mut args = self.address();
+        args["screenshot"] = json!(on);
+        let out = self.guarded(self.api.dispatch("get_state", args)).await?;
+        self.screenshot.store(on, Ordering::SeqCst);
+        metrics.capture_latency.observe(started.elapsed());
+        Ok(state_object(out, on))
+    }
+
+    /// A tool by name, with this session's id forced in and its target and tab as defaults.
+    pub async fn tool(&self, metrics: &Metrics, name: &str, args: Value) -> Result<ToolOutput, ServerError> {
+        let mut args = match args {
+            Value::Null => Map::new(),
+            Value::Object(m) => m,
+            _ => return Err(ServerError::Tool(sightline_api::ToolError::invalid("params must be a JSON object"))),
+        };
+        let (target, tab) = self.target_and_tab();
+        args.insert("session".into(), json!(self.id));
+        let schema = self.api.tools().iter().find(|t| t.name == name).map(|t| (t.schema)());
+        let props = schema.as_ref().and_then(|s| s["properties"].as_object());
+        if props.is_some_and(|p| p.contains_key("target_id")) {
+            args.entry("target_id").or_insert(json!(target));
+        }
+        if props.is_some_and(|p| p.contains_key("tab_id")) {
+            args.entry("tab_id").or_insert(json!(tab));
+        }
+        let result = self.guarded(self.api.dispatch(name, Value::Object(args))).await;
+        metrics.tool(name, result.as_ref().map(|_| "ok").unwrap_or_else(|e| e.code()));
+        let out = result?;
+        if name == "bind_browser" {
+            if let (Some(t), Some(tab)) = (out.value["target_id"].as_str(), out.value["tabs"][0]["tab_id"].as_str()) {
+                if (t.to_string(), tab.to_string()) != self.target_and_tab() {
+                    // A new browser: its tab needs a State Object before `act` can refer to it.
+                    *self.address.lock().unwrap() = (t.to_string(), tab.to_string());
+                    let mut args = self.address();
+                    args["screenshot"] = json!(self.screenshot.load(Ordering::SeqCst));
+                    self.guarded(self.api.dispatch("get_state", args)).await?;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether the session has ended (an MCP handler holding it learns so here).
+    pub fn is_ended(&self) -> bool {
+        self.ended.load(Ordering::SeqCst)
+    }
+}

@@ -1,0 +1,85 @@
+//! `sightline serve`: many agents, one server.
+//!
+//! - [`Hub`] holds the sessions. Each is its own browser context on a shared
+//!   Chromium (launched or attached with `--connect`), or a browser of its own
+//!   from Selenium Grid ([`grid`]). Each has a bounded request queue, an idle
+//!   timeout, and ends alone when its browser dies.
+//! - [`app`] is the HTTP API over the same tool table as `sightline rpc`
+//!   (`sightline_api::TOOLS`): pinned paths for the element-index protocol
+//!   (`/v1/sessions/{id}/act`, `/state`), every tool at
+//!   `/v1/sessions/{id}/tools/{name}`, `/openapi.json`, `/healthz`,
+//!   `/metrics`, and MCP Streamable HTTP at `/mcp` ([`SightlineMcp`], on rmcp).
+//! - [`serve`] binds, runs until the stop signal, then ends every session and
+//!   closes the browsers.
+//!
+//! ```
+//! use sightline_server::{constant_time_eq, ServerError};
+//! assert!(constant_time_eq(b"token", b"token"));
+//! let e = ServerError::SessionNotFound { id: "s-1".into() };
+//! assert_eq!((e.code(), e.status().as_u16()), ("session_not_found", 404));
+//! ```
+
+mod error;
+pub mod grid;
+mod http;
+mod hub;
+mod mcp;
+mod metrics;
+mod openapi;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+pub use error::{EndReason, GridError, ServerError};
+pub use grid::GridConfig;
+pub use http::{app, constant_time_eq, HttpConfig, MAX_BODY, MAX_HEADERS};
+pub use hub::{BrowserSource, Hub, HubConfig, NewSession, Session};
+pub use mcp::{serve_stdio, SightlineMcp};
+pub use metrics::Metrics;
+pub use openapi::document as openapi_document;
+
+/// Everything `sightline serve` is configured with.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub listen: SocketAddr,
+    /// Required (by the command line) for a non-loopback `listen`.
+    pub token: Option<String>,
+    pub hub: HubConfig,
+}
+
+/// Bind and serve until `stop` resolves; then stop accepting, end every
+/// session, close the browsers and return. `ready` gets the bound address.
+pub async fn serve(
+    cfg: ServeConfig,
+    stop: impl Future<Output = ()> + Send + 'static,
+    ready: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
+    let hub = Hub::new(cfg.hub.clone());
+    hub.warm_up().await.map_err(|e| std::io::Error::other(e.to_string()))?;
+    let listener = tokio::net::TcpListener::bind(cfg.listen).await?;
+    let addr = listener.local_addr()?;
+    let mcp_shutdown = tokio_util::sync::CancellationToken::new();
+    let router = app(
+        hub.clone(),
+        HttpConfig {
+            token: cfg.token.clone(),
+            any_host: !cfg.listen.ip().is_loopback(),
+            mcp_shutdown: mcp_shutdown.clone(),
+        },
+    );
+    let period = (cfg.hub.idle_timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));
+    let keeper = tokio::spawn(hub.clone().housekeeping(period));
+    ready(addr);
+    let stopping = mcp_shutdown.clone();
+    let result = axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            stop.await;
+            // Open MCP streams would hold graceful shutdown forever: end them first.
+            stopping.cancel();
+        })
+        .await;
+    keeper.abort();
+    hub.shutdown().await;
+    result
+}

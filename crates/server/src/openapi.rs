@@ -1,0 +1,111 @@
+//! `/openapi.json`: generated from the tool table's schemars schemas, so the
+//! HTTP description cannot drift from what `dispatch` accepts.
+
+use serde_json::{json, Map, Value};
+use sightline_api::{ACTIONS, TOOLS};
+
+fn error_response(what: &str) -> Value {
+    json!({ "description": what, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } })
+}
+
+fn session_param() -> Value {
+    json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "string" }, "description": "session_id from POST /v1/sessions" })
+}
+
+/// The OpenAPI 3.1 document.
+pub fn document() -> Value {
+    let mut paths = Map::new();
+    let state = json!({ "$ref": "#/components/schemas/StateObject" });
+    paths.insert("/v1/sessions".into(), json!({
+        "post": {
+            "summary": "Create a session (its own browser context, or a browser from the Grid); with a url, load it.",
+            "requestBody": { "required": false, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/NewSession" } } } },
+            "responses": {
+                "201": { "description": "created", "content": { "application/json": { "schema": {
+                    "type": "object", "required": ["session_id"],
+                    "properties": { "session_id": { "type": "string" }, "state": state, "grid_session": { "type": "string" } } } } } },
+                "503": error_response("too_many_sessions, grid_refused, grid_unreachable, shutting_down"),
+            }
+        },
+        "get": { "summary": "Ids of the open sessions.", "responses": { "200": { "description": "ok" } } }
+    }));
+    paths.insert("/v1/sessions/{id}".into(), json!({
+        "delete": { "summary": "End a session.", "parameters": [session_param()],
+            "responses": { "204": { "description": "ended" }, "404": error_response("session_not_found, session_ended") } }
+    }));
+    paths.insert("/v1/sessions/{id}/act".into(), json!({
+        "post": {
+            "summary": "One Action Object → one State Object, exactly as `sightline env` answers (errors inside the state, HTTP 200).",
+            "parameters": [session_param()],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Action" } } } },
+            "responses": { "200": { "description": "the next State Object", "content": { "application/json": { "schema": state } } },
+                "404": error_response("session_not_found, session_ended, browser_crashed"), "429": error_response("busy") }
+        }
+    }));
+    paths.insert("/v1/sessions/{id}/state".into(), json!({
+        "get": {
+            "summary": "The current State Object.",
+            "parameters": [session_param(), { "name": "screenshot", "in": "query", "required": false, "schema": { "type": "boolean" } }],
+            "responses": { "200": { "description": "State Object", "content": { "application/json": { "schema": state } } },
+                "404": error_response("session_not_found, session_ended, browser_crashed") }
+        }
+    }));
+    for t in TOOLS {
+        let mut schema = (t.schema)();
+        if let Some(p) = schema["properties"].as_object_mut() {
+            p.remove("session");
+        }
+        if let Some(r) = schema["required"].as_array_mut() {
+            r.retain(|f| !matches!(f.as_str(), Some("session" | "target_id" | "tab_id")));
+        }
+        paths.insert(format!("/v1/sessions/{{id}}/tools/{}", t.name), json!({
+            "post": {
+                "operationId": t.name,
+                "summary": t.description,
+                "description": "The session is the one in the path; target_id and tab_id default to its tab. The result is the tool's, as `sightline rpc` returns it.",
+                "parameters": [session_param()],
+                "requestBody": { "required": false, "content": { "application/json": { "schema": schema } } },
+                "responses": { "200": { "description": "the tool's result" },
+                    "400": error_response("invalid_params"), "404": error_response("session_not_found, session_ended"),
+                    "422": error_response("the tool's own error codes (capability_expired, browser_action_unavailable, …)"),
+                    "429": error_response("busy") }
+            }
+        }));
+    }
+    paths.insert(
+        "/healthz".into(),
+        json!({ "get": { "summary": "Liveness and session count.", "responses": { "200": { "description": "ok" } } } }),
+    );
+    paths.insert(
+        "/metrics".into(),
+        json!({ "get": { "summary": "Prometheus text.", "responses": { "200": { "description": "metrics" } } } }),
+    );
+    paths.insert("/mcp".into(), json!({ "post": { "summary": "MCP Streamable HTTP (one MCP session = one Sightline session).", "responses": { "200": { "description": "JSON-RPC over SSE" } } } }));
+    json!({
+        "openapi": "3.1.0",
+        "info": { "title": "Sightline", "version": env!("CARGO_PKG_VERSION"),
+            "description": "A real browser for AI agents: the element-index protocol and the tool API over HTTP." },
+        "components": {
+            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
+            "schemas": {
+                "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "object",
+                    "required": ["code", "message"],
+                    "properties": { "code": { "type": "string" }, "message": { "type": "string" }, "detail": {} } } } },
+                "NewSession": { "type": "object", "additionalProperties": false, "properties": {
+                    "url": { "type": "string" }, "viewport": { "type": "string", "pattern": "^[0-9]+x[0-9]+$" },
+                    "screenshot": { "type": "boolean", "default": true } } },
+                "Action": { "type": "object", "required": ["action"], "properties": {
+                    "action": { "enum": ACTIONS }, "element_index": { "type": "integer", "minimum": 1 },
+                    "option_index": { "type": "integer", "minimum": 1 }, "text": { "type": "string" },
+                    "overwrite": { "type": "boolean" }, "direction": { "enum": ["up", "down", "left", "right"] },
+                    "pixels": { "type": "integer", "minimum": 1 }, "url": { "type": "string" }, "message": { "type": "string" } } },
+                "StateObject": { "type": "object", "required": ["url", "page_content", "element_index", "screenshot", "state_hash"],
+                    "properties": { "url": { "type": "string" }, "page_content": { "type": "string" },
+                        "element_index": { "type": "object" }, "screenshot": { "type": "string", "contentEncoding": "base64" },
+                        "state_hash": { "type": "string" }, "error": { "type": "object" }, "task": { "type": "object" } } }
+            }
+        },
+        "security": [{ "bearer": [] }],
+        "paths": paths,
+    })
+}

@@ -1,0 +1,323 @@
+//! `sightline bench serve`: load on `sightline serve`.
+//!
+//! For 1, 10 and 25 concurrent sessions (`--sizes`), each client thread
+//! creates a session over HTTP and runs a scripted mix of element-index
+//! actions on local fixture pages (type, tick, scroll down and up, read the
+//! state), `--runs` rounds. Reported: actions/s over all sessions, p50/p99
+//! action latency as the client sees it, and memory per session (PSS of the
+//! server process and of the browser processes, with N sessions open, minus
+//! the same with none, divided by N). Then each session checks isolation: it
+//! sees only its own typed value and its own cookie. The same runs again
+//! with browsers from a local Selenium Grid when its jar is installed.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+use sightline_serve::Server;
+use sightline_server::grid::LocalGrid;
+use sightline_server::{BrowserSource, GridConfig, HubConfig, ServeConfig};
+
+use crate::cli::Args;
+
+const FORM: &str = r#"<!doctype html><html><head><title>Bench form</title></head><body>
+<h1>Order</h1>
+<form><input name="name" aria-label="Name"> <input type="checkbox" name="gift" aria-label="Gift wrap">
+<select name="size"><option>S</option><option>M</option><option>L</option></select>
+<button type="button" onclick="document.getElementById('out').textContent='saved'">Save</button></form>
+<p id="out"></p>
+<div style="height:2400px;background:linear-gradient(#fff,#ddd)">A long page</div>
+<a href="/form.html">Again</a>
+</body></html>"#;
+
+/// Stores `?value` in a cookie, shows the cookie.
+const JAR: &str = r#"<!doctype html><html><body><script>
+if (location.search) document.cookie = "who=" + location.search.slice(1) + "; path=/";
+document.write("<p>cookie=[" + document.cookie + "]</p>");
+</script></body></html>"#;
+
+struct Row {
+    mode: &'static str,
+    sessions: usize,
+    actions: usize,
+    failed: usize,
+    wall: Duration,
+    latencies: Vec<Duration>,
+    start_p50: Duration,
+    mem_per_session_mb: f64,
+    isolated: usize,
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(180)))
+        .build()
+        .into()
+}
+
+fn call(agent: &ureq::Agent, method: &str, url: &str, body: Option<Value>) -> Result<(u16, Value)> {
+    let mut resp = match (method, body) {
+        ("POST", Some(b)) => agent.post(url).send_json(b)?,
+        ("POST", None) => agent.post(url).send_empty()?,
+        ("DELETE", _) => agent.delete(url).call()?,
+        _ => agent.get(url).call()?,
+    };
+    let status = resp.status().as_u16();
+    let text = resp.body_mut().with_config().limit(64 << 20).read_to_string().unwrap_or_default();
+    Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+}
+
+/// Proportional set size (kB) of each process, and their parents.
+fn processes() -> HashMap<i32, (i32, u64)> {
+    let mut out = HashMap::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let Some(ppid) = stat.rsplit_once(')').and_then(|(_, r)| r.split_whitespace().nth(1)?.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let pss = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+            .ok()
+            .and_then(|s| {
+                s.lines().find(|l| l.starts_with("Pss:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            })
+            .unwrap_or(0);
+        out.insert(pid, (ppid, pss));
+    }
+    out
+}
+
+/// PSS (kB) of `root` (if `with_root`) and all its descendants.
+fn tree_pss(root: i32, with_root: bool) -> u64 {
+    let procs = processes();
+    let mut total = if with_root { procs.get(&root).map_or(0, |p| p.1) } else { 0 };
+    let mut stack = vec![root];
+    while let Some(p) = stack.pop() {
+        for (pid, (ppid, pss)) in &procs {
+            if *ppid == p {
+                total += pss;
+                stack.push(*pid);
+            }
+        }
+    }
+    total
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// Memory of the server and its browsers: this process plus its descendants,
+/// or, with a Grid, this process plus the Grid's browser processes (not the JVM).
+fn memory_kb(grid_pid: Option<i32>) -> u64 {
+    let me = std::process::id() as i32;
+    match grid_pid {
+        None => tree_pss(me, true),
+        Some(g) => tree_pss(me, true) + tree_pss(g, false),
+    }
+}
+
+fn one_size(mode: &'static str, base: &str, site: &str, n: usize, rounds: usize, grid_pid: Option<i32>) -> Result<Row> {
+    std::thread::sleep(Duration::from_millis(500));
+    let before = memory_kb(grid_pid);
+    // Sessions start together, then all wait until every one is open before acting.
+    let barrier = Arc::new(std::sync::Barrier::new(n + 1));
+    let measured = Arc::new(std::sync::Barrier::new(n + 1));
+    let threads: Vec<_> = (0..n)
+        .map(|i| {
+            let (base, site, barrier, measured) = (base.to_string(), site.to_string(), barrier.clone(), measured.clone());
+            std::thread::spawn(move || -> Result<(Duration, Vec<Duration>, usize, bool)> {
+                let agent = agent();
+                let started = Instant::now();
+                let created = call(&agent, "POST", &format!("{base}/v1/sessions"), Some(json!({ "url": format!("{site}/form.html"), "screenshot": false })));
+                let start_time = started.elapsed();
+                barrier.wait();
+                measured.wait();
+                let work = (|| -> Result<(String, Vec<Duration>, usize)> {
+                    let (status, v) = created?;
+                    if status != 201 {
+                        bail!("creating a session: {status} {v}");
+                    }
+                    let id = v["session_id"].as_str().unwrap_or_default().to_string();
+                    let act = format!("{base}/v1/sessions/{id}/act");
+                    let mut lat = Vec::new();
+                    let mut failed = 0;
+                    for r in 0..rounds {
+                        let steps = [
+                            json!({ "action": "input_text", "element_index": 1, "text": format!("session {i} round {r}"), "overwrite": true }),
+                            json!({ "action": "click_element", "element_index": 2 }),
+                            json!({ "action": "scroll", "direction": "down" }),
+                            json!({ "action": "scroll", "direction": "up" }),
+                        ];
+                        for s in steps {
+                            let t = Instant::now();
+                            let (status, state) = call(&agent, "POST", &act, Some(s))?;
+                            lat.push(t.elapsed());
+                            if status != 200 || !state["error"].is_null() {
+                                failed += 1;
+                            }
+                        }
+                        let t = Instant::now();
+                        let (status, _) = call(&agent, "GET", &format!("{base}/v1/sessions/{id}/state?screenshot=false"), None)?;
+                        lat.push(t.elapsed());
+                        if status != 200 {
+                            failed += 1;
+                        }
+                    }
+                    Ok((id, lat, failed))
+                })();
+                // Every thread reaches the barriers, so one failure cannot hang the run.
+                barrier.wait();
+                measured.wait();
+                let (id, lat, failed) = work?;
+                let act = format!("{base}/v1/sessions/{id}/act");
+                // Isolation: my own typed value, my own cookie, nobody else's.
+                let (_, state) = call(&agent, "GET", &format!("{base}/v1/sessions/{id}/state?screenshot=false"), None)?;
+                let own_value = state["element_index"]["1"]["attributes"]["value"] == json!(format!("session {i} round {}", rounds - 1));
+                call(&agent, "POST", &act, Some(json!({ "action": "navigate", "url": format!("{site}/jar.html?s{i}") })))?;
+                let (_, jar) = call(&agent, "POST", &act, Some(json!({ "action": "navigate", "url": format!("{site}/jar.html") })))?;
+                let own_cookie = jar["page_content"].as_str().is_some_and(|c| c.contains(&format!("cookie=[who=s{i}]")));
+                call(&agent, "DELETE", &format!("{base}/v1/sessions/{id}"), None)?;
+                Ok((start_time, lat, failed, own_value && own_cookie))
+            })
+        })
+        .collect();
+    barrier.wait();
+    let started = Instant::now();
+    let open = memory_kb(grid_pid);
+    measured.wait();
+    barrier.wait();
+    let wall = started.elapsed();
+    let after = memory_kb(grid_pid);
+    measured.wait();
+    let mut latencies = Vec::new();
+    let mut starts = Vec::new();
+    let (mut failed, mut isolated) = (0, 0);
+    for t in threads {
+        let (start, lat, f, iso) = t.join().map_err(|_| anyhow::anyhow!("a client thread panicked"))??;
+        starts.push(start);
+        latencies.extend(lat);
+        failed += f;
+        isolated += iso as usize;
+    }
+    latencies.sort();
+    starts.sort();
+    let peak = open.max(after);
+    Ok(Row {
+        mode,
+        sessions: n,
+        actions: latencies.len(),
+        failed,
+        wall,
+        start_p50: percentile(&starts, 0.5),
+        latencies,
+        mem_per_session_mb: peak.saturating_sub(before) as f64 / 1024.0 / n as f64,
+        isolated,
+    })
+}
+
+async fn start_server(
+    source: BrowserSource,
+    max: usize,
+) -> Result<(String, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>)> {
+    let hub = HubConfig { source, max_sessions: max, idle_timeout: Duration::from_secs(600), ..HubConfig::default() };
+    let cfg = ServeConfig { listen: "127.0.0.1:0".parse()?, token: None, hub };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (ready, addr) = tokio::sync::oneshot::channel();
+    let done = tokio::spawn(sightline_server::serve(
+        cfg,
+        async move {
+            let _ = stopped.await;
+        },
+        move |a| {
+            let _ = ready.send(a);
+        },
+    ));
+    let addr = addr.await.context("the server did not start")?;
+    Ok((format!("http://{addr}"), stop, done))
+}
+
+async fn run_mode(
+    mode: &'static str,
+    source: BrowserSource,
+    site: &str,
+    sizes: &[usize],
+    rounds: usize,
+    grid_pid: Option<i32>,
+) -> Result<Vec<Row>> {
+    let max = sizes.iter().copied().max().unwrap_or(1);
+    let (base, stop, done) = start_server(source, max).await?;
+    let mut rows = Vec::new();
+    for &n in sizes {
+        let (base, site) = (base.clone(), site.to_string());
+        let row = tokio::task::spawn_blocking(move || one_size(mode, &base, &site, n, rounds, grid_pid)).await??;
+        eprintln!("  {mode} {n:>3} sessions: {:.1} actions/s", row.actions as f64 / row.wall.as_secs_f64());
+        rows.push(row);
+    }
+    let _ = stop.send(());
+    let _ = done.await;
+    Ok(rows)
+}
+
+pub async fn run(a: &Args) -> Result<u8> {
+    let sizes: Vec<usize> = match &a.sizes {
+        Some(s) => s
+            .split(',')
+            .map(|n| n.trim().parse().context("--sizes expects numbers like 1,10,25"))
+            .collect::<Result<_>>()?,
+        None => vec![1, 10, 25],
+    };
+    let rounds: usize = a.runs.as_deref().unwrap_or("4").parse().context("--runs expects a number")?;
+    let site = Server::memory().await?;
+    site.page("/form.html", FORM);
+    site.page("/jar.html", JAR);
+    let site_url = site.url("");
+    let site_url = site_url.trim_end_matches('/').to_string();
+    eprintln!("bench serve: {} rounds of 5 requests per session (type, tick, scroll down, scroll up, read state), screenshots off", rounds);
+    let egress = crate::run::egress(a)?;
+    let launch = crate::run::browser_options(a, &egress).launch;
+    let mut rows = run_mode("launch", BrowserSource::Launch(launch), &site_url, &sizes, rounds, None).await?;
+    let root = std::env::current_dir()?;
+    let grid = LocalGrid::find_jar(&root).and_then(|jar| {
+        eprintln!("bench serve: starting a local Selenium Grid");
+        LocalGrid::start(&jar, sizes.iter().copied().max().unwrap_or(1), Duration::from_secs(300))
+    });
+    match grid {
+        Ok(g) => {
+            let source = BrowserSource::Grid(GridConfig {
+                url: g.url.clone(),
+                chrome_binary: Some("/usr/bin/chromium".into()),
+                timeout: Duration::from_secs(300),
+            });
+            rows.extend(run_mode("grid", source, &site_url, &sizes, rounds, Some(g.process_group())).await?);
+        }
+        Err(e) => eprintln!("bench serve: the Grid runs are skipped: {e}"),
+    }
+    println!("| browsers | sessions | requests | failed | requests/s | p50 ms | p99 ms | session start p50 ms | memory per session (server + browser) | isolated |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {:.1} | {:.0} | {:.0} | {:.0} | {:.0} MB | {}/{} |",
+            r.mode,
+            r.sessions,
+            r.actions,
+            r.failed,
+            r.actions as f64 / r.wall.as_secs_f64(),
+            percentile(&r.latencies, 0.5).as_secs_f64() * 1e3,
+            percentile(&r.latencies, 0.99).as_secs_f64() * 1e3,
+            r.start_p50.as_secs_f64() * 1e3,
+            r.mem_per_session_mb,
+            r.isolated,
+            r.sessions,
+        );
+    }
+    let broken = rows.iter().any(|r| r.isolated != r.sessions);
+    Ok(if broken { 1 } else { 0 })
+}

@@ -1,0 +1,131 @@
+//! `sightline serve`: flags → [`sightline_server::ServeConfig`], then serve
+//! until SIGTERM or SIGINT (both end every session, close the browsers and
+//! exit 0).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use sightline_server::{BrowserSource, GridConfig, HubConfig, ServeConfig};
+
+use crate::cli::Args;
+use crate::run;
+
+/// `300s`, `5m`, `1h` or plain seconds.
+pub fn duration(s: &str) -> Result<Duration> {
+    let s = s.trim();
+    let (n, unit) = match s.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => s.split_at(i),
+        None => (s, "s"),
+    };
+    let n: u64 = n.parse().with_context(|| format!("expected a duration like 300s, 5m or 1h, got {s:?}"))?;
+    let secs = match unit {
+        "ms" => return Ok(Duration::from_millis(n)),
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => bail!("expected a duration like 300s, 5m or 1h, got {s:?}"),
+    };
+    Ok(Duration::from_secs(secs))
+}
+
+pub fn config(a: &Args) -> Result<ServeConfig> {
+    let listen: SocketAddr = a
+        .listen
+        .as_deref()
+        .unwrap_or("127.0.0.1:8931")
+        .parse()
+        .context("--listen expects HOST:PORT, e.g. 127.0.0.1:8931")?;
+    let token = match &a.token_file {
+        Some(f) => {
+            let t = std::fs::read_to_string(f).with_context(|| format!("reading --token-file {}", f.display()))?;
+            let t = t.trim().to_string();
+            if t.len() < 16 {
+                bail!("the token in {} is shorter than 16 characters", f.display());
+            }
+            Some(t)
+        }
+        None => None,
+    };
+    if token.is_none() && !listen.ip().is_loopback() {
+        bail!("--listen {listen} is not a loopback address: give a bearer token with --token-file FILE");
+    }
+    // One egress policy for every session. A Grid browser, like an attached one, is
+    // not behind Sightline's proxy: explicit rules are refused rather than half-enforced.
+    let egress = if a.grid.is_some() {
+        if !a.allow.is_empty() || !a.block.is_empty() || a.block_private {
+            bail!("--allow/--block/--block-private need a browser Sightline launches; they cannot be enforced on --grid browsers");
+        }
+        std::sync::Arc::new(sightline_policy::Egress::without_proxy(&sightline_policy::PolicyConfig::default())?)
+    } else {
+        run::egress(a)?
+    };
+    let source = match (&a.grid, &a.connect) {
+        (Some(_), Some(_)) => bail!("--grid and --connect exclude each other"),
+        (Some(url), None) => BrowserSource::Grid(GridConfig {
+            url: url.clone(),
+            chrome_binary: a.chrome.as_ref().map(|p| p.display().to_string()).or_else(|| {
+                std::path::Path::new("/usr/bin/chromium").exists().then(|| "/usr/bin/chromium".to_string())
+            }),
+            timeout: Duration::from_secs(60),
+        }),
+        (None, Some(url)) => BrowserSource::Connect(url.clone()),
+        (None, None) => BrowserSource::Launch(run::browser_options(a, &egress).launch),
+    };
+    let max_sessions = match &a.max_sessions {
+        Some(n) => n.parse().context("--max-sessions expects a number")?,
+        None => 32,
+    };
+    if max_sessions == 0 {
+        bail!("--max-sessions must be at least 1");
+    }
+    let idle_timeout = duration(a.idle_timeout.as_deref().unwrap_or("300s"))?;
+    let hub = HubConfig { source, max_sessions, idle_timeout, queue_limit: 4, tab: run::tab_options(a)?, egress: Some(egress) };
+    Ok(ServeConfig { listen, token, hub })
+}
+
+pub async fn run(a: &Args) -> Result<u8> {
+    let cfg = config(a)?;
+    let stop = async {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal");
+        let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).expect("signal");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        eprintln!("sightline serve: stopping: ending sessions and closing browsers");
+    };
+    let grid = matches!(cfg.hub.source, BrowserSource::Grid(_));
+    sightline_server::serve(cfg, stop, |addr| {
+        eprintln!(
+            "sightline serve: listening on http://{addr} (MCP at http://{addr}/mcp){}",
+            if grid { ", browsers from Selenium Grid" } else { "" }
+        );
+    })
+    .await?;
+    eprintln!("sightline serve: stopped");
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration("300s").unwrap(), Duration::from_secs(300));
+        assert_eq!(duration("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(duration("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(duration("250ms").unwrap(), Duration::from_millis(250));
+        assert!(duration("soon").is_err());
+    }
+
+    #[test]
+    fn a_public_bind_needs_a_token() {
+        let a = crate::cli::parse(["serve", "--listen", "0.0.0.0:8931"].map(String::from)).unwrap();
+        let e = config(&a).unwrap_err().to_string();
+        assert!(e.contains("--token-file"), "{e}");
+        let a = crate::cli::parse(["serve", "--grid", "http://g", "--connect", "ws://c"].map(String::from)).unwrap();
+        assert!(config(&a).is_err());
+    }
+}

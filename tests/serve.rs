@@ -1,0 +1,322 @@
+//! `sightline serve`: the HTTP API against real Chromium. In-process servers
+//! attach to this binary's shared browser (each session is its own context);
+//! the lifecycle tests run the real binary with its own browser.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+use sightline_server::{BrowserSource, HubConfig};
+
+fn attached() -> HubConfig {
+    HubConfig { source: BrowserSource::Connect(browser_endpoint()), ..HubConfig::default() }
+}
+
+fn post(url: &str, body: Value) -> (u16, Value) {
+    let (s, v, _) = http("POST", url, Some(&body.to_string()), &[]);
+    (s, v)
+}
+
+fn get(url: &str) -> (u16, Value) {
+    let (s, v, _) = http("GET", url, None, &[]);
+    (s, v)
+}
+
+fn new_session(srv: &InProcServer, body: Value) -> (String, Value) {
+    let (status, v) = post(&srv.url("/v1/sessions"), body);
+    assert_eq!(status, 201, "{v}");
+    (v["session_id"].as_str().expect("session_id").to_string(), v)
+}
+
+fn code(v: &Value) -> &str {
+    v["error"]["code"].as_str().unwrap_or_else(|| panic!("not a typed error: {v}"))
+}
+
+#[test]
+fn act_answers_exactly_as_env_does() {
+    let srv = InProcServer::start(attached(), None);
+    let page = url("/signin.html");
+    let (id, created) = new_session(&srv, json!({ "url": page, "screenshot": false }));
+    let act = |a: Value| post(&srv.url(&format!("/v1/sessions/{id}/act")), a);
+    let mut env = run(env_with("/signin.html", sightline_api::EnvOptions { screenshot: false }));
+    let first = serde_json::to_value(env.state()).unwrap();
+    assert_eq!(created["state"], first, "the first state differs from env's");
+    let email = by_id_name(env.state(), "email");
+    for action in [
+        json!({ "action": "input_text", "element_index": email, "text": "ada@example.com", "overwrite": true }),
+        json!({ "action": "click_element", "element_index": 99 }),
+        json!({ "action": "scroll", "direction": "sideways" }),
+        json!({ "action": "finish_task", "message": "done" }),
+    ] {
+        let (status, over_http) = act(action.clone());
+        assert_eq!(status, 200, "{over_http}");
+        let turn = run(step(&mut env, action.clone()));
+        assert_eq!(over_http, serde_json::to_value(&turn.state).unwrap(), "after {action}");
+    }
+    // A body that is not JSON is answered like env answers a line that is not JSON.
+    let (_, raw, _) = http("POST", &srv.url(&format!("/v1/sessions/{id}/act")), Some("not json"), &[]);
+    assert_eq!(raw["error"]["code"], "ACTION_VALIDATION_FAILED");
+    assert_eq!(raw["error"]["failed_action"], "not json");
+    assert_eq!(raw["state_hash"], serde_json::to_value(env.state()).unwrap()["state_hash"]);
+}
+
+#[test]
+fn state_tools_and_delete_over_http() {
+    let srv = InProcServer::start(attached(), None);
+    let (id, created) = new_session(&srv, json!({}));
+    assert!(created.get("state").is_none(), "no url, no state: {created}");
+    let s = |p: &str| srv.url(&format!("/v1/sessions/{id}{p}"));
+    let (status, nav) = post(&s("/tools/browser_navigate"), json!({ "url": url("/signin.html") }));
+    assert_eq!(status, 200, "{nav}");
+    let (_, state) = get(&s("/state"));
+    assert!(state["page_content"].as_str().unwrap().contains("Sign In"), "{state}");
+    assert!(state["screenshot"].as_str().unwrap().len() > 1000, "state carries a screenshot by default");
+    let (_, bare) = get(&s("/state?screenshot=false"));
+    assert_eq!(bare["screenshot"], "");
+    assert_eq!(bare["state_hash"], state["state_hash"]);
+    let (status, snap) = post(&s("/tools/get_browser_state"), json!({ "snapshot_format": "semantic_v2" }));
+    assert_eq!(status, 200, "{snap}");
+    let button = snap["refs"].as_array().unwrap().iter().find(|r| r["name"] == "Sign In").unwrap()["ref"].clone();
+    // A session argument naming another session is overwritten with the path's.
+    let (status, clicked) = post(&s("/tools/browser_click"), json!({ "ref": button, "session": "someone-else" }));
+    assert_eq!(status, 200, "{clicked}");
+    assert_eq!(clicked["navigated"], true);
+    // The tool's own error codes, typed, with a status.
+    let (status, stale) = post(&s("/tools/browser_click"), json!({ "ref": button }));
+    assert_eq!((status, code(&stale)), (422, "capability_expired"), "{stale}");
+    assert_eq!(stale["error"]["detail"]["rule"], "navigation");
+    let (status, bad) = post(&s("/tools/browser_type"), json!({ "text": 5 }));
+    assert_eq!((status, code(&bad)), (400, "invalid_params"), "{bad}");
+    let (status, unknown) = post(&s("/tools/browser_teleport"), json!({}));
+    assert_eq!((status, code(&unknown)), (404, "unknown_tool"));
+    let (status, shot) = post(&s("/tools/browser_screenshot"), json!({ "marks": true }));
+    assert_eq!(status, 200);
+    assert_eq!(shot["image"]["mime_type"], "image/png");
+    let (status, _, _) = http("DELETE", &srv.url(&format!("/v1/sessions/{id}")), None, &[]);
+    assert_eq!(status, 204);
+    let (status, gone) = get(&s("/state"));
+    assert_eq!((status, code(&gone)), (404, "session_ended"));
+    assert_eq!(gone["error"]["detail"]["reason"], "deleted");
+    let (status, never) = post(&srv.url("/v1/sessions/s-nope/act"), json!({ "action": "finish_task", "message": "x" }));
+    assert_eq!((status, code(&never)), (404, "session_not_found"));
+    let (status, again, _) = http("DELETE", &srv.url(&format!("/v1/sessions/{id}")), None, &[]);
+    assert_eq!((status, code(&again)), (404, "session_ended"));
+    let (status, bad_body) = post(&srv.url("/v1/sessions"), json!({ "url": "javascript:alert(1)" }));
+    assert_eq!((status, code(&bad_body)), (400, "invalid_params"));
+    let (status, bad_vp) = post(&srv.url("/v1/sessions"), json!({ "viewport": "5x5" }));
+    assert_eq!((status, code(&bad_vp)), (400, "invalid_params"));
+}
+
+/// A page that stores `?value` in a cookie and localStorage, and shows both.
+const JAR: &str = r#"<!doctype html><html><body>
+<script>
+if (location.search) { document.cookie = "who=" + location.search.slice(1) + "; path=/"; localStorage.setItem("who", location.search.slice(1)); }
+document.write("<p>cookie=[" + document.cookie + "] storage=[" + (localStorage.getItem("who") || "") + "]</p>");
+</script>
+<input name="q" aria-label="Query">
+</body></html>"#;
+
+#[test]
+fn sessions_are_isolated() {
+    let site = run(async {
+        let s = sightline_serve::Server::memory().await.unwrap();
+        s.page("/jar.html", JAR);
+        s
+    });
+    let srv = InProcServer::start(attached(), None);
+    let (a, _) = new_session(&srv, json!({ "url": site.url("/jar.html?alice"), "screenshot": false }));
+    let (b, _) = new_session(&srv, json!({ "screenshot": false }));
+    let act = |id: &str, a: Value| post(&srv.url(&format!("/v1/sessions/{id}/act")), a).1;
+    let sa = act(&a, json!({ "action": "navigate", "url": site.url("/jar.html") }));
+    assert!(sa["page_content"].as_str().unwrap().contains("cookie=[who=alice] storage=[alice]"), "{sa}");
+    let typed = act(&a, json!({ "action": "input_text", "element_index": 1, "text": "alice's secret" }));
+    assert_eq!(typed["element_index"]["1"]["attributes"]["value"], "alice's secret");
+    let sb = act(&b, json!({ "action": "navigate", "url": site.url("/jar.html") }));
+    assert!(
+        sb["page_content"].as_str().unwrap().contains("cookie=[] storage=[]"),
+        "B sees A's cookie or storage: {sb}"
+    );
+    assert_eq!(sb["element_index"]["1"]["attributes"]["value"], "", "B sees what A typed");
+    // And A still has its own.
+    let (_, again) = get(&srv.url(&format!("/v1/sessions/{a}/state?screenshot=false")));
+    assert_eq!(again["element_index"]["1"]["attributes"]["value"], "alice's secret");
+}
+
+#[test]
+fn a_flood_gets_busy_and_the_session_limit_holds() {
+    let srv = InProcServer::start(HubConfig { max_sessions: 2, queue_limit: 2, ..attached() }, None);
+    let (a, _) = new_session(&srv, json!({ "screenshot": false }));
+    let (_b, _) = new_session(&srv, json!({ "screenshot": false }));
+    let (status, full) = post(&srv.url("/v1/sessions"), json!({}));
+    assert_eq!((status, code(&full)), (503, "too_many_sessions"));
+    let slow = url("/signin.html?delay=1500");
+    let endpoint = srv.url(&format!("/v1/sessions/{a}/act"));
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let (endpoint, slow) = (endpoint.clone(), slow.clone());
+            std::thread::spawn(move || post(&endpoint, json!({ "action": "navigate", "url": slow })))
+        })
+        .collect();
+    let results: Vec<(u16, Value)> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let busy = results.iter().filter(|(s, v)| *s == 429 && code(v) == "busy").count();
+    let served = results.iter().filter(|(s, v)| *s == 200 && v["error"].is_null()).count();
+    assert_eq!(busy + served, 8, "every answer is a state or a typed busy error: {results:?}");
+    assert!(busy >= 4 && (1..=4).contains(&served), "queue of 2 under a flood of 8: {busy} busy, {served} served");
+    let text = ureq::get(&srv.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
+    assert!(text.contains(&format!("sightline_busy_rejections_total {busy}")), "{text}");
+    assert!(text.contains("sightline_sessions_open 2"), "{text}");
+}
+
+#[test]
+fn idle_sessions_are_ended() {
+    let srv = InProcServer::start(HubConfig { idle_timeout: Duration::from_millis(800), ..attached() }, None);
+    let (id, _) = new_session(&srv, json!({ "screenshot": false }));
+    let (status, _) = get(&srv.url(&format!("/v1/sessions/{id}/state")));
+    assert_eq!(status, 200);
+    std::thread::sleep(Duration::from_millis(2500));
+    let (status, v) = get(&srv.url(&format!("/v1/sessions/{id}/state")));
+    assert_eq!((status, code(&v)), (404, "session_ended"));
+    assert_eq!(v["error"]["detail"]["reason"], "idle_timeout");
+    assert_eq!(get(&srv.url("/healthz")).1["sessions"], 0);
+}
+
+#[test]
+fn token_bounds_and_no_cors() {
+    let token = "0123456789abcdef-token";
+    let srv = InProcServer::start(attached(), Some(token));
+    let bearer = format!("Bearer {token}");
+    let (status, v, head) = http("GET", &srv.url("/healthz"), None, &[]);
+    assert_eq!((status, code(&v)), (401, "unauthorized"));
+    assert!(head.contains("www-authenticate: Bearer"), "{head}");
+    let (status, _, _) = http("GET", &srv.url("/healthz"), None, &[("authorization", "Bearer 0123456789abcdef-tokeN")]);
+    assert_eq!(status, 401);
+    let (status, _, _) = http("POST", &srv.url("/v1/sessions"), Some("{}"), &[("authorization", token)]);
+    assert_eq!(status, 401, "the scheme is required");
+    let (status, v, _) = http("GET", &srv.url("/healthz"), None, &[("authorization", &bearer)]);
+    assert_eq!((status, v["status"].as_str()), (200, Some("ok")));
+    let (status, _, _) = http("GET", &srv.url("/mcp"), None, &[]);
+    assert_eq!(status, 401, "/mcp is behind the token too");
+    let big = "x".repeat(sightline_server::MAX_HEADERS + 1);
+    let (status, v, _) = http("GET", &srv.url("/healthz"), None, &[("authorization", &bearer), ("x-filler", &big)]);
+    assert_eq!((status, code(&v)), (431, "headers_too_large"));
+    let body = format!("{{\"url\":\"{}\"}}", "a".repeat(sightline_server::MAX_BODY));
+    let (status, _, _) = http("POST", &srv.url("/v1/sessions"), Some(&body), &[("authorization", &bearer)]);
+    assert_eq!(status, 413);
+    let (status, _, _) = http(
+        "POST",
+        &srv.url("/mcp"),
+        Some(&body),
+        &[("authorization", &bearer), ("accept", "application/json, text/event-stream")],
+    );
+    assert_eq!(status, 413, "/mcp bodies are bounded too");
+    // CORS is off: a preflight gets no allow-origin, and neither does a plain request.
+    let (_, _, head) = http(
+        "OPTIONS",
+        &srv.url("/v1/sessions"),
+        None,
+        &[("authorization", &bearer), ("origin", "http://evil.test"), ("access-control-request-method", "POST")],
+    );
+    assert!(!head.contains("access-control-allow-origin"), "{head}");
+    let (_, _, head) =
+        http("GET", &srv.url("/healthz"), None, &[("authorization", &bearer), ("origin", "http://evil.test")]);
+    assert!(!head.contains("access-control-allow-origin"), "{head}");
+}
+
+#[test]
+fn openapi_healthz_and_metrics() {
+    let srv = InProcServer::start(attached(), None);
+    let (_, doc) = get(&srv.url("/openapi.json"));
+    assert_eq!(doc["openapi"], "3.1.0");
+    let paths = doc["paths"].as_object().unwrap();
+    for t in sightline_api::TOOLS {
+        let p = &paths[&format!("/v1/sessions/{{id}}/tools/{}", t.name)]["post"];
+        let schema = &p["requestBody"]["content"]["application/json"]["schema"];
+        // The same schema as the tool table's, minus the session the path implies.
+        let mut expected = (t.schema)();
+        if let Some(props) = expected["properties"].as_object_mut() {
+            props.remove("session");
+        }
+        assert_eq!(schema["properties"], expected["properties"], "{}", t.name);
+    }
+    for p in ["/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/act", "/v1/sessions/{id}/state", "/mcp"] {
+        assert!(paths.contains_key(p), "{p} missing from openapi.json");
+    }
+    let (id, _) = new_session(&srv, json!({ "url": url("/signin.html"), "screenshot": false }));
+    post(&srv.url(&format!("/v1/sessions/{id}/act")), json!({ "action": "click_element", "element_index": 42 }));
+    get(&srv.url(&format!("/v1/sessions/{id}/state")));
+    let (_, health) = get(&srv.url("/healthz"));
+    assert_eq!((health["status"].as_str(), health["sessions"].as_u64()), (Some("ok"), Some(1)));
+    let text = ureq::get(&srv.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
+    for line in [
+        "sightline_sessions_open 1",
+        "sightline_actions_total{outcome=\"ok\"} 1",
+        "sightline_actions_total{outcome=\"INVALID_ELEMENT_INDEX\"} 1",
+        "sightline_action_seconds_count 2",
+        "sightline_capture_seconds_count 1",
+        "sightline_browser_restarts_total 0",
+    ] {
+        assert!(text.contains(line), "{line} missing from\n{text}");
+    }
+}
+
+#[test]
+fn sigterm_ends_sessions_closes_the_browser_and_exits_0() {
+    world();
+    let mut srv = ServeProc::start(&["--listen", "127.0.0.1:0"]);
+    let (status, v) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
+    assert_eq!(status, 201, "{v}");
+    let browsers = srv.children();
+    assert_eq!(browsers.len(), 1, "one launched browser for every session");
+    assert!(group_alive(browsers[0]));
+    let status = srv.terminate(20).expect("exits within 20 s of SIGTERM");
+    assert_eq!(status.code(), Some(0), "stderr:\n{}", srv.stderr.lock().unwrap());
+    assert!(!group_alive(browsers[0]), "the browser's processes outlived the server");
+    assert!(srv.stderr.lock().unwrap().contains("ending sessions"));
+}
+
+#[test]
+fn a_crashed_browser_ends_its_sessions_and_the_server_goes_on() {
+    world();
+    let mut srv = ServeProc::start(&["--listen", "127.0.0.1:0"]);
+    let (_, v) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
+    let id = v["session_id"].as_str().unwrap().to_string();
+    let browser = srv.children()[0];
+    // SAFETY: kill(2) on the browser group of the server this test started.
+    unsafe {
+        libc::kill(-browser, libc::SIGKILL);
+    }
+    let until = Instant::now() + Duration::from_secs(10);
+    let (status, err) = loop {
+        let (status, v) = get(&srv.url(&format!("/v1/sessions/{id}/state?screenshot=false")));
+        if status != 200 || Instant::now() > until {
+            break (status, v);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!((status, code(&err)), (404, "browser_crashed"), "{err}");
+    assert_eq!(get(&srv.url("/healthz")).0, 200, "the server goes on");
+    let (status, v) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
+    assert_eq!(status, 201, "a new session gets a new browser: {v}");
+    assert!(v["state"]["page_content"].as_str().unwrap().contains("Sign In"));
+    let text = ureq::get(&srv.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
+    assert!(text.contains("sightline_browser_restarts_total 1"), "{text}");
+    assert!(text.contains("sightline_sessions_ended_total{reason=\"browser_crashed\"} 1"), "{text}");
+    assert_eq!(srv.terminate(20).and_then(|s| s.code()), Some(0));
+}
+
+#[test]
+fn a_public_bind_needs_a_token_file() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["serve", "--listen", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--token-file"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["serve", "--token", "on-the-command-line"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a token is never taken on the command line");
+}
