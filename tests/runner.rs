@@ -70,7 +70,7 @@ fn a_task_runs_to_finish_on_an_openai_compatible_endpoint() {
     world();
     let (port, server) = provider(vec![
         call("input_text", json!({ "element_index": 1, "text": "ada@example.com" })),
-        call("click_element", json!({ "element_index": 5 })),
+        call("click_element", json!({ "element_index": 4 })),
         call("finish_task", json!({ "message": "signed in" })),
     ]);
     let out = sightline(port, &[]);
@@ -87,7 +87,8 @@ fn a_task_runs_to_finish_on_an_openai_compatible_endpoint() {
     let user = first.body["messages"][1]["content"].as_str().unwrap();
     assert!(user.contains("Task: Sign in as ada@example.com"), "{user}");
     assert!(user.contains("[1] <input> role=textbox label=\"Email Address\""), "{user}");
-    assert!(user.contains("[5]button \"Sign In\""), "page_content is in the prompt: {user}");
+    assert!(user.contains("[4]button \"Sign In\""), "page_content is in the prompt: {user}");
+    assert_eq!(user.matches("Keep me signed in").count(), 1, "the label names its checkbox once: {user}");
     assert!(reqs[2].text().contains("Welcome back"), "the third turn sees the page after the click");
     assert!(reqs[2].text().contains("step 1: input_text"), "recent actions are listed");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -207,7 +208,7 @@ fn traces_record_every_turn_and_view_and_replay() {
     let _ = std::fs::remove_dir_all(&dir);
     let (port, server) = provider(vec![
         call("input_text", json!({ "element_index": 1, "text": "ada@example.com" })),
-        call("click_element", json!({ "element_index": 5 })),
+        call("click_element", json!({ "element_index": 4 })),
         call("finish_task", json!({ "message": "signed in" })),
     ]);
     let out = sightline(port, &["--vision", "--trace", dir.to_str().unwrap()]);
@@ -226,7 +227,7 @@ fn traces_record_every_turn_and_view_and_replay() {
     assert_eq!(lines[4]["type"], "end");
     assert_eq!(lines[4]["status"], "finished");
     let click = &lines[2];
-    assert_eq!(click["action"], json!({ "action": "click_element", "element_index": 5 }));
+    assert_eq!(click["action"], json!({ "action": "click_element", "element_index": 4 }));
     assert!(click["target_box"].is_array());
     assert!(click["prompt_tokens"].as_u64().unwrap() > 100);
     assert!(click["replies"][0].as_str().unwrap().contains("tool_calls"));

@@ -59,6 +59,9 @@ fn dialog_is_outcome(r: Result<(), BrowserError>) -> Result<(), BrowserError> {
     }
 }
 
+/// How long one input event's handlers may run before they are stopped.
+const HANDLER_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 fn describe_element(e: &Element) -> String {
     let d = &e.descriptor;
     match &d.type_ {
@@ -183,8 +186,27 @@ impl Tab {
         if let (Some(p), Some(extra)) = (p.as_object_mut(), extra.as_object()) {
             p.extend(extra.clone());
         }
-        let _: Value = self.call("Input.dispatchMouseEvent", p).await?;
-        Ok(())
+        self.input("Input.dispatchMouseEvent", p).await
+    }
+
+    /// One input event. Chromium answers once the page has handled it; a handler
+    /// that never returns (an endless loop) is stopped after [`HANDLER_LIMIT`]
+    /// with `Runtime.terminateExecution`, so the page lives on, and the action fails.
+    pub(crate) async fn input(&self, method: &str, params: Value) -> Result<(), BrowserError> {
+        match self.cdp_raw(&self.session, method, params, HANDLER_LIMIT).await {
+            Ok(_) => Ok(()),
+            Err(BrowserError::Cdp(sightline_cdp::CdpError::Timeout { .. })) => {
+                let _ = self
+                    .client
+                    .call_raw_within(Some(&self.session), "Runtime.terminateExecution", json!({}), std::time::Duration::from_secs(5))
+                    .await;
+                Err(BrowserError::PageScript(format!(
+                    "the page's event handler ran for more than {} s and was stopped",
+                    HANDLER_LIMIT.as_secs()
+                )))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Move the pointer in a few steps, so hover effects and menus react.
@@ -275,7 +297,7 @@ impl Tab {
 
     async fn press(&self, events: [Value; 2]) -> Result<(), BrowserError> {
         for ev in events {
-            let _: Value = self.call("Input.dispatchKeyEvent", ev).await?;
+            self.input("Input.dispatchKeyEvent", ev).await?;
         }
         Ok(())
     }
@@ -394,11 +416,11 @@ impl Tab {
         // Pipelined: each call is written to the socket in order on its first poll, and
         // Chromium handles one session's commands in order, so the page sees the keys in order.
         let events: Vec<Value> = text.chars().flat_map(key_events).collect();
-        let results =
-            futures_util::future::join_all(events.into_iter().map(|ev| {
-                self.cdp_raw(&self.session, "Input.dispatchKeyEvent", ev, std::time::Duration::from_secs(60))
-            }))
-            .await;
+        // Each key keeps the long limit: pipelined keys of a long text wait in line.
+        let results = futures_util::future::join_all(events.into_iter().map(|ev| {
+            self.cdp_raw(&self.session, "Input.dispatchKeyEvent", ev, std::time::Duration::from_secs(60))
+        }))
+        .await;
         for r in results {
             r?;
         }
@@ -466,7 +488,8 @@ impl Tab {
         let _: Value = self
             .call(
                 "Runtime.evaluate",
-                json!({ "expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))", "awaitPromise": true }),
+                // A background tab gets no animation frames: a timer ends the wait there.
+                json!({ "expression": "new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })", "awaitPromise": true }),
             )
             .await?;
         self.settle(since).await

@@ -88,7 +88,12 @@ impl Tab {
         // Out-of-process frames that attached since the action and are still loading
         // count like requests (capped like them, so a frame that never loads costs the cap).
         let frames = st.oopif_loading.values().filter(|t| **t >= since).count();
-        (st.main_loading || requested, st.inflight.values().filter(|t| **t >= since).count() + frames)
+        // A load this action started may take the load time limit; a document that was
+        // already loading before it (a page that never finishes) only holds the wait
+        // like a request, up to the cap.
+        let started_before = st.main_loading && st.main_loading_since.is_some_and(|t| t + Duration::from_millis(50) < since);
+        let loading = (st.main_loading && !started_before) || requested;
+        (loading, st.inflight.values().filter(|t| **t >= since).count() + frames + usize::from(started_before))
     }
 
     /// Wait until the page is stable, counting requests started after `since`.

@@ -39,6 +39,8 @@ pub(crate) struct Tracker {
     /// request id → when it started.
     pub inflight: HashMap<String, Instant>,
     pub main_loading: bool,
+    /// When the main frame's current load started.
+    pub main_loading_since: Option<Instant>,
     /// The main frame asked to navigate (link, form, script) and has not started loading yet.
     pub nav_requested: Option<Instant>,
     pub crashed: bool,
@@ -521,6 +523,7 @@ async fn track(
                 }
                 if ev.session.as_ref() == Some(&page) && v["frameId"].as_str() == Some(st.main_frame.as_str()) {
                     st.main_loading = ev.method == "Page.frameStartedLoading";
+                    st.main_loading_since = st.main_loading.then_some(now);
                     st.nav_requested = None;
                 }
             }

@@ -19,6 +19,7 @@ const SKIP: &[&str] = &["script", "style", "noscript", "template", "head", "titl
 struct Renderer<'a> {
     arena: &'a mut Arena,
     elements: &'a [Element],
+    quiet: &'a std::collections::HashSet<NodeId>,
     by_node: HashMap<NodeId, usize>,
     emitted: Vec<bool>,
     flow: Flow,
@@ -29,9 +30,9 @@ struct Renderer<'a> {
 }
 
 /// Render the page text for `elements` (already indexed) over `arena`.
-pub fn render(arena: &mut Arena, elements: &[Element]) -> String {
+pub fn render(arena: &mut Arena, elements: &[Element], quiet: &std::collections::HashSet<NodeId>) -> String {
     let by_node = elements.iter().enumerate().map(|(i, e)| (e.node, i)).collect();
-    let mut r = Renderer { arena, elements, by_node, emitted: vec![false; elements.len()], flow: Flow::new(), one_line: 0, last_inline_block: None };
+    let mut r = Renderer { arena, elements, quiet, by_node, emitted: vec![false; elements.len()], flow: Flow::new(), one_line: 0, last_inline_block: None };
     if !r.arena.nodes.is_empty() {
         r.walk(0);
     }
@@ -227,7 +228,8 @@ impl Renderer<'_> {
                 }
             }
         }
-        let mut quiet_children = quiet;
+        // A label whose text names its (indexed) control: the control's token says it.
+        let mut quiet_children = quiet || self.quiet.contains(&id);
         if let Some(ei) = indexed {
             let e = &self.elements[ei];
             let token = token(e);

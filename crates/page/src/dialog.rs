@@ -83,6 +83,7 @@ pub fn view(d: &JsDialog, viewport: Viewport) -> PageView {
         elements,
         covered: Vec::new(),
         page_content,
+        naming_labels: Default::default(),
         arena: Arena::empty(Rect::new(0.0, 0.0, viewport.width, viewport.height)),
     }
 }

@@ -120,6 +120,9 @@ pub struct Covered {
 pub struct Found {
     pub elements: Vec<Element>,
     pub covered: Vec<Covered>,
+    /// `<label>`s whose text is the name of an indexed control: the token says it,
+    /// so the text is not repeated beside it.
+    pub naming_labels: HashSet<NodeId>,
 }
 
 const TEXT_INPUT_TYPES: &[&str] =
@@ -534,7 +537,16 @@ pub fn find(arena: &mut Arena) -> Found {
         });
     }
     drop_redundant_labels(&mut elements, &labels_of);
-    Found { elements, covered }
+    let mut naming_labels = HashSet::new();
+    for e in &elements {
+        if let Some(ls) = labels_of.get(&e.node) {
+            let text = collapse(&ls.iter().map(|&l| visible_text(arena, l, 200, false)).collect::<Vec<_>>().join(" "));
+            if !text.is_empty() && cut(&text, 80) == e.label {
+                naming_labels.extend(ls.iter().copied());
+            }
+        }
+    }
+    Found { elements, covered, naming_labels }
 }
 
 /// A `<label>` is a target only when its control is not: clicking it does what

@@ -55,6 +55,8 @@ pub struct PageView {
     /// Interactive elements laid out in the viewport but covered by another element.
     pub covered: Vec<Covered>,
     pub page_content: String,
+    /// Labels whose text is already the name of the control they label.
+    pub naming_labels: std::collections::HashSet<NodeId>,
     /// The joined tree, for callers that need more than the derived views.
     pub arena: Arena,
 }
@@ -70,7 +72,8 @@ impl PageView {
             Some(d) => (d.url.clone(), d.title.clone(), d.scroll, d.content),
             None => (String::new(), String::new(), (0.0, 0.0), (0.0, 0.0)),
         };
-        let page_content = render_text(&mut arena, &found.elements, scroll, content_size, capture.viewport);
+        let page_content =
+            render_text(&mut arena, &found.elements, &found.naming_labels, scroll, content_size, capture.viewport);
         PageView {
             url,
             title,
@@ -79,6 +82,7 @@ impl PageView {
             viewport: capture.viewport,
             elements: found.elements,
             covered: found.covered,
+            naming_labels: found.naming_labels,
             page_content,
             arena,
         }
@@ -108,8 +112,14 @@ impl PageView {
             }
         }
         if changed {
-            self.page_content =
-                render_text(&mut self.arena, &self.elements, self.scroll, self.content_size, self.viewport);
+            self.page_content = render_text(
+                &mut self.arena,
+                &self.elements,
+                &self.naming_labels,
+                self.scroll,
+                self.content_size,
+                self.viewport,
+            );
         }
     }
 
@@ -132,11 +142,12 @@ impl PageView {
 fn render_text(
     arena: &mut Arena,
     elements: &[Element],
+    quiet: &std::collections::HashSet<NodeId>,
     scroll: (f64, f64),
     content_size: (f64, f64),
     viewport: Viewport,
 ) -> String {
-    let mut page_content = content::render(arena, elements);
+    let mut page_content = content::render(arena, elements, quiet);
     if let Some(hint) = scroll_hint(scroll, content_size, viewport) {
         if !page_content.is_empty() {
             page_content.push('\n');
