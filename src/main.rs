@@ -46,7 +46,9 @@ fn main() -> std::process::ExitCode {
                 "env" => run::env(&args).await,
                 "state" => run::state(&args).await,
                 "demo" => demo::run(&args).await,
-                "bench" if args.positional.first().map(String::as_str) == Some("serve") => bench_serve::run(&args).await,
+                "bench" if args.positional.first().map(String::as_str) == Some("serve") => {
+                    bench_serve::run(&args).await
+                }
                 "bench" => bench::run(&args).await,
                 "marks" => pack_cmd::marks(&args).await,
                 "run" => agent_cmd::run(&args).await,

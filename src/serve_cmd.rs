@@ -80,7 +80,14 @@ pub fn config(a: &Args) -> Result<ServeConfig> {
         bail!("--max-sessions must be at least 1");
     }
     let idle_timeout = duration(a.idle_timeout.as_deref().unwrap_or("300s"))?;
-    let hub = HubConfig { source, max_sessions, idle_timeout, queue_limit: 4, tab: run::tab_options(a)?, egress: Some(egress) };
+    let hub = HubConfig {
+        source,
+        max_sessions,
+        idle_timeout,
+        queue_limit: 4,
+        tab: run::tab_options(a)?,
+        egress: Some(egress),
+    };
     Ok(ServeConfig { listen, token, hub })
 }
 

@@ -332,8 +332,8 @@ fn finish_and_fail_end_the_task() {
 #[test]
 fn a_navigation_that_times_out_fails_and_restores_the_page() {
     run(async {
-        let mut settle = sightline_browser::SettleOptions::default();
-        settle.load_timeout = Duration::from_millis(800);
+        let settle =
+            sightline_browser::SettleOptions { load_timeout: Duration::from_millis(800), ..Default::default() };
         let tab = tab_with(sightline_browser::TabOptions { settle, ..Default::default() }).await;
         let mut env = sightline_api::Env::new(tab, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
         let s = step(&mut env, json!({"action": "navigate", "url": url("/form.html")})).await.state;

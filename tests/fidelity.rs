@@ -171,9 +171,10 @@ fn javascript_dialogs_are_part_of_the_state() {
         let s = step(&mut env, json!({"action": "click_element", "element_index": ask})).await.state;
         assert!(s.page_content.contains("value=\"anon\""), "{}", s.page_content);
         let field = s.page_content.find("]textbox").map(|_| 1).unwrap();
-        let s = step(&mut env, json!({"action": "input_text", "element_index": field, "text": "Ada", "overwrite": true}))
-            .await
-            .state;
+        let s =
+            step(&mut env, json!({"action": "input_text", "element_index": field, "text": "Ada", "overwrite": true}))
+                .await
+                .state;
         ok(&s);
         assert!(s.page_content.contains("value=\"Ada\""), "{}", s.page_content);
         let okb = token(&s, "button", "OK");
@@ -198,7 +199,11 @@ fn popups_become_the_current_page_and_return_to_their_opener() {
         ok(&s);
         assert!(s.url.ends_with("/fidelity/popup.html"), "back on the opener: {}", s.url);
         assert!(!s.page_content.contains("[tab "), "{}", s.page_content);
-        assert!(s.page_content.contains("selected=\"Ursula\""), "the opener shows what the popup did: {}", s.page_content);
+        assert!(
+            s.page_content.contains("selected=\"Ursula\""),
+            "the opener shows what the popup did: {}",
+            s.page_content
+        );
     })
 }
 
@@ -207,7 +212,8 @@ fn editors_take_text_through_their_focus_proxy() {
     run(async {
         let mut env = env("/fidelity/editor.html").await;
         let code = token(env.state(), "textbox", "Code");
-        let s = step(&mut env, json!({"action": "input_text", "element_index": code, "text": " let y = 2;"})).await.state;
+        let s =
+            step(&mut env, json!({"action": "input_text", "element_index": code, "text": " let y = 2;"})).await.state;
         ok(&s);
         assert_eq!(eval(&env, "document.getElementById('ta').value").await, " let y = 2;");
         assert!(s.page_content.contains("let y = 2;"), "{}", s.page_content);
@@ -235,7 +241,9 @@ fn a_failed_navigation_leaves_the_live_page_as_it_was() {
     run(async {
         let mut env = env("/form.html").await;
         let q = by_id_name(env.state(), "q");
-        let s = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "kept", "overwrite": true})).await.state;
+        let s = step(&mut env, json!({"action": "input_text", "element_index": q, "text": "kept", "overwrite": true}))
+            .await
+            .state;
         ok(&s);
         let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
         let e = step(&mut env, json!({"action": "navigate", "url": format!("http://{dead}/")})).await.state;
@@ -268,7 +276,9 @@ fn a_page_with_a_worker_settles_quickly() {
             settle: sightline_browser::SettleOptions { cap: Duration::from_secs(20), ..Default::default() },
             ..Default::default()
         };
-        let mut env = sightline_api::Env::new(tab_with(opts).await, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
+        let mut env = sightline_api::Env::new(tab_with(opts).await, sightline_api::EnvOptions { screenshot: false })
+            .await
+            .unwrap();
         let u = url("/fidelity/worker.html");
         ok(&step(&mut env, json!({"action": "navigate", "url": u})).await.state);
         let start = token(env.state(), "button", "Start worker");

@@ -700,7 +700,9 @@ fn infinite_loops_in_handlers_are_bounded() {
             turn.state.error.as_ref().map(|e| e.code)
         );
         assert!(!turn.fatal, "the page survives its runaway handler");
-        let after = within("scroll", Duration::from_secs(20), step(&mut env, json!({"action":"scroll","direction":"down"}))).await;
+        let after =
+            within("scroll", Duration::from_secs(20), step(&mut env, json!({"action":"scroll","direction":"down"})))
+                .await;
         assert_valid(&after.state);
         assert!(after.state.error.is_none(), "the page answers again: {:?}", after.state.error);
         env.close().await;

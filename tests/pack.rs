@@ -204,10 +204,7 @@ fn the_marks_png_has_the_viewport_size_and_a_box_per_mark() {
         }
         // Marks are the element index minus select options: same elements, same order.
         let names: Vec<&str> = set.marks.iter().map(|m| m.name.as_str()).collect();
-        assert_eq!(
-            names,
-            ["Email Address", "Enter your password", "Keep me signed in", "Sign In", "Elsewhere"]
-        );
+        assert_eq!(names, ["Email Address", "Enter your password", "Keep me signed in", "Sign In", "Elsewhere"]);
     })
 }
 

@@ -198,7 +198,12 @@ impl Tab {
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Timeout { .. })) => {
                 let _ = self
                     .client
-                    .call_raw_within(Some(&self.session), "Runtime.terminateExecution", json!({}), std::time::Duration::from_secs(5))
+                    .call_raw_within(
+                        Some(&self.session),
+                        "Runtime.terminateExecution",
+                        json!({}),
+                        std::time::Duration::from_secs(5),
+                    )
                     .await;
                 Err(BrowserError::PageScript(format!(
                     "the page's event handler ran for more than {} s and was stopped",
@@ -310,7 +315,11 @@ impl Tab {
                 Some(t) => (t, true),
                 None => (text, false),
             };
-            let before = if overwrite { String::new() } else { self.open_dialog().and_then(|d| d.prompt_text).unwrap_or_default() };
+            let before = if overwrite {
+                String::new()
+            } else {
+                self.open_dialog().and_then(|d| d.prompt_text).unwrap_or_default()
+            };
             self.set_prompt_text(&format!("{before}{line}"));
             return if submit { self.answer_dialog(true).await } else { Ok(()) };
         }
@@ -321,8 +330,13 @@ impl Tab {
             // Code editors (CodeMirror, Ace, Monaco) show one element and type through a
             // hidden textarea or a focus proxy: click the visible element, then type into
             // whatever the click focused, if that takes text.
-            let proxy = !matches!(e.descriptor.tag.as_str(), "a" | "button" | "select" | "option" | "input" | "summary" | "label")
-                && !matches!(e.descriptor.role.as_deref(), Some("button" | "link" | "checkbox" | "radio" | "switch" | "option" | "tab" | "menuitem" | "slider"));
+            let proxy = !matches!(
+                e.descriptor.tag.as_str(),
+                "a" | "button" | "select" | "option" | "input" | "summary" | "label"
+            ) && !matches!(
+                e.descriptor.role.as_deref(),
+                Some("button" | "link" | "checkbox" | "radio" | "switch" | "option" | "tab" | "menuitem" | "slider")
+            );
             if proxy && e.frame == 0 {
                 self.verify_hit(cap, e).await?;
                 return self.type_through_focus(e, text, overwrite).await;
@@ -374,7 +388,8 @@ impl Tab {
             if (a.isContentEditable || a.tagName === 'TEXTAREA') return true; \
             return a.tagName === 'INPUT' && /^(text|search|email|url|tel|password|number|)$/.test(a.type) })()";
         self.click_at(e.click_point.0, e.click_point.1).await?;
-        let v: Value = self.call("Runtime.evaluate", json!({ "expression": FOCUS_TAKES_TEXT, "returnByValue": true })).await?;
+        let v: Value =
+            self.call("Runtime.evaluate", json!({ "expression": FOCUS_TAKES_TEXT, "returnByValue": true })).await?;
         if v["result"]["value"].as_bool() != Some(true) {
             return Err(BrowserError::NotInteractive {
                 index: e.index,
@@ -417,10 +432,11 @@ impl Tab {
         // Chromium handles one session's commands in order, so the page sees the keys in order.
         let events: Vec<Value> = text.chars().flat_map(key_events).collect();
         // Each key keeps the long limit: pipelined keys of a long text wait in line.
-        let results = futures_util::future::join_all(events.into_iter().map(|ev| {
-            self.cdp_raw(&self.session, "Input.dispatchKeyEvent", ev, std::time::Duration::from_secs(60))
-        }))
-        .await;
+        let results =
+            futures_util::future::join_all(events.into_iter().map(|ev| {
+                self.cdp_raw(&self.session, "Input.dispatchKeyEvent", ev, std::time::Duration::from_secs(60))
+            }))
+            .await;
         for r in results {
             r?;
         }
@@ -506,7 +522,8 @@ impl Tab {
         // Unavailable when the current page is itself an error page: then there is nothing to restore.
         let before: Option<Value> = self.call("Page.getNavigationHistory", json!({})).await.ok();
         self.state.lock().unwrap().nav_error = None;
-        let pattern = json!({ "patterns": [{ "urlPattern": "*", "resourceType": "Document", "requestStage": "Response" }] });
+        let pattern =
+            json!({ "patterns": [{ "urlPattern": "*", "resourceType": "Document", "requestStage": "Response" }] });
         let intercept = self.call::<Value>("Fetch.enable", pattern).await.is_ok();
         let since = self.mark().await;
         let nav = tokio::time::timeout(

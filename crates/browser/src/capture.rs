@@ -185,18 +185,34 @@ impl Tab {
             // The compositor may still give a frame; if not, no screenshot rather than a hang.
             let r = self
                 .client
-                .call_raw_within(Some(&self.session), "Page.captureScreenshot", json!({ "format": "png" }), Duration::from_millis(1500))
+                .call_raw_within(
+                    Some(&self.session),
+                    "Page.captureScreenshot",
+                    json!({ "format": "png" }),
+                    Duration::from_millis(1500),
+                )
                 .await;
             r.ok().and_then(|raw| serde_json::from_str::<Shot>(raw.get()).ok()).map(|s| s.data)
         } else {
             None
         };
         let (w, h) = self.opts.viewport;
-        let capture = Capture { viewport: Viewport { width: w as f64, height: h as f64 }, frames: Vec::new(), dialog: Some(dialog) };
+        let capture = Capture {
+            viewport: Viewport { width: w as f64, height: h as f64 },
+            frames: Vec::new(),
+            dialog: Some(dialog),
+        };
         let cdp_time = started.elapsed();
         let t = Instant::now();
         let view = PageView::build(&capture);
-        Captured { view, screenshot: shot, capture, sessions: vec![self.session.clone()], cdp_time, model_time: t.elapsed() }
+        Captured {
+            view,
+            screenshot: shot,
+            capture,
+            sessions: vec![self.session.clone()],
+            cdp_time,
+            model_time: t.elapsed(),
+        }
     }
 
     /// Backend ids of elements with pointer/touch listeners, as recorded by the

@@ -91,7 +91,8 @@ impl Tab {
         // A load this action started may take the load time limit; a document that was
         // already loading before it (a page that never finishes) only holds the wait
         // like a request, up to the cap.
-        let started_before = st.main_loading && st.main_loading_since.is_some_and(|t| t + Duration::from_millis(50) < since);
+        let started_before =
+            st.main_loading && st.main_loading_since.is_some_and(|t| t + Duration::from_millis(50) < since);
         let loading = (st.main_loading && !started_before) || requested;
         (loading, st.inflight.values().filter(|t| **t >= since).count() + frames + usize::from(started_before))
     }

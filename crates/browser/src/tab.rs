@@ -149,7 +149,8 @@ impl Tab {
             ..Tracker::default()
         }));
         let events = tokio::spawn(track(client.clone(), client.subscribe(None), session.clone(), state.clone()));
-        let tab = Tab { dead, dialog, browser, client, target_id, context_id, owned_context, session, opts, state, events };
+        let tab =
+            Tab { dead, dialog, browser, client, target_id, context_id, owned_context, session, opts, state, events };
         tab.setup_session(&tab.session.clone(), true).await?;
         let tree: Value = tab.call("Page.getFrameTree", json!({})).await?;
         tab.state.lock().unwrap().main_frame =
@@ -171,7 +172,10 @@ impl Tab {
         let start = Instant::now();
         loop {
             let v: Result<Value, _> = self
-                .call("Runtime.evaluate", json!({ "expression": "[document.readyState, location.href]", "returnByValue": true }))
+                .call(
+                    "Runtime.evaluate",
+                    json!({ "expression": "[document.readyState, location.href]", "returnByValue": true }),
+                )
                 .await;
             match v {
                 Ok(v) => {
@@ -301,7 +305,10 @@ impl Tab {
         if let (true, Some(t)) = (accept, d.prompt_text.as_ref()) {
             params["promptText"] = json!(t);
         }
-        let r = self.client.call_raw_within(Some(&session), "Page.handleJavaScriptDialog", params, Duration::from_secs(10)).await;
+        let r = self
+            .client
+            .call_raw_within(Some(&session), "Page.handleJavaScriptDialog", params, Duration::from_secs(10))
+            .await;
         {
             // Closed now (or already gone): the page runs again.
             let mut st = self.state.lock().unwrap();
@@ -481,7 +488,12 @@ async fn track(
                 let v: Value = ev.parse().unwrap_or_default();
                 let kind = v["type"].as_str().unwrap_or("");
                 if trace {
-                    eprintln!("[trace] request {} {} {}", v["requestId"], kind, sightline_page::cut(v["request"]["url"].as_str().unwrap_or(""), 80));
+                    eprintln!(
+                        "[trace] request {} {} {}",
+                        v["requestId"],
+                        kind,
+                        sightline_page::cut(v["request"]["url"].as_str().unwrap_or(""), 80)
+                    );
                 }
                 // Requests that never say they are done, or that no person waits for:
                 // sockets, streams, media, beacons, prefetches, reports.
@@ -557,10 +569,8 @@ async fn track(
                 let id = v["requestId"].as_str().unwrap_or_default().to_string();
                 // A network failure has no HTTP status; an HTTP error page (a 405 with an
                 // empty body) is a page and goes through.
-                let failed = v["responseErrorReason"]
-                    .as_str()
-                    .filter(|_| v["responseStatusCode"].is_null())
-                    .map(str::to_string);
+                let failed =
+                    v["responseErrorReason"].as_str().filter(|_| v["responseStatusCode"].is_null()).map(str::to_string);
                 let main = {
                     let mut st = state.lock().unwrap();
                     let main = v["frameId"].as_str() == Some(st.main_frame.as_str());
@@ -573,7 +583,12 @@ async fn track(
                 let s = ev.session.clone();
                 tokio::spawn(async move {
                     let _ = if main && failed.is_some() {
-                        c.call_raw(s.as_ref(), "Fetch.failRequest", json!({ "requestId": id, "errorReason": "Aborted" })).await
+                        c.call_raw(
+                            s.as_ref(),
+                            "Fetch.failRequest",
+                            json!({ "requestId": id, "errorReason": "Aborted" }),
+                        )
+                        .await
                     } else {
                         c.call_raw(s.as_ref(), "Fetch.continueRequest", json!({ "requestId": id })).await
                     };
@@ -604,10 +619,8 @@ async fn track(
                     let _ = tx.send(false);
                 }
             }
-            "Inspector.targetCrashed" => {
-                if ev.session.as_ref() == Some(&page) {
-                    state.lock().unwrap().mark_dead(true);
-                }
+            "Inspector.targetCrashed" if ev.session.as_ref() == Some(&page) => {
+                state.lock().unwrap().mark_dead(true);
             }
             "Target.attachedToTarget" => {
                 if let Some(a) = ev.parse::<AttachedToTarget>() {

@@ -213,12 +213,15 @@ impl<'a> Local<'a> {
         let mut layout_of = HashMap::with_capacity(doc.layout.node_index.len());
         let mut texts_of: HashMap<usize, Vec<usize>> = HashMap::new();
         for (li, &ni) in doc.layout.node_index.iter().enumerate() {
-            if layout_of.contains_key(&ni) {
-                if doc.layout.text.get(li).is_some_and(|&t| t >= 0) {
-                    texts_of.entry(ni).or_default().push(li);
+            match layout_of.entry(ni) {
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    if doc.layout.text.get(li).is_some_and(|&t| t >= 0) {
+                        texts_of.entry(ni).or_default().push(li);
+                    }
                 }
-            } else {
-                layout_of.insert(ni, li);
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(li);
+                }
             }
         }
         let mut boxes_of: HashMap<usize, Vec<Rect>> = HashMap::new();
@@ -255,12 +258,14 @@ impl<'a> Local<'a> {
 impl Arena {
     pub fn build(capture: &Capture) -> Arena {
         let viewport = Rect::new(0.0, 0.0, capture.viewport.width, capture.viewport.height);
-        let mut arena = Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new(), subtree_end: Vec::new() };
+        let mut arena =
+            Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new(), subtree_end: Vec::new() };
         let Some(main) = capture.frames.first() else { return arena };
         if main.snapshot.documents.is_empty() {
             return arena;
         }
-        let mut b = Builder { capture, arena: &mut arena, pending_oopif: HashMap::new(), seen_docs: Default::default() };
+        let mut b =
+            Builder { capture, arena: &mut arena, pending_oopif: HashMap::new(), seen_docs: Default::default() };
         for (fi, f) in capture.frames.iter().enumerate().skip(1) {
             if let Some(owner) = f.owner {
                 b.pending_oopif.insert((owner.frame, owner.backend_node_id), fi);
@@ -442,12 +447,18 @@ fn is_transparent(color: &str) -> bool {
     let c = color.trim();
     c.is_empty()
         || c == "transparent"
-        || (c.starts_with("rgba(") && c.trim_end_matches(')').rsplit(',').next().is_some_and(|a| a.trim().parse::<f64>().is_ok_and(|a| a < 0.01)))
+        || (c.starts_with("rgba(")
+            && c.trim_end_matches(')')
+                .rsplit(',')
+                .next()
+                .is_some_and(|a| a.trim().parse::<f64>().is_ok_and(|a| a < 0.01)))
 }
 
 /// Elements that paint content of their own even without a background.
-const REPLACED: &[&str] =
-    &["img", "video", "canvas", "iframe", "frame", "svg", "input", "textarea", "select", "button", "embed", "object", "picture"];
+const REPLACED: &[&str] = &[
+    "img", "video", "canvas", "iframe", "frame", "svg", "input", "textarea", "select", "button", "embed", "object",
+    "picture",
+];
 
 fn parse_style(snap: &Snapshot, ids: &[i64]) -> Style {
     let s = |i: usize| ids.get(i).map(|&v| snap.str(v)).unwrap_or("");
@@ -472,14 +483,29 @@ fn parse_style(snap: &Snapshot, ids: &[i64]) -> Style {
 /// One step of the tree walk. The walk uses an explicit stack: pages choose
 /// their depth, so nothing here recurses by DOM depth.
 enum Task {
-    Document { frame: usize, doc_index: usize, parent: Option<NodeId>, owner: Option<NodeId>, clip: Rect },
-    Node { ctx: usize, i: usize, parent: Option<NodeId>, in_ua: bool, opacity_hidden: bool, collapsed: bool, clip: Rect },
+    Document {
+        frame: usize,
+        doc_index: usize,
+        parent: Option<NodeId>,
+        owner: Option<NodeId>,
+        clip: Rect,
+    },
+    Node {
+        ctx: usize,
+        i: usize,
+        parent: Option<NodeId>,
+        in_ua: bool,
+        opacity_hidden: bool,
+        collapsed: bool,
+        clip: Rect,
+    },
 }
 
 impl<'c> Builder<'c, '_> {
     fn run(&mut self) {
         let mut ctxs: Vec<DocCtx<'c>> = Vec::new();
-        let mut stack = vec![Task::Document { frame: 0, doc_index: 0, parent: None, owner: None, clip: self.arena.viewport }];
+        let mut stack =
+            vec![Task::Document { frame: 0, doc_index: 0, parent: None, owner: None, clip: self.arena.viewport }];
         while let Some(task) = stack.pop() {
             match task {
                 Task::Document { frame, doc_index, parent, owner, clip } => {
@@ -504,7 +530,13 @@ impl<'c> Builder<'c, '_> {
     }
 
     /// Registers one document; its nodes are walked from the returned context.
-    fn add_document(&mut self, frame: usize, doc_index: usize, owner: Option<NodeId>, clip: Rect) -> Option<DocCtx<'c>> {
+    fn add_document(
+        &mut self,
+        frame: usize,
+        doc_index: usize,
+        owner: Option<NodeId>,
+        clip: Rect,
+    ) -> Option<DocCtx<'c>> {
         let fc = self.capture.frames.get(frame)?;
         let dsnap = fc.snapshot.documents.get(doc_index)?;
         if dsnap.nodes.node_name.is_empty() {
@@ -688,14 +720,22 @@ impl<'c> Builder<'c, '_> {
             if let Some((frame, doc_index)) = frame {
                 // A document is joined once, whatever the ids claim.
                 if self.seen_docs.insert((frame, doc_index)) {
-                    stack.push(Task::Document { frame, doc_index, parent: Some(id), owner: Some(id), clip: content_clip });
+                    stack.push(Task::Document {
+                        frame,
+                        doc_index,
+                        parent: Some(id),
+                        owner: Some(id),
+                        clip: content_clip,
+                    });
                 }
             }
         }
         // Children of a closed <details>, other than its first <summary>, are not rendered.
         let first_summary = if closed_details {
             l.children.get(i).and_then(|cs| {
-                cs.iter().copied().find(|&c| snap.str(nodes.node_name.get(c).copied().unwrap_or(-1)).eq_ignore_ascii_case("summary"))
+                cs.iter()
+                    .copied()
+                    .find(|&c| snap.str(nodes.node_name.get(c).copied().unwrap_or(-1)).eq_ignore_ascii_case("summary"))
             })
         } else {
             None

@@ -7,8 +7,19 @@ use serde::{Deserialize, Serialize};
 
 /// The computed styles the model needs, in the order it reads them. The browser
 /// layer passes exactly this list to `DOMSnapshot.captureSnapshot`.
-pub const COMPUTED_STYLES: &[&str] =
-    &["display", "visibility", "opacity", "cursor", "pointer-events", "overflow-x", "overflow-y", "position", "white-space", "background-color", "background-image"];
+pub const COMPUTED_STYLES: &[&str] = &[
+    "display",
+    "visibility",
+    "opacity",
+    "cursor",
+    "pointer-events",
+    "overflow-x",
+    "overflow-y",
+    "position",
+    "white-space",
+    "background-color",
+    "background-image",
+];
 
 pub(crate) const S_DISPLAY: usize = 0;
 pub(crate) const S_VISIBILITY: usize = 1;

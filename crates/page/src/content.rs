@@ -8,10 +8,10 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use crate::arena::{Arena, NodeId, NodeKind};
-use crate::interactive::{Element, Reason};
 use crate::arena::WhiteSpace;
+use crate::arena::{Arena, NodeId, NodeKind};
 use crate::geometry::Rect;
+use crate::interactive::{Element, Reason};
 use crate::text::{collapse, cut, display_of, white_space_of, Display, Flow};
 
 const SKIP: &[&str] = &["script", "style", "noscript", "template", "head", "title", "meta", "link"];
@@ -32,7 +32,16 @@ struct Renderer<'a> {
 /// Render the page text for `elements` (already indexed) over `arena`.
 pub fn render(arena: &mut Arena, elements: &[Element], quiet: &std::collections::HashSet<NodeId>) -> String {
     let by_node = elements.iter().enumerate().map(|(i, e)| (e.node, i)).collect();
-    let mut r = Renderer { arena, elements, quiet, by_node, emitted: vec![false; elements.len()], flow: Flow::new(), one_line: 0, last_inline_block: None };
+    let mut r = Renderer {
+        arena,
+        elements,
+        quiet,
+        by_node,
+        emitted: vec![false; elements.len()],
+        flow: Flow::new(),
+        one_line: 0,
+        last_inline_block: None,
+    };
     if !r.arena.nodes.is_empty() {
         r.walk(0);
     }

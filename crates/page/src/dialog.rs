@@ -95,15 +95,29 @@ mod tests {
     #[test]
     fn confirm_and_prompt_views() {
         let vp = Viewport { width: 800.0, height: 600.0 };
-        let d = JsDialog { kind: "confirm".into(), message: "Delete  item 3?".into(), url: "http://x.test/".into(), prompt_text: None };
+        let d = JsDialog {
+            kind: "confirm".into(),
+            message: "Delete  item 3?".into(),
+            url: "http://x.test/".into(),
+            prompt_text: None,
+        };
         let v = view(&d, vp);
         assert_eq!(
             v.page_content,
             "[confirm dialog from the page; the page is paused until it is answered]\nDelete item 3?\n[1]button \"OK\" [2]button \"Cancel\"\n[/dialog]"
         );
         assert_eq!(v.elements[1].dialog, Some(DialogControl::Dismiss));
-        let p = JsDialog { kind: "prompt".into(), message: "Name?".into(), url: String::new(), prompt_text: Some("Ada".into()) };
+        let p = JsDialog {
+            kind: "prompt".into(),
+            message: "Name?".into(),
+            url: String::new(),
+            prompt_text: Some("Ada".into()),
+        };
         let v = view(&p, vp);
-        assert!(v.page_content.contains("[1]textbox value=\"Ada\" focused [2]button \"OK\" [3]button \"Cancel\""), "{}", v.page_content);
+        assert!(
+            v.page_content.contains("[1]textbox value=\"Ada\" focused [2]button \"OK\" [3]button \"Cancel\""),
+            "{}",
+            v.page_content
+        );
     }
 }

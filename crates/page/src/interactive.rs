@@ -507,10 +507,9 @@ pub fn find(arena: &mut Arena) -> Found {
                 n.attr("min").unwrap_or("0").trim().to_string(),
                 n.attr("max").unwrap_or("100").trim().to_string(),
             )),
-            "number" if n.has_attr("min") || n.has_attr("max") => Some((
-                n.attr("min").unwrap_or("").trim().to_string(),
-                n.attr("max").unwrap_or("").trim().to_string(),
-            )),
+            "number" if n.has_attr("min") || n.has_attr("max") => {
+                Some((n.attr("min").unwrap_or("").trim().to_string(), n.attr("max").unwrap_or("").trim().to_string()))
+            }
             _ => None,
         };
         elements.push(Element {

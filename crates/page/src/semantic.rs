@@ -368,7 +368,8 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
             .or_else(|| implicit_content_role(arena, id).map(str::to_string));
         let is_action = reason.is_some() && !in_action;
         let is_content = !is_action && !in_action && content_role.is_some();
-        let direct_text = if !is_action && !is_content && !in_action { direct_text(arena, id, &interactive) } else { String::new() };
+        let direct_text =
+            if !is_action && !is_content && !in_action { direct_text(arena, id, &interactive) } else { String::new() };
         let parent_is_text_role = sem_parent.is_some_and(|p| TEXT_ROLES.contains(&tree.nodes[p].role.as_str()));
         let is_text = !direct_text.is_empty() && !parent_is_text_role && is_block(arena, id);
         if !(is_action || is_content || is_text) {
@@ -470,7 +471,7 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
         if let Some(a) = axn {
             for key in ["expanded", "selected", "focused", "level", "modal"] {
                 if let Some(v) = ax_prop(a, key) {
-                    if !v.is_null() && !(key == "focused" && v == &Value::Bool(false)) {
+                    if !(v.is_null() || key == "focused" && v == &Value::Bool(false)) {
                         states.push((
                             match key {
                                 "expanded" => "expanded",
@@ -570,7 +571,11 @@ fn has_rendered_descendant(arena: &Arena, id: NodeId) -> bool {
 /// The text of a block itself: its text and that of its inline descendants (a
 /// `<strong>` inside a sentence), joined as rendered; nested blocks and
 /// interactive elements are nodes of their own.
-fn direct_text<S: std::hash::BuildHasher>(arena: &Arena, id: NodeId, interactive: &HashMap<NodeId, Reason, S>) -> String {
+fn direct_text<S: std::hash::BuildHasher>(
+    arena: &Arena,
+    id: NodeId,
+    interactive: &HashMap<NodeId, Reason, S>,
+) -> String {
     let mut flow = crate::text::Flow::one_line(400);
     let mut stack: Vec<NodeId> = arena.node(id).children.iter().rev().copied().collect();
     while let Some(c) = stack.pop() {
@@ -582,7 +587,8 @@ fn direct_text<S: std::hash::BuildHasher>(arena: &Arena, id: NodeId, interactive
                 }
             }
             NodeKind::Element => {
-                let inline = cn.layout.as_ref().is_none_or(|l| l.style.display == "inline" || l.style.display == "contents");
+                let inline =
+                    cn.layout.as_ref().is_none_or(|l| l.style.display == "inline" || l.style.display == "contents");
                 if inline && !interactive.contains_key(&c) && !SKIP.contains(&cn.tag.as_str()) && !cn.pseudo {
                     stack.extend(cn.children.iter().rev().copied());
                 } else if cn.generated.is_some() {

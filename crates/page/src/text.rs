@@ -86,9 +86,7 @@ impl Flow {
     }
 
     fn put(&mut self, c: char) {
-        if self.space && !self.cur.is_empty() {
-            self.cur.push(' ');
-        } else if self.after_atom && c.is_alphanumeric() {
+        if (self.space && !self.cur.is_empty()) || (self.after_atom && c.is_alphanumeric()) {
             self.cur.push(' ');
         }
         self.space = false;
@@ -431,7 +429,10 @@ mod tests {
     fn inline_runs_join_as_rendered() {
         assert_eq!(flow_of(&["Enter \"", "Deneen", "\" into\n   the  box"]), "Enter \"Deneen\" into the box");
         assert_eq!(flow_of(&["$", "42", ".", "99"]), "$42.99");
-        assert_eq!(flow_of(&["e-", "mail", " H", "2", "O Select ", "Paris", ", then"]), "e-mail H2O Select Paris, then");
+        assert_eq!(
+            flow_of(&["e-", "mail", " H", "2", "O Select ", "Paris", ", then"]),
+            "e-mail H2O Select Paris, then"
+        );
         assert_eq!(flow_of(&["   leading ", "   spaced ", "   end   "]), "leading spaced end");
         assert_eq!(flow_of(&["a\u{a0}\u{a0}b"]), "a  b");
     }

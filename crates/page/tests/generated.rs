@@ -41,15 +41,88 @@ impl Rng {
 }
 
 const NAMES: &[&str] = &[
-    "#document", "HTML", "BODY", "DIV", "SPAN", "A", "BUTTON", "INPUT", "SELECT", "OPTION", "TEXTAREA", "LABEL",
-    "DETAILS", "SUMMARY", "DIALOG", "IFRAME", "svg", "title", "TABLE", "TR", "TD", "BR", "PRE", "UL", "LI", "H1",
-    "#text", "::before", "::after", "::marker", "IMG", "H9", "", "ÜNÏCODE", "#comment",
+    "#document",
+    "HTML",
+    "BODY",
+    "DIV",
+    "SPAN",
+    "A",
+    "BUTTON",
+    "INPUT",
+    "SELECT",
+    "OPTION",
+    "TEXTAREA",
+    "LABEL",
+    "DETAILS",
+    "SUMMARY",
+    "DIALOG",
+    "IFRAME",
+    "svg",
+    "title",
+    "TABLE",
+    "TR",
+    "TD",
+    "BR",
+    "PRE",
+    "UL",
+    "LI",
+    "H1",
+    "#text",
+    "::before",
+    "::after",
+    "::marker",
+    "IMG",
+    "H9",
+    "",
+    "ÜNÏCODE",
+    "#comment",
 ];
 const STRINGS: &[&str] = &[
-    "", " ", "\n\n", "x", "role", "button", "aria-label", "inert", "open", "tabindex", "0", "-1", "contenteditable",
-    "true", "for", "id", "a", "aria-labelledby", "a b c", "type", "checkbox", "range", "file", "href", "javascript:x",
-    "hidden", "block", "inline", "inline-block", "table-cell", "table-row", "none", "pre", "pre-line", "fixed",
-    "pointer", "0.001", "NaN", "\u{a0}\u{a0}", "\"quoted\"", "\u{202e}rtl", "𝔘𝔫𝔦", "visible", "scroll", "auto",
+    "",
+    " ",
+    "\n\n",
+    "x",
+    "role",
+    "button",
+    "aria-label",
+    "inert",
+    "open",
+    "tabindex",
+    "0",
+    "-1",
+    "contenteditable",
+    "true",
+    "for",
+    "id",
+    "a",
+    "aria-labelledby",
+    "a b c",
+    "type",
+    "checkbox",
+    "range",
+    "file",
+    "href",
+    "javascript:x",
+    "hidden",
+    "block",
+    "inline",
+    "inline-block",
+    "table-cell",
+    "table-row",
+    "none",
+    "pre",
+    "pre-line",
+    "fixed",
+    "pointer",
+    "0.001",
+    "NaN",
+    "\u{a0}\u{a0}",
+    "\"quoted\"",
+    "\u{202e}rtl",
+    "𝔘𝔫𝔦",
+    "visible",
+    "scroll",
+    "auto",
 ];
 
 fn snapshot(r: &mut Rng, n: usize, docs: usize) -> Value {
@@ -64,35 +137,57 @@ fn snapshot(r: &mut Rng, n: usize, docs: usize) -> Value {
                 // deep: a chain
                 0 => i - 1,
                 // wide: all under the root
-                1 => if i == 0 { -1 } else { 0 },
+                1 => {
+                    if i == 0 {
+                        -1
+                    } else {
+                        0
+                    }
+                }
                 // anything, cycles and out-of-range included
                 2 => r.int(-3, n as i64 + 3),
                 // a tree
-                _ => if i == 0 { -1 } else { r.int(0, i - 1) },
+                _ => {
+                    if i == 0 {
+                        -1
+                    } else {
+                        r.int(0, i - 1)
+                    }
+                }
             });
         }
-        let node_type: Vec<i64> = (0..n).map(|i| if i == 0 { 9 } else { r.pick(&["1", "1", "1", "3", "3", "11", "8"]).parse().unwrap() }).collect();
+        let node_type: Vec<i64> = (0..n)
+            .map(|i| if i == 0 { 9 } else { r.pick(&["1", "1", "1", "3", "3", "11", "8"]).parse().unwrap() })
+            .collect();
         let name_index = |r: &mut Rng| STRINGS.len() as i64 + r.below(NAMES.len() as u64) as i64;
-        let node_name: Vec<i64> = (0..n).map(|_| if r.below(30) == 0 { r.int(-5, s_len + 5) } else { name_index(r) }).collect();
+        let node_name: Vec<i64> =
+            (0..n).map(|_| if r.below(30) == 0 { r.int(-5, s_len + 5) } else { name_index(r) }).collect();
         let node_value: Vec<i64> = (0..n).map(|_| r.int(-1, s_len - 1)).collect();
-        let attributes: Vec<Vec<i64>> = (0..n).map(|_| (0..r.below(7)).map(|_| r.int(-2, s_len + 2)).collect()).collect();
+        let attributes: Vec<Vec<i64>> =
+            (0..n).map(|_| (0..r.below(7)).map(|_| r.int(-2, s_len + 2)).collect()).collect();
         let mut laid: Vec<i64> = Vec::new();
         for _ in 0..n {
             if r.below(4) != 0 {
                 laid.push(r.int(-2, n as i64 + 2));
             }
         }
-        let styles: Vec<Vec<i64>> = laid.iter().map(|_| (0..r.below(11)).map(|_| r.int(-1, s_len - 1)).collect()).collect();
-        let bounds: Vec<Value> = laid.iter().map(|_| json!((0..r.below(6)).map(|_| r.float()).collect::<Vec<_>>())).collect();
-        let rects = |r: &mut Rng| -> Vec<Value> { laid.iter().map(|_| json!((0..r.below(6)).map(|_| r.float()).collect::<Vec<_>>())).collect() };
+        let styles: Vec<Vec<i64>> =
+            laid.iter().map(|_| (0..r.below(11)).map(|_| r.int(-1, s_len - 1)).collect()).collect();
+        let bounds: Vec<Value> =
+            laid.iter().map(|_| json!((0..r.below(6)).map(|_| r.float()).collect::<Vec<_>>())).collect();
+        let rects = |r: &mut Rng| -> Vec<Value> {
+            laid.iter().map(|_| json!((0..r.below(6)).map(|_| r.float()).collect::<Vec<_>>())).collect()
+        };
         let client_rects = rects(r);
         let scroll_rects = rects(r);
         let text: Vec<i64> = laid.iter().map(|_| r.int(-1, s_len - 1)).collect();
         let paint: Vec<i64> = laid.iter().map(|_| r.int(-5, 50)).collect();
         let boxes: Vec<i64> = (0..r.below(20)).map(|_| r.int(-1, laid.len() as i64 + 1)).collect();
-        let box_bounds: Vec<Value> = boxes.iter().map(|_| json!([r.float(), r.float(), r.float(), r.float()])).collect();
+        let box_bounds: Vec<Value> =
+            boxes.iter().map(|_| json!([r.float(), r.float(), r.float(), r.float()])).collect();
         let rare = |r: &mut Rng| json!({ "index": (0..r.below(5)).map(|_| r.int(0, n as i64 + 3)).collect::<Vec<_>>(), "value": (0..r.below(5)).map(|_| r.int(-2, s_len + 2)).collect::<Vec<_>>() });
-        let rare_bool = |r: &mut Rng| json!({ "index": (0..r.below(5)).map(|_| r.int(0, n as i64 + 3)).collect::<Vec<_>>() });
+        let rare_bool =
+            |r: &mut Rng| json!({ "index": (0..r.below(5)).map(|_| r.int(0, n as i64 + 3)).collect::<Vec<_>>() });
         let content_doc = json!({ "index": (0..r.below(3)).map(|_| r.int(0, n as i64)).collect::<Vec<_>>(), "value": (0..r.below(3)).map(|_| r.int(-1, docs as i64 + 1)).collect::<Vec<_>>() });
         let laid_u: Vec<i64> = laid.iter().map(|&x| x.max(0)).collect();
         let boxes_u: Vec<i64> = boxes.iter().map(|&x| x.max(0)).collect();
@@ -157,11 +252,34 @@ fn any_capture_gives_a_view() {
 #[test]
 fn a_very_deep_page_does_not_overflow_the_stack() {
     let n = 100_000i64;
-    let mut strings = vec!["DIV".to_string(), "#text".to_string(), "deep".to_string(), "#document".to_string(), "block".to_string()];
+    let mut strings =
+        vec!["DIV".to_string(), "#text".to_string(), "deep".to_string(), "#document".to_string(), "block".to_string()];
     strings.push("BUTTON".into());
     let parent: Vec<i64> = (0..n).map(|i| i - 1).collect();
-    let node_type: Vec<i64> = (0..n).map(|i| if i == 0 { 9 } else if i == n - 1 { 3 } else { 1 }).collect();
-    let node_name: Vec<i64> = (0..n).map(|i| if i == 0 { 3 } else if i == n - 1 { 1 } else if i == n - 2 { 5 } else { 0 }).collect();
+    let node_type: Vec<i64> = (0..n)
+        .map(|i| {
+            if i == 0 {
+                9
+            } else if i == n - 1 {
+                3
+            } else {
+                1
+            }
+        })
+        .collect();
+    let node_name: Vec<i64> = (0..n)
+        .map(|i| {
+            if i == 0 {
+                3
+            } else if i == n - 1 {
+                1
+            } else if i == n - 2 {
+                5
+            } else {
+                0
+            }
+        })
+        .collect();
     let node_value: Vec<i64> = (0..n).map(|i| if i == n - 1 { 2 } else { -1 }).collect();
     let laid: Vec<i64> = (0..n).collect();
     let styles: Vec<Vec<i64>> = (0..n).map(|_| vec![4]).collect();
@@ -171,7 +289,7 @@ fn a_very_deep_page_does_not_overflow_the_stack() {
         "documentURL": -1, "title": -1, "baseURL": -1, "frameId": -1,
         "nodes": { "parentIndex": parent, "nodeType": node_type, "nodeName": node_name, "nodeValue": node_value,
                    "backendNodeId": (1..=n).collect::<Vec<_>>(), "attributes": (0..n).map(|_| Vec::<i64>::new()).collect::<Vec<_>>() },
-        "layout": { "nodeIndex": laid, "styles": styles, "bounds": bounds, "text": text, "paintOrders": (0..n).map(|i| i).collect::<Vec<_>>() },
+        "layout": { "nodeIndex": laid, "styles": styles, "bounds": bounds, "text": text, "paintOrders": (0..n).collect::<Vec<_>>() },
     }]}, "owner": null }] });
     let c: Capture = serde_json::from_value(v).unwrap();
     // Run on a thread with a small stack, so recursion by depth would fail here too.

@@ -5,8 +5,11 @@
 use serde_json::json;
 use sightline_page::{Capture, PageView};
 
-/// A one-document capture. Each node: (parent, name, attrs, layout: Option<(rect, paint, styles)>).
-fn capture(nodes: &[(i64, &str, &[(&str, &str)], Option<([f64; 4], i64, [&str; 8])>)]) -> Capture {
+/// One node: (parent, name, attrs, layout: Option<(rect, paint, styles)>).
+type SynthNode<'a> = (i64, &'a str, &'a [(&'a str, &'a str)], Option<([f64; 4], i64, [&'a str; 8])>);
+
+/// A one-document capture.
+fn capture(nodes: &[SynthNode]) -> Capture {
     let mut strings: Vec<String> = Vec::new();
     let mut s = |v: &str| -> i64 {
         if let Some(i) = strings.iter().position(|x| x == v) {
