@@ -741,3 +741,48 @@ fn memory_stays_flat_over_500_actions_on_one_page() {
     assert!(at_500 < at_100 + 16 * 1024, "grew from {at_100} KB to {at_500} KB");
     assert_eq!(p.finish(), 0);
 }
+
+/// A page 2,500 elements deep through every front end: env, state, rpc (semantic_v2)
+/// and script (marks). Nothing overflows its stack and every process exits cleanly.
+#[test]
+fn a_very_deep_page_through_every_front_end() {
+    world();
+    let page = url("/hostile/deep.html");
+    // env
+    let mut p = Proc::start(&["env", &page, "--no-screenshot"]);
+    let first = p.read(ACT);
+    let content = first["page_content"].as_str().unwrap_or_default().to_string();
+    assert!(content.contains("[1]button \"Deep button\" deep text"), "{first}");
+    let (after, _) = p.ask(br#"{"action":"click_element","element_index":1}"#, ACT);
+    assert!(after["page_content"].as_str().unwrap_or_default().contains("Deep clicked"), "{after}");
+    assert_eq!(p.finish(), 0);
+    // state
+    let out = bin().args(["state", &page, "--no-screenshot"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Deep button"));
+    // rpc, semantic_v2
+    let mut p = Proc::start(&["rpc"]);
+    let bind = json!({"jsonrpc":"2.0","method":"bind_browser","id":1,"params":{"session":"deep"}});
+    let (reply, _) = p.ask(bind.to_string().as_bytes(), Duration::from_secs(60));
+    let r = &reply["result"];
+    let addr = json!({"session":"deep","target_id":r["target_id"],"tab_id":r["tabs"][0]["tab_id"]});
+    let mut nav = json!({"jsonrpc":"2.0","method":"browser_navigate","id":2,"params":addr.clone()});
+    nav["params"]["url"] = json!(page);
+    let (reply, _) = p.ask(nav.to_string().as_bytes(), ACT);
+    assert!(reply.get("result").is_some(), "{reply}");
+    let mut snap = json!({"jsonrpc":"2.0","method":"get_browser_state","id":3,"params":addr});
+    snap["params"]["snapshot_format"] = json!("semantic_v2");
+    let (reply, _) = p.ask(snap.to_string().as_bytes(), ACT);
+    assert!(reply["result"]["outline"].as_str().unwrap_or_default().contains("Deep button"), "{reply}");
+    assert_eq!(p.finish(), 0);
+    // script
+    let dir = std::env::temp_dir().join(format!("sightline-hostile-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let js = dir.join("deep.js");
+    std::fs::write(&js, "var m = browser.mark(); m.some(function (x) { return x.name === 'Deep button'; })").unwrap();
+    let out = bin().args(["script", js.to_str().unwrap(), "--url", &page, "--timeout", "20"]).output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout.trim().lines().last(), Some("true"), "{stdout}");
+}

@@ -343,3 +343,104 @@ mod tests {
         assert_eq!(err(r#"{"action":"finish_task"}"#), "finish_task requires 'message' (a string)");
     }
 }
+
+/// Generated input never panics the parser: every line is an action or a
+/// validation error.
+#[cfg(test)]
+mod generated {
+    use serde_json::{json, Value};
+
+    use super::Action;
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n.max(1)
+        }
+    }
+
+    const KEYS: &[&str] = &[
+        "action",
+        "element_index",
+        "text",
+        "overwrite",
+        "option_index",
+        "direction",
+        "pixels",
+        "url",
+        "message",
+        "count",
+        "",
+        "\u{0}",
+        "Action",
+    ];
+    const WORDS: &[&str] = &[
+        "click_element",
+        "input_text",
+        "select_option",
+        "scroll",
+        "navigate",
+        "finish_task",
+        "fail_task",
+        "hover_element",
+        "up",
+        "down",
+        "left",
+        "right",
+        "http://x.test/",
+        "javascript:alert(1)",
+        "data:,x",
+        "file:///etc",
+        "",
+        "\u{0}",
+        "\u{202e}",
+        "http://169.254.169.254\\@8.8.8.8/",
+        "//x",
+        "𝔘",
+    ];
+
+    fn value(r: &mut Rng, depth: u32) -> Value {
+        match r.below(if depth > 6 { 6 } else { 9 }) {
+            0 => Value::Null,
+            1 => json!(r.below(2) == 0),
+            2 => json!(r.next() as i64),
+            3 => json!((r.next() as f64) / 7.0 - 1e18),
+            4 => json!(u64::MAX - r.below(3)),
+            5 => json!(WORDS[r.below(WORDS.len() as u64) as usize]),
+            6 => Value::Array((0..r.below(4)).map(|_| value(r, depth + 1)).collect()),
+            _ => {
+                let mut m = serde_json::Map::new();
+                if r.below(4) != 0 {
+                    m.insert("action".into(), json!(WORDS[r.below(8) as usize]));
+                }
+                for _ in 0..r.below(5) {
+                    m.insert(KEYS[r.below(KEYS.len() as u64) as usize].into(), value(r, depth + 1));
+                }
+                Value::Object(m)
+            }
+        }
+    }
+
+    #[test]
+    fn any_json_is_an_action_or_a_validation_error() {
+        let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..20_000 {
+            let v = value(&mut r, 0);
+            let _ = Action::from_value(&v);
+            let line = v.to_string();
+            let _ = Action::parse(&line);
+            // Truncated and byte-mangled lines too.
+            let cut = line
+                .char_indices()
+                .nth(r.below(line.chars().count() as u64 + 1) as usize)
+                .map_or(line.len(), |(i, _)| i);
+            let _ = Action::parse(&line[..cut]);
+        }
+    }
+}

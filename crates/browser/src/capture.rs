@@ -224,8 +224,14 @@ impl Tab {
         if count.ok().and_then(|v| v["result"]["value"].as_u64()).unwrap_or(0) == 0 {
             return Vec::new();
         }
+        // Every remote object made here lives in one group, released at the end.
+        const GROUP: &str = "sightline-pointer";
         let list: Result<Value, _> = self
-            .cdp(session, "Runtime.evaluate", json!({ "expression": "window.__sightline.pointerElements()" }))
+            .cdp(
+                session,
+                "Runtime.evaluate",
+                json!({ "expression": "window.__sightline.pointerElements()", "objectGroup": GROUP }),
+            )
             .await;
         let Some(array) = list.ok().and_then(|v| v["result"]["objectId"].as_str().map(str::to_string)) else {
             return Vec::new();
@@ -240,11 +246,18 @@ impl Tab {
             .filter(|p| p["name"].as_str().is_some_and(|n| n.parse::<u32>().is_ok()))
             .filter_map(|p| p["value"]["objectId"].as_str().map(str::to_string))
             .collect();
-        let described =
-            join_all(ids.iter().map(|id| self.cdp::<Value>(session, "DOM.describeNode", json!({ "objectId": id }))))
-                .await;
-        let _: Result<Value, _> = self.cdp(session, "Runtime.releaseObject", json!({ "objectId": array })).await;
-        described.into_iter().filter_map(|d| d.ok()?["node"]["backendNodeId"].as_i64()).collect()
+        // Bounded concurrency: at most 64 calls in flight, however many elements the page made.
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(64) {
+            let described = join_all(
+                chunk.iter().map(|id| self.cdp::<Value>(session, "DOM.describeNode", json!({ "objectId": id }))),
+            )
+            .await;
+            out.extend(described.into_iter().filter_map(|d| d.ok()?["node"]["backendNodeId"].as_i64()));
+        }
+        let _: Result<Value, _> =
+            self.cdp(session, "Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP })).await;
+        out
     }
 
     /// The backend id of the element with keyboard focus in this target (through
