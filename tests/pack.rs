@@ -226,3 +226,30 @@ fn describe_advertises_exactly_what_is_registered() {
         assert_eq!(answer.value, "yes");
     })
 }
+
+/// Scripts have no dialog primitive: a dialog an action opens is answered as an
+/// unattended browser would (confirm dismissed, alert accepted) and the script goes on.
+#[test]
+fn javascript_dialogs_never_hang_a_script() {
+    run(async {
+        let d = driver_at("/fidelity/jsdialog.html").await;
+        let pack = Pack::new(d.clone(), local(), None);
+        let t = Instant::now();
+        let out = pack
+            .run(
+                r##"
+                var m = browser.mark();
+                browser.clickMark(m.find(x => x.name === "Delete").id);
+                var afterConfirm = browser.text("#out");
+                browser.clickMark(browser.mark().find(x => x.name === "Save").id);
+                ({ afterConfirm: afterConfirm, afterAlert: browser.text("#out") })
+                "##,
+                opts(30),
+            )
+            .await
+            .expect("the script runs to its end");
+        assert_eq!(out.value["afterConfirm"], "kept", "confirm() was dismissed");
+        assert_eq!(out.value["afterAlert"], "alerted", "alert() was accepted");
+        assert!(t.elapsed() < Duration::from_secs(25), "{:?}", t.elapsed());
+    })
+}
