@@ -97,10 +97,137 @@ pub struct Args {
     pub grid: Option<String>,
 }
 
+/// Options of every command that drives a browser.
+const BROWSER: &[&str] = &[
+    "--viewport",
+    "--connect",
+    "--chrome",
+    "--settle-ms",
+    "--allow",
+    "--block",
+    "--block-private",
+    "--no-chrome-sandbox",
+];
+
+/// One subcommand: the options it accepts (besides `-h`/`-V`) and its `--help`.
+pub struct CommandSpec {
+    pub name: &'static str,
+    /// Its own options.
+    pub own: &'static [&'static str],
+    /// Whether it also takes the browser options ([`BROWSER`]).
+    pub browser: bool,
+    pub help: &'static str,
+}
+
+/// Every subcommand. `sightline CMD --help` prints its `help`; an option a
+/// command does not take is an error that names the commands that do.
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "env",
+        own: &["--no-screenshot"],
+        browser: true,
+        help: "sightline env URL [OPTIONS]\n\nThe element-index protocol over JSON lines: the first State Object once URL is stable,\nthen one State Object per Action Object read on stdin. EOF or finish_task/fail_task ends it.\n\nExamples:\n    printf '%s\\n' '{\"action\":\"click_element\",\"element_index\":3}' | sightline env https://example.com/ --no-screenshot\n    sightline env http://127.0.0.1:8000/ --viewport 1024x768 --block-private --allow http://127.0.0.1:8000/\n",
+    },
+    CommandSpec {
+        name: "state",
+        own: &["--no-screenshot", "--pretty", "--out", "--explain", "--record"],
+        browser: true,
+        help: "sightline state URL [--pretty] [--out FILE] [--explain] [--record FILE] [OPTIONS]\n\nPrint one State Object.\n\nExamples:\n    sightline state https://example.com/ --pretty --no-screenshot\n    sightline state URL --explain           # covered elements and what covers them, on stderr\n    sightline state URL --record c.json     # the raw capture, the page model's input\n",
+    },
+    CommandSpec {
+        name: "demo",
+        own: &["--out"],
+        browser: true,
+        help: "sightline demo [--out DIR]\n\nDrive a built-in local site through a scripted run and print each step.\n\nExample:\n    sightline demo --out /tmp/sightline-demo\n",
+    },
+    CommandSpec {
+        name: "bench",
+        own: &["--runs", "--sizes"],
+        browser: true,
+        help: "sightline bench [--runs N] [--sizes 30,1000,5000]\nsightline bench serve [--sizes 1,10,25] [--runs N]\n\nMedians of capture and action times beside the raw CDP calls they need; `serve`: load on `sightline serve`.\n\nExamples:\n    sightline bench --runs 7\n    sightline bench serve --sizes 1,10\n",
+    },
+    CommandSpec {
+        name: "run",
+        own: &[
+            "--no-screenshot", "--task", "--model", "--max-steps", "--vision", "--trace", "--base-url", "--no-tools",
+            "--quiet", "--json", "--retry-base-ms",
+        ],
+        browser: true,
+        help: "sightline run URL --task \"…\" --model PROVIDER:MODEL [--max-steps N] [--vision] [--trace DIR]\n              [--base-url URL] [--no-tools] [--quiet | --json]\n\nAn agent on a real LLM API (openai:MODEL, anthropic:MODEL); key from $SIGHTLINE_API_KEY,\n$OPENAI_API_KEY or $ANTHROPIC_API_KEY.\n\nExample:\n    sightline run https://example.com/ --task \"Find the contact page\" --model openai:gpt-4o --trace /tmp/run1\n",
+    },
+    CommandSpec {
+        name: "trace",
+        own: &["--out"],
+        browser: true,
+        help: "sightline trace view DIR [--out FILE.html]\nsightline trace replay DIR\n\nView a run's trace as one HTML page, or send its actions again against a fresh browser.\n\nExample:\n    sightline trace view /tmp/run1 --out run1.html\n",
+    },
+    CommandSpec {
+        name: "rpc",
+        own: &[],
+        browser: true,
+        help: "sightline rpc [OPTIONS]\n\nThe tool API as JSON-RPC 2.0 over stdio; methods are tool names, plus list_tools.\n\nExample:\n    echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_tools\"}' | sightline rpc\n",
+    },
+    CommandSpec {
+        name: "mcp",
+        own: &[],
+        browser: true,
+        help: "sightline mcp [OPTIONS]\n\nThe same tools as a Model Context Protocol server over stdio.\n\nExample (an MCP client's server entry):\n    {\"command\": \"sightline\", \"args\": [\"mcp\", \"--block-private\"]}\n",
+    },
+    CommandSpec {
+        name: "serve",
+        own: &["--listen", "--token-file", "--max-sessions", "--idle-timeout", "--grid"],
+        browser: true,
+        help: "sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]\n                [--grid URL | --connect URL] [OPTIONS]\n\nHTTP API and MCP (Streamable HTTP at /mcp) for many isolated sessions. A non-loopback\n--listen needs --token-file.\n\nExamples:\n    sightline serve\n    sightline serve --grid http://127.0.0.1:4444 --max-sessions 10\n",
+    },
+    CommandSpec {
+        name: "marks",
+        own: &["--out", "--json"],
+        browser: true,
+        help: "sightline marks URL --out marks.png [--json]\n\nSet-of-Marks: numbered boxes over the visible interactive elements.\n\nExample:\n    sightline marks https://example.com/ --out marks.png --json\n",
+    },
+    CommandSpec {
+        name: "script",
+        own: &["--url", "--allow-private", "--timeout", "--describe", "--vision-url", "--vision-model"],
+        browser: true,
+        help: "sightline script FILE.js [--url URL] [--allow PREFIX]... [--allow-private] [--timeout S]\n                 [--vision-url URL --vision-model NAME] [--describe]\n\nRun agent JavaScript against a policy-gated `browser` global (private addresses refused by default).\n\nExamples:\n    sightline script task.js --url https://example.com/ --allow https://example.com/\n    sightline script --describe\n",
+    },
+];
+
+/// The spec of a subcommand.
+pub fn command(name: &str) -> Option<&'static CommandSpec> {
+    COMMANDS.iter().find(|c| c.name == name)
+}
+
+/// Every option `a` was given must be one of its command's.
+fn check_options(command: &str, seen: &[String]) -> Result<()> {
+    let Some(spec) = self::command(command) else { return Ok(()) };
+    for flag in seen {
+        if matches!(flag.as_str(), "-h" | "--help" | "-V" | "--version") {
+            continue;
+        }
+        let ok = spec.own.contains(&flag.as_str()) || (spec.browser && BROWSER.contains(&flag.as_str()));
+        if !ok {
+            let takers: Vec<&str> = COMMANDS
+                .iter()
+                .filter(|c| c.own.contains(&flag.as_str()) || (c.browser && BROWSER.contains(&flag.as_str())))
+                .map(|c| c.name)
+                .collect();
+            let hint =
+                if takers.is_empty() { String::new() } else { format!(" (it is an option of: {})", takers.join(", ")) };
+            bail!("{flag} is not an option of `sightline {command}`{hint}; see `sightline {command} --help`");
+        }
+    }
+    Ok(())
+}
+
 pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
     let mut a = Args::default();
+    let mut seen: Vec<String> = Vec::new();
     let mut it = words.into_iter();
     while let Some(w) = it.next() {
+        if w.starts_with('-') && w.len() > 1 {
+            seen.push(w.clone());
+        }
         let mut value = |name: &str| it.next().with_context(|| format!("{name} needs a value"));
         match w.as_str() {
             "-h" | "--help" => a.help = true,
@@ -146,6 +273,7 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             _ => a.positional.push(w),
         }
     }
+    check_options(&a.command, &seen)?;
     Ok(a)
 }
 
@@ -172,6 +300,16 @@ mod tests {
         assert_eq!(viewport(a.viewport.as_deref()).unwrap(), (800, 600));
         assert!(a.no_screenshot);
         assert!(parse(["env", "--bogus"].map(String::from)).is_err());
+        // An option of another command is refused, naming the commands that take it.
+        let e = parse(["env", "http://x.test/", "--pretty"].map(String::from)).unwrap_err().to_string();
+        assert!(e.contains("--pretty is not an option of `sightline env`") && e.contains("state"), "{e}");
+        let e = parse(["rpc", "--task", "x"].map(String::from)).unwrap_err().to_string();
+        assert!(e.contains("it is an option of: run"), "{e}");
+        assert!(parse(["state", "http://x.test/", "--pretty", "--block-private"].map(String::from)).is_ok());
+        for c in COMMANDS {
+            assert!(c.help.starts_with(&format!("sightline {}", c.name)), "{}", c.name);
+            assert!(c.help.contains("Example"), "{} --help has examples", c.name);
+        }
         assert!(viewport(Some("800")).is_err());
         assert!(viewport(Some("5x5")).is_err());
     }

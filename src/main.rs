@@ -27,6 +27,12 @@ fn main() -> std::process::ExitCode {
         println!("sightline {}", env!("CARGO_PKG_VERSION"));
         return std::process::ExitCode::SUCCESS;
     }
+    if args.help {
+        if let Some(spec) = cli::command(&args.command) {
+            print!("{}", spec.help);
+            return std::process::ExitCode::SUCCESS;
+        }
+    }
     if args.help || args.command.is_empty() {
         print!("{}", cli::USAGE);
         return if args.help { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::from(2) };
