@@ -25,11 +25,7 @@ impl RpcError {
 
 /// JSON-RPC error code for a tool error's stable code.
 pub fn rpc_code(e: &ToolError) -> i64 {
-    match e.code {
-        "invalid_params" => -32602,
-        "unknown_tool" => -32601,
-        _ => -32000,
-    }
+    e.code.rpc_code()
 }
 
 impl From<ToolError> for RpcError {

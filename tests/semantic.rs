@@ -159,7 +159,7 @@ fn continuations_page_through_a_snapshot_once() {
             b.with(json!({ "snapshot_format": "semantic_v2", "continuation": used[0] })),
         )
         .await;
-        assert_eq!((e.code, rule(&e)), ("capability_expired", "continuation_used"));
+        assert_eq!((e.code.as_str(), rule(&e)), ("capability_expired", "continuation_used"));
         // Not combinable with a query.
         let fresh = semantic(&api, &b, json!({ "node_budget": 5 })).await;
         let c = fresh["snapshot"]["continuation"].as_str().unwrap();
@@ -178,13 +178,13 @@ fn continuations_page_through_a_snapshot_once() {
             other.with(json!({ "snapshot_format": "semantic_v2", "continuation": c })),
         )
         .await;
-        assert_eq!((e.code, rule(&e)), ("capability_expired", "continuation_foreign"));
+        assert_eq!((e.code.as_str(), rule(&e)), ("capability_expired", "continuation_foreign"));
         // A newer snapshot retires the old continuation.
         semantic(&api, &b, json!({})).await;
         let e =
             fails(&api, "get_browser_state", b.with(json!({ "snapshot_format": "semantic_v2", "continuation": c })))
                 .await;
-        assert_eq!((e.code, rule(&e)), ("capability_expired", "newer_snapshot"));
+        assert_eq!((e.code.as_str(), rule(&e)), ("capability_expired", "newer_snapshot"));
         api.shutdown().await;
     })
 }
@@ -198,25 +198,25 @@ fn every_invalidation_rule_is_named() {
         let go = find_ref(&s1, "Go")["ref"].as_str().unwrap().to_string();
         semantic(&api, &b, json!({})).await;
         let e = fails(&api, "browser_click", b.with(json!({ "ref": go }))).await;
-        assert_eq!((e.code, rule(&e)), ("capability_expired", "newer_snapshot"), "{e:?}");
+        assert_eq!((e.code.as_str(), rule(&e)), ("capability_expired", "newer_snapshot"), "{e:?}");
         let s3 = semantic(&api, &b, json!({})).await;
         let go = find_ref(&s3, "Go")["ref"].as_str().unwrap().to_string();
         ok(&api, "browser_navigate", b.with(json!({ "url": url("/kinds.html") }))).await;
         let e = fails(&api, "browser_click", b.with(json!({ "ref": go }))).await;
-        assert_eq!((e.code, rule(&e)), ("capability_expired", "navigation"), "{e:?}");
+        assert_eq!((e.code.as_str(), rule(&e)), ("capability_expired", "navigation"), "{e:?}");
         // Reconnect: a new target generation; the old target and its refs are dead.
         let s4 = semantic(&api, &b, json!({})).await;
         let link = s4["refs"][0]["ref"].as_str().unwrap().to_string();
         let again = ok(&api, "bind_browser", json!({ "session": "inv", "reconnect": true })).await;
         assert_ne!(again["target_id"], b.target);
         let e = fails(&api, "browser_click", b.with(json!({ "ref": link }))).await;
-        assert_eq!((e.code, rule(&e)), ("capability_expired", "target_generation"), "{e:?}");
+        assert_eq!((e.code.as_str(), rule(&e)), ("capability_expired", "target_generation"), "{e:?}");
         let e = fails(&api, "list_tabs", json!({ "session": "inv", "target_id": b.target })).await;
         assert_eq!(rule(&e), "target_generation");
         // end_session removes the namespace.
         ok(&api, "end_session", json!({ "session": "inv" })).await;
         let e = fails(&api, "list_tabs", json!({ "session": "inv", "target_id": again["target_id"] })).await;
-        assert_eq!((e.code, rule(&e)), ("capability_expired", "session_ended"));
+        assert_eq!((e.code.as_str(), rule(&e)), ("capability_expired", "session_ended"));
         // Mismatched ids.
         let b2 = bind(&api, "inv2", "/form.html").await;
         let e =
@@ -288,13 +288,13 @@ fn mutations_reprove_and_refuse_what_a_ref_does_not_offer() {
         let remover = find_ref(&s, "Remove the victim")["ref"].as_str().unwrap().to_string();
         ok(&api, "browser_click", v.with(json!({ "ref": remover }))).await;
         let e = fails(&api, "browser_click", v.with(json!({ "ref": victim }))).await;
-        assert_eq!((e.code, e.detail["proof"].as_str()), ("proof_failed", Some("node_liveness")), "{e:?}");
+        assert_eq!((e.code.as_str(), e.detail["proof"].as_str()), ("proof_failed", Some("node_liveness")), "{e:?}");
         let next = find_ref(&s, "Next page in frame");
         assert_ne!(next["frame"], "main");
         let frame_button = find_ref(&s, "Frame button")["ref"].as_str().unwrap().to_string();
         ok(&api, "browser_click", v.with(json!({ "ref": next["ref"] }))).await;
         let e = fails(&api, "browser_click", v.with(json!({ "ref": frame_button }))).await;
-        assert_eq!((e.code, e.detail["proof"].as_str()), ("proof_failed", Some("frame_loader")), "{e:?}");
+        assert_eq!((e.code.as_str(), e.detail["proof"].as_str()), ("proof_failed", Some("frame_loader")), "{e:?}");
         // An offscreen ref is scrolled into view and clicked.
         let far = semantic(&api, &v, json!({ "query": "Far offscreen" })).await;
         let far_ref = find_ref(&far, "Far offscreen")["ref"].as_str().unwrap().to_string();

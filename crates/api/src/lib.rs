@@ -27,7 +27,7 @@ pub use action::{
     check_text, check_url, Action, Direction, ValidationError, ACTIONS, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
 };
 pub use env::{Env, EnvError, EnvOptions, Turn};
-pub use error::{Proof, Rule, ToolError};
+pub use error::{Proof, Rule, ToolCode, ToolError};
 pub use lines::{LineError, LineReader, MAX_LINE_BYTES};
 pub use registry::ApiOptions;
 pub use sightline_policy::{Egress, PolicyConfig};

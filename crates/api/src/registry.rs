@@ -153,7 +153,10 @@ impl Registry {
         if self.ended.lock().unwrap().contains(name) {
             return Err(ToolError::expired(&format!("session {name:?}"), Rule::SessionEnded));
         }
-        Err(ToolError::new("session_not_found", format!("no driver session {name:?}; call bind_browser first")))
+        Err(ToolError::new(
+            crate::error::ToolCode::SessionNotFound,
+            format!("no driver session {name:?}; call bind_browser first"),
+        ))
     }
 }
 
@@ -169,17 +172,22 @@ impl Session {
         if self.retired_targets.contains(target_id) {
             return Err(ToolError::expired(&format!("target {target_id}"), Rule::TargetGeneration));
         }
-        Err(ToolError::new("target_mismatch", format!("target {target_id} is not bound to session {:?}", self.name)))
+        Err(ToolError::new(
+            crate::error::ToolCode::TargetMismatch,
+            format!("target {target_id} is not bound to session {:?}", self.name),
+        ))
     }
 
     pub fn tab(&self, tab_id: &str) -> Result<&TabEntry, ToolError> {
         if self.closed_tabs.contains(tab_id) {
             return Err(ToolError::expired(&format!("tab {tab_id}"), Rule::TabClosed));
         }
-        self.tabs
-            .iter()
-            .find(|t| t.id == tab_id)
-            .ok_or_else(|| ToolError::new("tab_not_found", format!("no tab {tab_id} in this target; see list_tabs")))
+        self.tabs.iter().find(|t| t.id == tab_id).ok_or_else(|| {
+            ToolError::new(
+                crate::error::ToolCode::TabNotFound,
+                format!("no tab {tab_id} in this target; see list_tabs"),
+            )
+        })
     }
 
     pub fn tab_mut(&mut self, tab_id: &str) -> Result<&mut TabEntry, ToolError> {
@@ -215,7 +223,10 @@ impl Session {
             return Err(ToolError::expired(&format!("snapshot {id}"), *rule));
         }
         let Some(s) = self.snapshots.get(id) else {
-            return Err(ToolError::new("snapshot_not_found", format!("no snapshot {id} in this session")));
+            return Err(ToolError::new(
+                crate::error::ToolCode::SnapshotNotFound,
+                format!("no snapshot {id} in this session"),
+            ));
         };
         if s.target_generation != self.generation {
             return Err(ToolError::expired(&format!("snapshot {id}"), Rule::TargetGeneration));

@@ -181,8 +181,10 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
                 return Err(ToolError::invalid(format!("ref {r} belongs to another tab")));
             }
             let tree = stored.tree.as_ref().ok_or_else(|| ToolError::invalid("scope_ref needs a semantic_v2 ref"))?;
-            let node =
-                tree.nodes.get(n - 1).ok_or_else(|| ToolError::new("snapshot_not_found", format!("no ref {r}")))?;
+            let node = tree
+                .nodes
+                .get(n - 1)
+                .ok_or_else(|| ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {r}")))?;
             Some((node.frame, node.backend_node_id))
         }
         None => None,
@@ -224,7 +226,10 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         (None, Some((frame, backend))) => {
             let i =
                 tree.nodes.iter().position(|s| s.frame == frame && s.backend_node_id == backend).ok_or_else(|| {
-                    ToolError::new("snapshot_not_found", "the scope_ref node is no longer in the page")
+                    ToolError::new(
+                        crate::error::ToolCode::SnapshotNotFound,
+                        "the scope_ref node is no longer in the page",
+                    )
                 })?;
             Scope::Subtree(i)
         }
@@ -242,7 +247,7 @@ fn continue_snapshot(session: &mut Session, tab_id: &str, token: &str) -> Result
     let Some(cont) = session.continuations.get(token) else {
         let ours = token.strip_prefix("bc-").and_then(|t| t.split('-').next()) == Some(session.ids.salt.as_str());
         return Err(if ours {
-            ToolError::new("snapshot_not_found", format!("no continuation {token}"))
+            ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no continuation {token}"))
         } else {
             ToolError::expired(&format!("continuation {token}"), Rule::ContinuationForeign)
         });

@@ -4,7 +4,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
-use sightline_api::ToolError;
+use sightline_api::{ToolCode, ToolError};
 
 /// Why a session ended (kept so a later request on its id says so).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,25 +85,30 @@ pub enum ServerError {
 }
 
 impl ServerError {
-    /// The stable code string.
-    pub fn code(&self) -> &'static str {
+    /// The stable code.
+    pub fn tool_code(&self) -> ToolCode {
         match self {
-            ServerError::SessionNotFound { .. } => "session_not_found",
-            ServerError::SessionEnded { .. } => "session_ended",
-            ServerError::BrowserCrashed { .. } => "browser_crashed",
-            ServerError::Busy { .. } => "busy",
-            ServerError::TooManySessions { .. } => "too_many_sessions",
-            ServerError::Unauthorized => "unauthorized",
-            ServerError::HeadersTooLarge { .. } => "headers_too_large",
-            ServerError::BadRequest(_) => "invalid_params",
-            ServerError::ShuttingDown => "shutting_down",
-            ServerError::Browser(_) => "browser_error",
-            ServerError::Grid(GridError::Unreachable { .. }) => "grid_unreachable",
-            ServerError::Grid(GridError::Refused { .. }) => "grid_refused",
-            ServerError::Grid(GridError::NoCdp { .. }) => "grid_no_cdp",
-            ServerError::Grid(GridError::Setup(_)) => "grid_setup",
+            ServerError::SessionNotFound { .. } => ToolCode::SessionNotFound,
+            ServerError::SessionEnded { .. } => ToolCode::SessionEnded,
+            ServerError::BrowserCrashed { .. } => ToolCode::BrowserCrashed,
+            ServerError::Busy { .. } => ToolCode::Busy,
+            ServerError::TooManySessions { .. } => ToolCode::TooManySessions,
+            ServerError::Unauthorized => ToolCode::Unauthorized,
+            ServerError::HeadersTooLarge { .. } => ToolCode::HeadersTooLarge,
+            ServerError::BadRequest(_) => ToolCode::InvalidParams,
+            ServerError::ShuttingDown => ToolCode::ShuttingDown,
+            ServerError::Browser(_) => ToolCode::BrowserError,
+            ServerError::Grid(GridError::Unreachable { .. }) => ToolCode::GridUnreachable,
+            ServerError::Grid(GridError::Refused { .. }) => ToolCode::GridRefused,
+            ServerError::Grid(GridError::NoCdp { .. }) => ToolCode::GridNoCdp,
+            ServerError::Grid(GridError::Setup(_)) => ToolCode::GridSetup,
             ServerError::Tool(e) => e.code,
         }
+    }
+
+    /// The stable code string.
+    pub fn code(&self) -> &'static str {
+        self.tool_code().as_str()
     }
 
     /// The HTTP status that carries it.
@@ -121,9 +126,12 @@ impl ServerError {
             ServerError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ServerError::Browser(_) => StatusCode::BAD_GATEWAY,
             ServerError::Tool(e) => match e.code {
-                "invalid_params" => StatusCode::BAD_REQUEST,
-                "unknown_tool" | "session_not_found" | "tab_not_found" | "snapshot_not_found" => StatusCode::NOT_FOUND,
-                "browser_error" => StatusCode::BAD_GATEWAY,
+                ToolCode::InvalidParams => StatusCode::BAD_REQUEST,
+                ToolCode::UnknownTool
+                | ToolCode::SessionNotFound
+                | ToolCode::TabNotFound
+                | ToolCode::SnapshotNotFound => StatusCode::NOT_FOUND,
+                ToolCode::BrowserError => StatusCode::BAD_GATEWAY,
                 _ => StatusCode::UNPROCESSABLE_ENTITY,
             },
         }
@@ -151,7 +159,7 @@ impl ServerError {
     pub fn into_tool_error(self) -> ToolError {
         match self {
             ServerError::Tool(e) => e,
-            other => ToolError { code: other.code(), message: other.to_string(), detail: other.detail() },
+            other => ToolError { code: other.tool_code(), message: other.to_string(), detail: other.detail() },
         }
     }
 }

@@ -108,7 +108,10 @@ impl SightlineMcp {
             Backend::Api(api) => api.dispatch(name, args).await,
             Backend::Hub { hub, session } => {
                 let Some(s) = session.get() else {
-                    return Err(ToolError::new("session_not_found", "initialize the MCP session first"));
+                    return Err(ToolError::new(
+                        sightline_api::ToolCode::SessionNotFound,
+                        "initialize the MCP session first",
+                    ));
                 };
                 let entered = hub.enter(&s.id).map_err(ServerError::into_tool_error)?;
                 if name == "end_session" {
@@ -238,7 +241,7 @@ impl ServerHandler for SightlineMcp {
         });
         let out = tokio::select! {
             out = self.run(&name, args) => out,
-            _ = context.ct.cancelled() => Err(ToolError::new("cancelled", format!("{name} was cancelled by the client"))),
+            _ = context.ct.cancelled() => Err(ToolError::new(sightline_api::ToolCode::Cancelled, format!("{name} was cancelled by the client"))),
         };
         if let Some(t) = ticker {
             t.abort();

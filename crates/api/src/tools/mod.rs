@@ -94,7 +94,7 @@ impl Api {
     pub(crate) async fn check_navigation(&self, url: &str) -> Result<(), ToolError> {
         let Some(egress) = &self.registry.egress else { return Ok(()) };
         egress.check_navigation(url).await.map_err(|r| ToolError {
-            code: "navigation_failed",
+            code: crate::error::ToolCode::NavigationFailed,
             message: format!("navigation to {url} was refused by the egress policy (rule {}): {r}", r.rule()),
             detail: serde_json::json!({ "rule": r.rule() }),
         })
@@ -107,10 +107,9 @@ impl Api {
 
     /// Call a tool by name.
     pub async fn dispatch(&self, name: &str, args: Value) -> Result<ToolOutput, ToolError> {
-        let tool = TOOLS
-            .iter()
-            .find(|t| t.name == name)
-            .ok_or_else(|| ToolError::new("unknown_tool", format!("no tool {name:?}; see the tool list")))?;
+        let tool = TOOLS.iter().find(|t| t.name == name).ok_or_else(|| {
+            ToolError::new(crate::error::ToolCode::UnknownTool, format!("no tool {name:?}; see the tool list"))
+        })?;
         if !(args.is_object() || args.is_null()) {
             return Err(ToolError::invalid("params must be a JSON object"));
         }

@@ -91,7 +91,7 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
     let s = api.registry.session(&a.session).await?;
     let mut g = s.lock().await;
     g.check_target(&a.target_id).map_err(|e| {
-        if e.code == "capability_expired" {
+        if e.code == crate::error::ToolCode::CapabilityExpired {
             e
         } else {
             ToolError::proof(Proof::Binding, e.message)
@@ -109,10 +109,9 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
     let captured = stored.captured.clone();
     let (node, frame, backend, doc) = match (stored.format, &stored.tree) {
         (Format::SemanticV2, Some(tree)) => {
-            let s = tree
-                .nodes
-                .get(n - 1)
-                .ok_or_else(|| ToolError::new("snapshot_not_found", format!("no ref {reference}")))?;
+            let s = tree.nodes.get(n - 1).ok_or_else(|| {
+                ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {reference}"))
+            })?;
             if !s.actions.contains(&action) {
                 let offered: Vec<&str> = s.actions.iter().map(|a| a.as_str()).collect();
                 return Err(ToolError::unavailable(reference, action.as_str(), &offered));
@@ -122,10 +121,9 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
         _ => {
             // dom_refs_v1: the element index.
             // An index past u32 is no element (it must not wrap around to a small one).
-            let e = u32::try_from(n)
-                .ok()
-                .and_then(|n| captured.view.element(n))
-                .ok_or_else(|| ToolError::new("snapshot_not_found", format!("no ref {reference}")))?;
+            let e = u32::try_from(n).ok().and_then(|n| captured.view.element(n)).ok_or_else(|| {
+                ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {reference}"))
+            })?;
             let n = captured.view.arena.node(e.node);
             (e.node, e.frame, e.backend_node_id, n.doc)
         }
@@ -167,7 +165,7 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
     match found {
         Some(e) => Ok(Proven { index: e.index, tab: tab.clone(), captured: fresh.clone() }),
         None => Err(ToolError::new(
-            "element_not_interactive",
+            crate::error::ToolCode::ElementNotInteractive,
             format!("the element of {reference} is not visible or is covered, even after scrolling it into view"),
         )),
     }
@@ -232,7 +230,7 @@ pub(crate) async fn scroll(api: &Api, p: ScrollParams) -> Result<ToolOutput, Too
         Some(r) => {
             // Any visible element scrolls its container; a declared scroll action is not required for content inside.
             let pr = match prove(api, &a, r, ActionKind::Scroll).await {
-                Err(e) if e.code == "browser_action_unavailable" => {
+                Err(e) if e.code == crate::error::ToolCode::BrowserActionUnavailable => {
                     prove(api, &a, r, ActionKind::Click).await.map_err(|_| e)?
                 }
                 other => other?,

@@ -89,7 +89,7 @@ pub(crate) async fn end_session(api: &Api, p: EndParams) -> Result<ToolOutput, T
             .session(&p.session)
             .await
             .err()
-            .unwrap_or_else(|| ToolError::new("session_not_found", "no such session")));
+            .unwrap_or_else(|| ToolError::new(crate::error::ToolCode::SessionNotFound, "no such session")));
     };
     api.registry.ended.lock().unwrap().insert(p.session.clone());
     // Close our tabs explicitly (an attached browser keeps running).
