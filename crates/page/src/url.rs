@@ -1,94 +1,16 @@
-//! Resolving an `href` against a base URL (RFC 3986 §5.2, enough for links).
+//! Resolving an `href` against a base URL the way the browser does (WHATWG URL
+//! parsing, through the `url` crate, as the egress policy and `navigate` do), so a
+//! descriptor's `href` is where a click on the link goes.
 
-/// Resolve `href` against the absolute `base`.
+/// Resolve `href` against the absolute `base`; an `href` that cannot be resolved is
+/// returned as written.
 pub fn resolve(base: &str, href: &str) -> String {
-    if href.is_empty() {
-        return base.to_string();
-    }
-    if has_scheme(href) {
-        return href.to_string();
-    }
-    let (scheme, rest) = match base.find(':') {
-        Some(i) => (&base[..i], &base[i + 1..]),
-        None => return href.to_string(),
-    };
-    if let Some(net) = href.strip_prefix("//") {
-        return format!("{scheme}://{net}");
-    }
-    // Split the base into authority, path, query.
-    let (authority, path_q) = match rest.strip_prefix("//") {
-        Some(r) => match r.find(['/', '?', '#']) {
-            Some(i) => (&r[..i], &r[i..]),
-            None => (r, ""),
+    match url::Url::parse(base) {
+        Ok(b) => b.join(href).map(String::from).unwrap_or_else(|_| href.to_string()),
+        Err(_) => match url::Url::parse(href) {
+            Ok(u) => u.into(),
+            Err(_) => href.to_string(),
         },
-        None => ("", rest),
-    };
-    let prefix = if rest.starts_with("//") { format!("{scheme}://{authority}") } else { format!("{scheme}:") };
-    let path_q = path_q.split('#').next().unwrap_or("");
-    let (base_path, base_query) = match path_q.find('?') {
-        Some(i) => (&path_q[..i], &path_q[i..]),
-        None => (path_q, ""),
-    };
-    if href.starts_with('#') {
-        return format!("{prefix}{base_path}{base_query}{href}");
-    }
-    if href.starts_with('?') {
-        return format!("{prefix}{base_path}{href}");
-    }
-    let (href_path, tail) = match href.find(['?', '#']) {
-        Some(i) => (&href[..i], &href[i..]),
-        None => (href, ""),
-    };
-    let merged = if href_path.starts_with('/') {
-        href_path.to_string()
-    } else {
-        let dir = match base_path.rfind('/') {
-            Some(i) => &base_path[..=i],
-            None => "/",
-        };
-        format!("{dir}{href_path}")
-    };
-    format!("{prefix}{}{tail}", remove_dots(&merged))
-}
-
-fn has_scheme(s: &str) -> bool {
-    match s.find(':') {
-        Some(i) if i > 0 => {
-            let scheme = &s[..i];
-            scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        }
-        _ => false,
-    }
-}
-
-fn remove_dots(path: &str) -> String {
-    let mut out: Vec<&str> = Vec::new();
-    let segments: Vec<&str> = path.split('/').collect();
-    let last = segments.len() - 1;
-    for (i, seg) in segments.iter().enumerate() {
-        match *seg {
-            "." => {
-                if i == last {
-                    out.push("");
-                }
-            }
-            ".." => {
-                if out.len() > 1 {
-                    out.pop();
-                }
-                if i == last {
-                    out.push("");
-                }
-            }
-            s => out.push(s),
-        }
-    }
-    let joined = out.join("/");
-    if joined.starts_with('/') {
-        joined
-    } else {
-        format!("/{joined}")
     }
 }
 
@@ -109,5 +31,11 @@ mod tests {
         assert_eq!(resolve(b, "#top"), "http://h.test:8080/a/b/c.html?q=1#top");
         assert_eq!(resolve("http://h.test", "p"), "http://h.test/p");
         assert_eq!(resolve(b, "mailto:a@b.test"), "mailto:a@b.test");
+        // WHATWG rules, as Chromium follows them: backslashes, tabs and newlines, dot segments.
+        assert_eq!(resolve(b, "\\\\evil.test\\x"), "http://evil.test/x");
+        assert_eq!(resolve(b, "/a/%2e%2e/b"), "http://h.test:8080/b");
+        assert_eq!(resolve(b, "/p\tq\n"), "http://h.test:8080/pq");
+        assert_eq!(resolve("http://H.TEST:80/", "x"), "http://h.test/x");
+        assert_eq!(resolve("", "rel"), "rel");
     }
 }
