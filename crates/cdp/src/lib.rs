@@ -21,4 +21,4 @@ mod launch;
 
 pub use client::{Client, Event, EventReceiver, SessionId, EVENT_QUEUE};
 pub use error::CdpError;
-pub use launch::{find_chromium, needs_no_sandbox, resolve_endpoint, Chromium, LaunchOptions};
+pub use launch::{find_chromium, needs_no_sandbox, resolve_endpoint, Chromium, LaunchOptions, BASE_FLAGS};

@@ -174,7 +174,7 @@ impl Renderer<'_> {
         }
         if n.pseudo {
             if let Some(g) = n.generated.clone() {
-                if !quiet && self.text_visible_box(id) {
+                if !quiet && self.text_visible(id) {
                     let rect = self.arena.node(id).layout.as_ref().map(|l| l.rect);
                     self.flow.text_at(&g, WhiteSpace::Collapse, rect);
                 }
@@ -253,15 +253,6 @@ impl Renderer<'_> {
         }
         stack.push(Visit::Exit(Exit { node: id, display, one_line, dialog, scroll_hint }));
         stack.extend(children.iter().rev().map(|&c| Visit::Enter(c, quiet_children)));
-    }
-
-    /// A pseudo-element's generated text is shown when its box is visible and uncovered.
-    fn text_visible_box(&mut self, id: NodeId) -> bool {
-        let n = self.arena.node(id);
-        let Some(r) = n.visible_rect() else { return false };
-        let owner = n.parent.unwrap_or(id);
-        let (x, y) = r.center();
-        !self.arena.visually_covered_at(owner, x, y)
     }
 }
 

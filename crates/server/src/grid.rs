@@ -31,32 +31,17 @@ pub struct GridSession {
     pub cdp: String,
 }
 
-/// The flags the Grid's chromedriver passes to Chromium: those of our own
-/// launcher (`sightline_cdp`'s launch flags), minus the ones chromedriver sets
-/// itself (debugging port, start page, a fresh profile directory).
-pub const CHROMIUM_ARGS: &[&str] = &[
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-extensions",
-    "--disable-default-apps",
-    "--disable-breakpad",
-    "--disable-dev-shm-usage",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
-    "--disable-smooth-scrolling",
-    "--hide-scrollbars",
-    "--mute-audio",
-    "--password-store=basic",
-];
-
+/// The flags the Grid's chromedriver passes to Chromium: our own launcher's
+/// ([`sightline_cdp::BASE_FLAGS`]) minus what chromedriver sets itself (the
+/// debugging port, the start page), plus `--no-sandbox` (Grid nodes commonly run
+/// Chromium as root, where its sandbox cannot start).
 pub fn chromium_args() -> Vec<String> {
-    CHROMIUM_ARGS.iter().map(|f| f.to_string()).collect()
+    sightline_cdp::BASE_FLAGS
+        .iter()
+        .filter(|f| !f.starts_with("--remote-debugging-port") && f.starts_with("--"))
+        .map(|f| f.to_string())
+        .chain(std::iter::once("--no-sandbox".to_string()))
+        .collect()
 }
 
 /// The new-session body: W3C capabilities with `goog:chromeOptions`.
