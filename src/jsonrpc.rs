@@ -1,5 +1,5 @@
-//! JSON-RPC 2.0 over stdio, one message per line: the framing shared by
-//! `sightline rpc` and `sightline mcp`. Requests are answered in order;
+//! JSON-RPC 2.0 over stdio, one message per line: the framing of `sightline rpc`
+//! (`sightline mcp` runs on rmcp; see `mcp.rs`). Requests are answered in order;
 //! notifications (no `id`) get no answer. The process and its sessions survive
 //! any malformed line: a line longer than `MAX_LINE_BYTES` (discarded as it
 //! arrives, never buffered whole), not UTF-8, holding a NUL byte, or nested
