@@ -786,3 +786,21 @@ fn a_very_deep_page_through_every_front_end() {
     assert_eq!(out.status.code(), Some(0), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(stdout.trim().lines().last(), Some("true"), "{stdout}");
 }
+
+/// Behind the egress proxy, a refused connection is a failed navigation (the
+/// proxy's 502 is not shown as a page), and the previous page stays live.
+#[test]
+fn a_refused_connection_through_the_proxy_is_a_failed_navigation() {
+    world();
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let mut p = Proc::start(&["env", &url("/form.html"), "--no-screenshot"]);
+    let first = p.read(ACT);
+    let nav = json!({"action": "navigate", "url": format!("http://{dead}/")});
+    let (failed, _) = p.ask(nav.to_string().as_bytes(), ACT);
+    assert_eq!(error_code(&failed), "NAVIGATION_FAILED", "{failed}");
+    assert!(failed["error"]["message"].as_str().unwrap_or_default().contains("ERR_CONNECTION_REFUSED"), "{failed}");
+    assert_eq!(failed["state_hash"], first["state_hash"]);
+    let (typed, _) = p.ask(br#"{"action":"input_text","element_index":1,"text":"!"}"#, ACT);
+    assert_eq!(error_code(&typed), "", "{typed}");
+    assert_eq!(p.finish(), 0);
+}

@@ -601,6 +601,10 @@ impl Tab {
 
 /// `Fetch.ErrorReason` (`ConnectionRefused`) as Chromium's net error name (`net::ERR_CONNECTION_REFUSED`).
 fn net_error_name(reason: &str) -> String {
+    // Already worded (from the egress proxy's headers).
+    if reason.starts_with("net::") || reason.starts_with("refused") {
+        return reason.to_string();
+    }
     let mut out = String::from("net::ERR_");
     for (i, c) in reason.chars().enumerate() {
         if c.is_ascii_uppercase() && i > 0 {

@@ -569,8 +569,23 @@ async fn track(
                 let id = v["requestId"].as_str().unwrap_or_default().to_string();
                 // A network failure has no HTTP status; an HTTP error page (a 405 with an
                 // empty body) is a page and goes through.
-                let failed =
-                    v["responseErrorReason"].as_str().filter(|_| v["responseStatusCode"].is_null()).map(str::to_string);
+                // Sightline's egress proxy answers a failed or refused connection itself;
+                // its headers say so, and that is a failed load too, not a page.
+                let header = |name: &str| {
+                    v["responseHeaders"].as_array().and_then(|hs| {
+                        hs.iter()
+                            .find(|h| h["name"].as_str().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+                            .and_then(|h| h["value"].as_str().map(str::to_string))
+                    })
+                };
+                let failed = v["responseErrorReason"]
+                    .as_str()
+                    .filter(|_| v["responseStatusCode"].is_null())
+                    .map(str::to_string)
+                    .or_else(|| header("x-sightline-egress-error").map(|e| format!("net::{e}")))
+                    .or_else(|| {
+                        header("x-sightline-refused").map(|r| format!("refused by the egress policy (rule {r})"))
+                    });
                 let main = {
                     let mut st = state.lock().unwrap();
                     let main = v["frameId"].as_str() == Some(st.main_frame.as_str());

@@ -136,9 +136,23 @@ async fn refuse(mut client: TcpStream, log: &Mutex<Log>, target: String, refused
     client.shutdown().await
 }
 
-async fn bad_gateway(mut client: TcpStream, status: &str, detail: &str) -> std::io::Result<()> {
+/// Chromium's name for a failed connection, carried to the browser layer in the
+/// `X-Sightline-Egress-Error` header: through a proxy, Chromium would otherwise
+/// show our 502 as a page instead of a failed load.
+fn net_error(e: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::ConnectionRefused => "ERR_CONNECTION_REFUSED",
+        K::TimedOut => "ERR_CONNECTION_TIMED_OUT",
+        K::ConnectionReset | K::ConnectionAborted => "ERR_CONNECTION_RESET",
+        K::HostUnreachable | K::NetworkUnreachable | K::AddrNotAvailable => "ERR_ADDRESS_UNREACHABLE",
+        _ => "ERR_CONNECTION_FAILED",
+    }
+}
+
+async fn bad_gateway(mut client: TcpStream, status: &str, net_error: &str, detail: &str) -> std::io::Result<()> {
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{detail}",
+        "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nX-Sightline-Egress-Error: {net_error}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{detail}",
         detail.len()
     );
     client.write_all(head.as_bytes()).await?;
@@ -196,7 +210,7 @@ async fn handle(mut client: TcpStream, policy: &Policy, log: &Mutex<Log>) -> std
             plain.then(|| Some((u.host()?.to_owned(), port))).flatten()
         });
         let Some((host, port)) = parsed else {
-            return bad_gateway(client, "400 Bad Request", "bad CONNECT target").await;
+            return bad_gateway(client, "400 Bad Request", "ERR_INVALID_URL", "bad CONNECT target").await;
         };
         let addrs = match policy.resolve(&host, port).await {
             Ok(a) => a,
@@ -204,7 +218,7 @@ async fn handle(mut client: TcpStream, policy: &Policy, log: &Mutex<Log>) -> std
         };
         let mut upstream = match connect_checked(&addrs).await {
             Ok(s) => s,
-            Err(e) => return bad_gateway(client, "502 Bad Gateway", &e.to_string()).await,
+            Err(e) => return bad_gateway(client, "502 Bad Gateway", net_error(&e), &e.to_string()).await,
         };
         client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n").await?;
         upstream.write_all(&rest).await?;
@@ -212,7 +226,13 @@ async fn handle(mut client: TcpStream, policy: &Policy, log: &Mutex<Log>) -> std
         return Ok(());
     }
     let Some(url) = Url::parse(target).ok().filter(|u| u.scheme() == "http") else {
-        return bad_gateway(client, "400 Bad Request", "expected an absolute http:// URL or CONNECT").await;
+        return bad_gateway(
+            client,
+            "400 Bad Request",
+            "ERR_INVALID_URL",
+            "expected an absolute http:// URL or CONNECT",
+        )
+        .await;
     };
     let addrs = match policy.resolve_url(&url).await {
         Ok(a) => a,
@@ -220,7 +240,7 @@ async fn handle(mut client: TcpStream, policy: &Policy, log: &Mutex<Log>) -> std
     };
     let mut upstream = match connect_checked(&addrs).await {
         Ok(s) => s,
-        Err(e) => return bad_gateway(client, "502 Bad Gateway", &e.to_string()).await,
+        Err(e) => return bad_gateway(client, "502 Bad Gateway", net_error(&e), &e.to_string()).await,
     };
     let mut origin_form = url.path().to_string();
     if let Some(q) = url.query() {
