@@ -109,6 +109,17 @@ impl Env {
         Ok(c)
     }
 
+    /// Capture, and when the tab closes under the capture (a popup that closes
+    /// itself once its save has loaded), return to its opener and capture that.
+    async fn capture_following(&mut self) -> Result<Captured, BrowserError> {
+        loop {
+            match self.capture().await {
+                Err(_) if self.tab.is_closed() && !self.openers.is_empty() => self.follow_tabs().await?,
+                other => return other,
+            }
+        }
+    }
+
     /// Follow the page a user's browser would show: a tab the current page opened
     /// becomes current; when the current tab closes, its opener is current again.
     async fn follow_tabs(&mut self) -> Result<(), BrowserError> {
@@ -274,7 +285,7 @@ impl Env {
             return Turn { state, ended: true, fatal: false, act_time, capture_time: Duration::ZERO };
         }
         let t = Instant::now();
-        match self.capture().await {
+        match self.capture_following().await {
             Ok(c) => {
                 self.state = StateObject::from_view(&c.view, c.screenshot.clone());
                 self.current = c;
