@@ -51,11 +51,19 @@ fn json_rpc_over_stdio() {
     assert!(snap["outline"].as_str().unwrap().contains("button \"Sign In\""));
     let button = snap["refs"].as_array().unwrap().iter().find(|r| r["name"] == "Sign In").unwrap()["ref"].clone();
     let mut ty = addr.clone();
-    ty["ref"] = button;
+    ty["ref"] = button.clone();
     ty["text"] = json!("x");
     let err = call("browser_type", ty);
     assert_eq!(err["error"]["data"]["code"], "browser_action_unavailable", "{err}");
     assert_eq!(err["error"]["code"], -32000);
+    // Issue 11: a ref number past u32 is refused with a typed error, never wrapped around to a small one.
+    let (snap_id, n) = button.as_str().unwrap().split_once(':').unwrap();
+    let mut wrapped = addr.clone();
+    wrapped["ref"] = json!(format!("{snap_id}:{}", n.parse::<u64>().unwrap() + (1u64 << 32)));
+    let err = call("browser_click", wrapped);
+    assert_eq!(err["error"]["data"]["code"], "snapshot_not_found", "{err}");
+    assert_eq!(err["error"]["code"], -32000);
+    assert!(err["error"]["message"].as_str().unwrap().contains("past the largest element index"), "{err}");
     let bad = call("browser_click", json!({ "session": "rpc-1" }));
     assert_eq!(bad["error"]["code"], -32602);
     assert_eq!(bad["error"]["data"]["code"], "invalid_params");

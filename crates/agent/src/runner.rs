@@ -113,7 +113,7 @@ fn marked_png(env: &Env) -> Option<Vec<u8>> {
         .map(|e| {
             let v = e.visible;
             sightline_pack::Mark {
-                id: e.index,
+                id: e.index.get(),
                 tag: e.descriptor.tag.clone(),
                 role: e.descriptor.role.clone().unwrap_or_default(),
                 name: e.label.clone(),
@@ -135,7 +135,7 @@ fn target_box(env: &Env, action: &Action) -> Option<[f64; 4]> {
         Action::Scroll { element_index: Some(i), .. } => *i,
         _ => return None,
     };
-    let e = env.captured().view.element(u32::try_from(i).ok()?)?;
+    let e = env.captured().view.element(sightline_page::ElementIndex::try_from(i).ok()?)?;
     Some([e.visible.x, e.visible.y, e.visible.w, e.visible.h])
 }
 

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use sightline_browser::{BrowserError, Captured, Refusal, Tab};
+use sightline_page::ElementIndex;
 
 use crate::action::Action;
 use crate::lines::LineError;
@@ -199,16 +200,19 @@ impl Env {
     pub async fn step_action(&mut self, action: Action, raw: Value) -> Turn {
         let started = Instant::now();
         let count = self.current.view.elements.len();
-        let check = |i: u64, field: &str| -> Result<u32, (ErrorCode, String)> {
-            if i >= 1 && i <= count as u64 {
-                Ok(i as u32)
-            } else {
+        // The agent's number becomes an element index only if it names an element of this index
+        // (0 and numbers past u32 name none; they never wrap around to a small index).
+        let check = |i: u64, field: &str| -> Result<ElementIndex, (ErrorCode, String)> {
+            match ElementIndex::try_from(i).ok().filter(|e| e.position() < count) {
+                Some(e) => Ok(e),
+                None => {
                 let range =
                     if count == 0 { "the index is empty".to_string() } else { format!("valid indexes are 1..{count}") };
-                Err((
-                    ErrorCode::InvalidElementIndex,
-                    format!("Element with index {i} ({field}) not found in the current element index; {range}."),
-                ))
+                    Err((
+                        ErrorCode::InvalidElementIndex,
+                        format!("Element with index {i} ({field}) not found in the current element index; {range}."),
+                    ))
+                }
             }
         };
         let result: Result<(), (ErrorCode, String)> = async {
@@ -322,6 +326,9 @@ fn map_err(e: BrowserError) -> (ErrorCode, String) {
                 _ => "",
             };
             (ErrorCode::ElementNotInteractive, format!("Element {index} cannot be used: {reason}.{hint}"))
+        }
+        BrowserError::Refused { reason } => {
+            (ErrorCode::ElementNotInteractive, format!("The element cannot be used: {reason}."))
         }
         BrowserError::ForeignOption { select, option } => (
             ErrorCode::ElementNotInteractive,

@@ -242,7 +242,7 @@ impl From<sightline_browser::BrowserError> for ToolError {
     fn from(e: sightline_browser::BrowserError) -> Self {
         use sightline_browser::BrowserError as B;
         match e {
-            B::NotInteractive { reason, .. } => {
+            B::NotInteractive { reason, .. } | B::Refused { reason } => {
                 ToolError::new(crate::error::ToolCode::ElementNotInteractive, format!("the element cannot be used: {reason}"))
             }
             B::NavigationFailed { url, reason } => {

@@ -32,6 +32,6 @@ pub use lines::{LineError, LineReader, MAX_LINE_BYTES};
 pub use registry::ApiOptions;
 pub use sightline_policy::{Egress, PolicyConfig};
 pub use state::{
-    Attributes, ElementDescriptor, ElementIndex, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus,
+    Attributes, ElementDescriptor, ElementIndexMap, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus,
 };
 pub use tools::{Api, Tool, ToolOutput, TOOLS};

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use sightline_browser::CaptureOptions;
 use sightline_page::semantic::{self, Omitted, Plan, Scope, SemanticOptions, SemanticTree};
+use sightline_page::{ElementIndex, IndexError};
 
 use crate::error::{Rule, ToolError};
 use crate::registry::{Continuation, Format, Session, Stored};
@@ -25,14 +26,20 @@ pub struct Request {
     pub dom_node_limit: Option<usize>,
 }
 
-/// `p12:34` → (`p12`, 34).
-pub fn parse_ref(r: &str) -> Result<(String, usize), ToolError> {
-    let (snap, n) =
-        r.split_once(':').ok_or_else(|| ToolError::invalid(format!("{r:?} is not a ref (refs look like p12:34)")))?;
-    let n: usize = n.parse().map_err(|_| ToolError::invalid(format!("{r:?} is not a ref (refs look like p12:34)")))?;
-    if !snap.starts_with('p') || n == 0 {
-        return Err(ToolError::invalid(format!("{r:?} is not a ref (refs look like p12:34)")));
+/// `p12:34` → (`p12`, 34). A number past the largest element index names no
+/// ref (`snapshot_not_found`); it is never wrapped around to a small one.
+pub fn parse_ref(r: &str) -> Result<(String, ElementIndex), ToolError> {
+    let not_a_ref = || ToolError::invalid(format!("{r:?} is not a ref (refs look like p12:34)"));
+    let (snap, n) = r.split_once(':').ok_or_else(not_a_ref)?;
+    if !snap.starts_with('p') {
+        return Err(not_a_ref());
     }
+    let n = n.parse::<ElementIndex>().map_err(|e| match e {
+        IndexError::TooLarge { .. } => {
+            ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {r}: {e}"))
+        }
+        _ => not_a_ref(),
+    })?;
     Ok((snap.to_string(), n))
 }
 
@@ -181,9 +188,8 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
                 return Err(ToolError::invalid(format!("ref {r} belongs to another tab")));
             }
             let tree = stored.tree.as_ref().ok_or_else(|| ToolError::invalid("scope_ref needs a semantic_v2 ref"))?;
-            let node = tree
-                .nodes
-                .get(n - 1)
+            let node = n
+                .of(&tree.nodes)
                 .ok_or_else(|| ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {r}")))?;
             Some((node.frame, node.backend_node_id))
         }
@@ -308,4 +314,24 @@ fn dom_refs_response(session: &Session, id: &str, tab_id: &str, budget: usize, s
         v["screenshot"] = Value::String(png);
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ToolCode;
+
+    #[test]
+    fn refs_parse_to_one_element_index_type_and_never_wrap() {
+        let (snap, n) = parse_ref("p3:4").unwrap();
+        assert_eq!((snap.as_str(), n.get()), ("p3", 4));
+        assert_eq!(parse_ref("p3:4294967295").unwrap().1.get(), u32::MAX);
+        // 2^32 + 1 would be element 1 if it wrapped.
+        let e = parse_ref("p3:4294967297").unwrap_err();
+        assert_eq!(e.code, ToolCode::SnapshotNotFound, "{e:?}");
+        assert!(e.message.contains("past the largest element index"), "{e:?}");
+        for bad in ["p3:0", "p3:x", "p3", "q3:4", "p3:-1"] {
+            assert_eq!(parse_ref(bad).unwrap_err().code, ToolCode::InvalidParams, "{bad}");
+        }
+    }
 }

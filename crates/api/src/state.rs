@@ -80,9 +80,9 @@ impl From<&Element> for ElementDescriptor {
 
 /// `element_index`: keys `"1".."N"`, written in numeric order.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ElementIndex(pub Vec<ElementDescriptor>);
+pub struct ElementIndexMap(pub Vec<ElementDescriptor>);
 
-impl Serialize for ElementIndex {
+impl Serialize for ElementIndexMap {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (i, d) in self.0.iter().enumerate() {
@@ -97,7 +97,7 @@ impl Serialize for ElementIndex {
 pub struct StateObject {
     pub url: String,
     pub page_content: String,
-    pub element_index: ElementIndex,
+    pub element_index: ElementIndexMap,
     /// Base64 PNG of the viewport, `""` when screenshots are off.
     pub screenshot: String,
     pub state_hash: String,
@@ -112,7 +112,7 @@ impl StateObject {
         StateObject {
             url: view.url.clone(),
             page_content: view.page_content.clone(),
-            element_index: ElementIndex(view.elements.iter().map(ElementDescriptor::from).collect()),
+            element_index: ElementIndexMap(view.elements.iter().map(ElementDescriptor::from).collect()),
             screenshot: screenshot.unwrap_or_default(),
             state_hash: view.state_hash(),
             error: None,

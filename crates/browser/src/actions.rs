@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 use sightline_cdp::SessionId;
-use sightline_page::{DialogControl, Element};
+use sightline_page::{DialogControl, Element, ElementIndex};
 
 use crate::capture::Captured;
 pub use crate::keys::NAMED_KEYS;
@@ -71,11 +71,11 @@ fn describe_element(e: &Element) -> String {
 }
 
 impl Tab {
-    fn element<'a>(&self, cap: &'a Captured, index: u32) -> Result<&'a Element, BrowserError> {
+    fn element<'a>(&self, cap: &'a Captured, index: ElementIndex) -> Result<&'a Element, BrowserError> {
         cap.view.element(index).ok_or_else(|| BrowserError::Unexpected(format!("no element {index}")))
     }
 
-    async fn object_id(&self, session: &SessionId, backend: i64, index: u32) -> Result<String, BrowserError> {
+    async fn object_id(&self, session: &SessionId, backend: i64, index: ElementIndex) -> Result<String, BrowserError> {
         let r: Result<Value, _> = self.cdp(session, "DOM.resolveNode", json!({ "backendNodeId": backend })).await;
         match r {
             Ok(v) => v["object"]["objectId"]
@@ -227,12 +227,12 @@ impl Tab {
     }
 
     /// `click_element`.
-    pub async fn click(&self, cap: &Captured, index: u32) -> Result<(), BrowserError> {
+    pub async fn click(&self, cap: &Captured, index: ElementIndex) -> Result<(), BrowserError> {
         self.click_count(cap, index, 1).await
     }
 
     /// `click_element` with `count` clicks (2 = double click).
-    pub async fn click_count(&self, cap: &Captured, index: u32, count: u32) -> Result<(), BrowserError> {
+    pub async fn click_count(&self, cap: &Captured, index: ElementIndex, count: u32) -> Result<(), BrowserError> {
         let e = self.element(cap, index)?;
         if e.disabled {
             return Err(BrowserError::NotInteractive { index, reason: Refusal::Disabled });
@@ -278,7 +278,7 @@ impl Tab {
 
     /// `hover_element`: move the pointer onto the element and wait, so hover menus and
     /// hover-only controls appear.
-    pub async fn hover(&self, cap: &Captured, index: u32) -> Result<(), BrowserError> {
+    pub async fn hover(&self, cap: &Captured, index: ElementIndex) -> Result<(), BrowserError> {
         let e = self.element(cap, index)?;
         if e.dialog.is_some() || e.select.is_some() {
             return Err(BrowserError::NotInteractive {
@@ -308,7 +308,7 @@ impl Tab {
     }
 
     /// `input_text`: focus, then type key by key (`overwrite` clears first).
-    pub async fn type_text(&self, cap: &Captured, index: u32, text: &str, overwrite: bool) -> Result<(), BrowserError> {
+    pub async fn type_text(&self, cap: &Captured, index: ElementIndex, text: &str, overwrite: bool) -> Result<(), BrowserError> {
         let e = self.element(cap, index)?;
         if e.dialog == Some(DialogControl::Prompt) {
             let (line, submit) = match text.strip_suffix('\n') {
@@ -352,7 +352,9 @@ impl Tab {
         let session = &cap.sessions[e.frame];
         let object = self.object_id(session, e.backend_node_id, index).await?;
         self.type_into_object(session, &object, text, overwrite).await.map_err(|e| match e {
-            BrowserError::NotInteractive { reason, .. } => BrowserError::NotInteractive { index, reason },
+            BrowserError::NotInteractive { reason, .. } | BrowserError::Refused { reason } => {
+                BrowserError::NotInteractive { index, reason }
+            }
             other => other,
         })
     }
@@ -367,7 +369,7 @@ impl Tab {
     ) -> Result<(), BrowserError> {
         let since = self.mark().await;
         match self.call_on(session, object, PREPARE_TYPING, json!([{ "value": overwrite }])).await?.as_str() {
-            "detached" => return Err(BrowserError::NotInteractive { index: 0, reason: Refusal::Detached }),
+            "detached" => return Err(BrowserError::Refused { reason: Refusal::Detached }),
             "delete" => self.press(named("Backspace", 8, None)).await?,
             "end" => self.press(named("End", 35, None)).await?,
             _ => {}
@@ -444,7 +446,7 @@ impl Tab {
     }
 
     /// `select_option`: choose `option` of `select`, firing `input` and `change`.
-    pub async fn select_option(&self, cap: &Captured, select: u32, option: u32) -> Result<(), BrowserError> {
+    pub async fn select_option(&self, cap: &Captured, select: ElementIndex, option: ElementIndex) -> Result<(), BrowserError> {
         let s = self.element(cap, select)?;
         if s.descriptor.tag != "select" {
             return Err(BrowserError::NotInteractive {
@@ -477,7 +479,7 @@ impl Tab {
         cap: &Captured,
         direction: Direction,
         pixels: Option<u32>,
-        element: Option<u32>,
+        element: Option<ElementIndex>,
     ) -> Result<(), BrowserError> {
         let (vw, vh) = self.opts.viewport;
         let amount = match direction {

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use sightline_page::{AxNode, Capture, FrameCapture, FrameOwner, PageView, Snapshot, Viewport, COMPUTED_STYLES};
+use sightline_page::{
+    AxNode, Capture, ElementIndex, FrameCapture, FrameOwner, PageView, Snapshot, Viewport, COMPUTED_STYLES,
+};
 
 use crate::{BrowserError, Tab};
 
@@ -148,7 +150,7 @@ impl Tab {
     /// Names for elements the DOM rules left unnamed, from Chromium's accessibility
     /// tree (one `getPartialAXTree` per element, concurrently, at most 25, capped in time).
     async fn ax_names(&self, view: &mut PageView, sessions: &[sightline_cdp::SessionId]) {
-        let unnamed: Vec<(u32, usize, i64)> = view
+        let unnamed: Vec<(ElementIndex, usize, i64)> = view
             .unnamed()
             .into_iter()
             .take(25)
@@ -174,7 +176,7 @@ impl Tab {
             (!name.is_empty()).then_some((index, name))
         }));
         if let Ok(names) = tokio::time::timeout(Duration::from_secs(2), asks).await {
-            let names: Vec<(u32, String)> = names.into_iter().flatten().collect();
+            let names: Vec<(ElementIndex, String)> = names.into_iter().flatten().collect();
             view.set_names(&names);
         }
     }

@@ -1,4 +1,5 @@
 use sightline_cdp::CdpError;
+use sightline_page::ElementIndex;
 
 /// Why an element cannot take the requested action.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,9 +42,12 @@ pub enum BrowserError {
     #[error(transparent)]
     Cdp(#[from] CdpError),
     #[error("element {index} cannot be used: {reason}")]
-    NotInteractive { index: u32, reason: Refusal },
+    NotInteractive { index: ElementIndex, reason: Refusal },
+    /// An element found by a CSS selector (it has no element index) cannot be used.
+    #[error("the element cannot be used: {reason}")]
+    Refused { reason: Refusal },
     #[error("option {option} does not belong to select {select}")]
-    ForeignOption { select: u32, option: u32 },
+    ForeignOption { select: ElementIndex, option: ElementIndex },
     #[error("navigation to {url} failed: {reason}")]
     NavigationFailed { url: String, reason: String },
     #[error("no element matches {selector:?}")]

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use base64::Engine;
 use sightline_browser::{BrowserError, Captured, Tab};
+use sightline_page::ElementIndex;
 use sightline_pack::{Cx, Driver, DriverError, Mark, MarkSet};
 
 struct MarkState {
@@ -15,7 +16,7 @@ struct MarkState {
     navigations: u64,
     captured: Arc<Captured>,
     /// mark id - 1 → element index.
-    elements: Vec<u32>,
+    elements: Vec<ElementIndex>,
 }
 
 pub struct ChromeDriver {
@@ -28,7 +29,9 @@ fn err(e: BrowserError) -> DriverError {
     match e {
         BrowserError::NoMatch { selector } => DriverError::NotFound { selector },
         BrowserError::NavigationFailed { url, reason } => DriverError::Navigation { url, reason },
-        BrowserError::NotInteractive { reason, .. } => DriverError::Refused(reason.to_string()),
+        BrowserError::NotInteractive { reason, .. } | BrowserError::Refused { reason } => {
+            DriverError::Refused(reason.to_string())
+        }
         BrowserError::PageScript(m) => DriverError::PageScript(m),
         other => DriverError::Browser(other.to_string()),
     }
@@ -48,7 +51,7 @@ impl ChromeDriver {
     }
 
     /// The capture and element index behind mark `id` of `generation`, if still valid.
-    fn resolve(&self, generation: u64, id: u32) -> Result<(Arc<Captured>, u32), DriverError> {
+    fn resolve(&self, generation: u64, id: u32) -> Result<(Arc<Captured>, ElementIndex), DriverError> {
         let guard = self.marks.lock().unwrap();
         let Some(state) = guard.as_ref() else {
             return Err(DriverError::StaleMarks("no marks yet: call mark() first".into()));

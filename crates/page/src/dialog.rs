@@ -8,11 +8,12 @@
 use crate::capture::{JsDialog, Viewport};
 use crate::content::token;
 use crate::geometry::Rect;
+use crate::index::ElementIndex;
 use crate::interactive::{Descriptor, DialogControl, Element, Reason};
 use crate::text::{collapse, cut};
 use crate::{Arena, PageView};
 
-fn control(index: u32, control: DialogControl, label: &str, value: Option<String>, vp: Viewport) -> Element {
+fn control(index: ElementIndex, control: DialogControl, label: &str, value: Option<String>, vp: Viewport) -> Element {
     let text = control == DialogControl::Prompt;
     let centre = (vp.width / 2.0, vp.height / 2.0);
     Element {
@@ -60,11 +61,11 @@ pub fn view(d: &JsDialog, viewport: Viewport) -> PageView {
     let mut elements = Vec::new();
     if d.kind == "prompt" {
         let v = d.prompt_text.clone().unwrap_or_default();
-        elements.push(control(1, DialogControl::Prompt, "", Some(v), viewport));
+        elements.push(control(ElementIndex::FIRST, DialogControl::Prompt, "", Some(v), viewport));
     }
-    elements.push(control(elements.len() as u32 + 1, DialogControl::Accept, accept, None, viewport));
+    elements.push(control(ElementIndex::from_position(elements.len()), DialogControl::Accept, accept, None, viewport));
     if let Some(dismiss) = dismiss {
-        elements.push(control(elements.len() as u32 + 1, DialogControl::Dismiss, dismiss, None, viewport));
+        elements.push(control(ElementIndex::from_position(elements.len()), DialogControl::Dismiss, dismiss, None, viewport));
     }
     let message = cut(&collapse(&d.message), 1000);
     let tokens: Vec<String> = elements.iter().map(token).collect();

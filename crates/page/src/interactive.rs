@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::arena::{Arena, NodeId, NodeKind};
 use crate::geometry::Rect;
+use crate::index::ElementIndex;
 use crate::text::{collapse, cut, visible_text};
 use crate::url::resolve;
 
@@ -67,7 +68,7 @@ pub struct Descriptor {
 #[derive(Debug, Clone)]
 pub struct Element {
     /// 1-based index, in document order.
-    pub index: u32,
+    pub index: ElementIndex,
     pub node: NodeId,
     /// Which frame capture (CDP session) owns the node.
     pub frame: usize,
@@ -86,7 +87,7 @@ pub struct Element {
     /// Can take typed text (text inputs, textareas, contenteditable).
     pub accepts_text: bool,
     /// For an `<option>`: the index of its `<select>`.
-    pub select: Option<u32>,
+    pub select: Option<ElementIndex>,
     /// For an `<option>`: selected; for a `<select>`: allows several.
     pub selected: bool,
     pub multiple: bool,
@@ -419,7 +420,7 @@ pub fn find(arena: &mut Arena) -> Found {
     let candidates = candidates(arena, &label_set);
     let mut elements: Vec<Element> = Vec::new();
     let mut covered = Vec::new();
-    let mut select_index: HashMap<NodeId, u32> = HashMap::new();
+    let mut select_index: HashMap<NodeId, ElementIndex> = HashMap::new();
     for (id, reason) in candidates {
         let i = id as usize;
         let n = &arena.nodes[i];
@@ -430,10 +431,10 @@ pub fn find(arena: &mut Arena) -> Found {
             if n.has_attr("hidden") {
                 continue;
             }
-            let parent = elements[sel_index as usize - 1].clone();
+            let Some(parent) = sel_index.of(&elements).cloned() else { continue };
             let descriptor = describe(arena, id);
             elements.push(Element {
-                index: elements.len() as u32 + 1,
+                index: ElementIndex::from_position(elements.len()),
                 node: id,
                 frame: n.frame,
                 backend_node_id: n.backend_id,
@@ -492,7 +493,7 @@ pub fn find(arena: &mut Arena) -> Found {
             "input" => TEXT_INPUT_TYPES.contains(&itype.as_str()),
             _ => is_editable_attr(n.attr("contenteditable")),
         };
-        let index = elements.len() as u32 + 1;
+        let index = ElementIndex::from_position(elements.len());
         if n.tag == "select" {
             select_index.insert(id, index);
         }
@@ -562,11 +563,11 @@ fn drop_redundant_labels(elements: &mut Vec<Element>, labels_of: &HashMap<NodeId
     if !elements.iter().any(|e| e.reason == Reason::Label && redundant.contains(&e.node)) {
         return;
     }
-    let mut renumber: HashMap<u32, u32> = HashMap::new();
+    let mut renumber: HashMap<ElementIndex, ElementIndex> = HashMap::new();
     elements.retain(|e| !(e.reason == Reason::Label && redundant.contains(&e.node)));
     for (i, e) in elements.iter_mut().enumerate() {
-        renumber.insert(e.index, i as u32 + 1);
-        e.index = i as u32 + 1;
+        renumber.insert(e.index, ElementIndex::from_position(i));
+        e.index = ElementIndex::from_position(i);
     }
     for e in elements.iter_mut() {
         e.select = e.select.and_then(|s| renumber.get(&s).copied());

@@ -19,6 +19,7 @@ mod content;
 mod dialog;
 mod geometry;
 mod hash;
+mod index;
 mod interactive;
 mod marks;
 pub mod semantic;
@@ -36,6 +37,7 @@ pub use capture::{
 pub use content::token;
 pub use geometry::Rect;
 pub use hash::{canonical, state_hash};
+pub use index::{ElementIndex, IndexError};
 pub use interactive::{Covered, Descriptor, DialogControl, Element, Reason};
 pub use marks::MarkView;
 pub use text::{collapse, cut};
@@ -90,7 +92,7 @@ impl PageView {
 
     /// Elements the DOM rules could not name (icon buttons, unlabeled widgets),
     /// by index: the browser layer asks Chromium's accessibility tree for them.
-    pub fn unnamed(&self) -> Vec<u32> {
+    pub fn unnamed(&self) -> Vec<ElementIndex> {
         self.elements
             .iter()
             .filter(|e| e.label.is_empty() && e.select.is_none() && e.dialog.is_none() && e.reason != Reason::Editable)
@@ -100,11 +102,11 @@ impl PageView {
 
     /// Give unnamed elements the names Chromium's accessibility tree computed, and
     /// render the text again with them.
-    pub fn set_names(&mut self, names: &[(u32, String)]) {
+    pub fn set_names(&mut self, names: &[(ElementIndex, String)]) {
         let mut changed = false;
         for (index, name) in names {
             let name = cut(&collapse(name), 80);
-            if let Some(e) = index.checked_sub(1).and_then(|i| self.elements.get_mut(i as usize)) {
+            if let Some(e) = self.elements.get_mut(index.position()) {
                 if e.label.is_empty() && !name.is_empty() {
                     e.label = name;
                     changed = true;
@@ -133,9 +135,9 @@ impl PageView {
         marks::marks(&self.arena, &self.elements)
     }
 
-    /// The element with a 1-based index.
-    pub fn element(&self, index: u32) -> Option<&Element> {
-        index.checked_sub(1).and_then(|i| self.elements.get(i as usize))
+    /// The element with this index.
+    pub fn element(&self, index: ElementIndex) -> Option<&Element> {
+        index.of(&self.elements)
     }
 }
 

@@ -4,6 +4,7 @@
 //! evidence), minus the options of closed selects, which have no box of their own.
 
 use crate::arena::Arena;
+use crate::index::ElementIndex;
 use crate::interactive::Element;
 use crate::text::{collapse, cut};
 
@@ -13,7 +14,7 @@ pub struct MarkView {
     /// 1-based, in document order.
     pub id: u32,
     /// The element-index number of the same element.
-    pub element_index: u32,
+    pub element_index: ElementIndex,
     pub tag: String,
     pub role: String,
     /// aria-label, alt, title, placeholder, value, or trimmed inner text, in that order, ≤ 80 chars

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::json;
 use sightline_browser::{CaptureOptions, Captured, Direction, Tab};
 use sightline_page::semantic::ActionKind;
+use sightline_page::ElementIndex;
 
 use super::{Api, TabAddress, ToolOutput};
 use crate::error::{Proof, ToolError};
@@ -83,7 +84,7 @@ pub struct KeyParams {
 struct Proven {
     tab: Arc<Tab>,
     captured: Arc<Captured>,
-    index: u32,
+    index: ElementIndex,
 }
 
 async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -> Result<Proven, ToolError> {
@@ -109,7 +110,7 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
     let captured = stored.captured.clone();
     let (node, frame, backend, doc) = match (stored.format, &stored.tree) {
         (Format::SemanticV2, Some(tree)) => {
-            let s = tree.nodes.get(n - 1).ok_or_else(|| {
+            let s = n.of(&tree.nodes).ok_or_else(|| {
                 ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {reference}"))
             })?;
             if !s.actions.contains(&action) {
@@ -120,8 +121,7 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
         }
         _ => {
             // dom_refs_v1: the element index.
-            // An index past u32 is no element (it must not wrap around to a small one).
-            let e = u32::try_from(n).ok().and_then(|n| captured.view.element(n)).ok_or_else(|| {
+            let e = captured.view.element(n).ok_or_else(|| {
                 ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {reference}"))
             })?;
             let n = captured.view.arena.node(e.node);
