@@ -216,7 +216,8 @@ struct MarkRow {
 }
 
 async fn measure_marks(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) -> Result<MarkRow> {
-    use sightline_pack::{draw_marks, Cx, Driver};
+    use sightline_pack::{Cx, Driver};
+    use sightline_page::draw_marks;
     let driver = sightline_chrome::ChromeDriver::new(browser.new_tab(tab_options(a)?).await?);
     let cx = Cx::new(Duration::from_secs(600));
     driver.navigate(&cx, url).await?;

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use sightline_chrome::ChromeDriver;
-use sightline_pack::{draw_marks, Cx, Driver, EgressGate, Pack, ScriptError, ScriptOptions, PRIMITIVES};
+use sightline_pack::{Cx, Driver, EgressGate, Pack, ScriptError, ScriptOptions, PRIMITIVES};
+use sightline_page::draw_marks;
 
 use crate::cli::{self, Args};
 use crate::run::{start_browser, tab_options};

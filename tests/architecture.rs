@@ -33,7 +33,11 @@ fn dependencies_point_one_way() {
     for leaf in ["page", "cdp", "policy", "serve"] {
         assert_eq!(deps_of(leaf), set(&[]), "{leaf} depends on no crate of ours");
     }
-    assert_eq!(deps_of("pack"), set(&["policy"]), "pack knows no browser crate");
+    // The page model is pure (no browser, no I/O): the pack takes its Mark type and drawing from it.
+    assert_eq!(deps_of("pack"), set(&["page", "policy"]), "pack knows no browser crate");
+    for krate in ["api", "agent"] {
+        assert!(!deps_of(krate).contains("pack"), "{krate} does not link the pack's JavaScript engine to draw marks");
+    }
     assert_eq!(deps_of("browser"), set(&["cdp", "page"]));
     assert!(!deps_of("api").contains("cdp"), "api reaches the browser only through browser");
     for krate in ["api", "browser", "chrome", "agent", "server"] {

@@ -7,10 +7,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use sightline_chrome::ChromeDriver;
-use sightline_pack::{
-    draw_marks, mark_box, mark_color, CancelToken, Cx, DefaultPolicy, Driver, DriverError, Pack, ScriptError,
-    ScriptOptions,
-};
+use sightline_pack::{CancelToken, Cx, DefaultPolicy, Driver, DriverError, Pack, ScriptError, ScriptOptions};
+use sightline_page::{draw_marks, mark_box, mark_color};
 
 async fn driver_at(path: &str) -> Arc<ChromeDriver> {
     let d = Arc::new(ChromeDriver::new(tab().await));

@@ -104,27 +104,7 @@ fn describe(v: &Value) -> String {
 fn marked_png(env: &Env) -> Option<Vec<u8>> {
     let b64 = env.captured().screenshot.as_ref()?;
     let png = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
-    let marks: Vec<sightline_pack::Mark> = env
-        .captured()
-        .view
-        .elements
-        .iter()
-        .filter(|e| e.select.is_none())
-        .map(|e| {
-            let v = e.visible;
-            sightline_pack::Mark {
-                id: e.index.get(),
-                tag: e.descriptor.tag.clone(),
-                role: e.descriptor.role.clone().unwrap_or_default(),
-                name: e.label.clone(),
-                x: (v.x + v.w / 2.0).round() as i64,
-                y: (v.y + v.h / 2.0).round() as i64,
-                w: v.w.round() as i64,
-                h: v.h.round() as i64,
-            }
-        })
-        .collect();
-    sightline_pack::draw_marks(&png, &marks).ok()
+    sightline_page::draw_marks(&png, &env.captured().view.index_marks()).ok()
 }
 
 fn target_box(env: &Env, action: &Action) -> Option<[f64; 4]> {

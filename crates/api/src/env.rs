@@ -206,8 +206,11 @@ impl Env {
             match ElementIndex::try_from(i).ok().filter(|e| e.position() < count) {
                 Some(e) => Ok(e),
                 None => {
-                let range =
-                    if count == 0 { "the index is empty".to_string() } else { format!("valid indexes are 1..{count}") };
+                    let range = if count == 0 {
+                        "the index is empty".to_string()
+                    } else {
+                        format!("valid indexes are 1..{count}")
+                    };
                     Err((
                         ErrorCode::InvalidElementIndex,
                         format!("Element with index {i} ({field}) not found in the current element index; {range}."),

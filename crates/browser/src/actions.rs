@@ -308,7 +308,13 @@ impl Tab {
     }
 
     /// `input_text`: focus, then type key by key (`overwrite` clears first).
-    pub async fn type_text(&self, cap: &Captured, index: ElementIndex, text: &str, overwrite: bool) -> Result<(), BrowserError> {
+    pub async fn type_text(
+        &self,
+        cap: &Captured,
+        index: ElementIndex,
+        text: &str,
+        overwrite: bool,
+    ) -> Result<(), BrowserError> {
         let e = self.element(cap, index)?;
         if e.dialog == Some(DialogControl::Prompt) {
             let (line, submit) = match text.strip_suffix('\n') {
@@ -446,7 +452,12 @@ impl Tab {
     }
 
     /// `select_option`: choose `option` of `select`, firing `input` and `change`.
-    pub async fn select_option(&self, cap: &Captured, select: ElementIndex, option: ElementIndex) -> Result<(), BrowserError> {
+    pub async fn select_option(
+        &self,
+        cap: &Captured,
+        select: ElementIndex,
+        option: ElementIndex,
+    ) -> Result<(), BrowserError> {
         let s = self.element(cap, select)?;
         if s.descriptor.tag != "select" {
             return Err(BrowserError::NotInteractive {

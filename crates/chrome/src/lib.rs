@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use base64::Engine;
 use sightline_browser::{BrowserError, Captured, Tab};
+use sightline_pack::{Cx, Driver, DriverError, MarkSet};
 use sightline_page::ElementIndex;
-use sightline_pack::{Cx, Driver, DriverError, Mark, MarkSet};
 
 struct MarkState {
     generation: u64,
@@ -126,20 +126,7 @@ impl Driver for ChromeDriver {
     async fn marks(&self, _cx: &Cx, screenshot: bool) -> Result<MarkSet, DriverError> {
         let navigations = self.tab.navigation_count();
         let captured = self.tab.capture(screenshot).await.map_err(err)?;
-        let views = captured.view.marks();
-        let marks: Vec<Mark> = views
-            .iter()
-            .map(|m| Mark {
-                id: m.id,
-                tag: m.tag.clone(),
-                role: m.role.clone(),
-                name: m.name.clone(),
-                x: m.x,
-                y: m.y,
-                w: m.w,
-                h: m.h,
-            })
-            .collect();
+        let marks = captured.view.marks();
         let png = match &captured.screenshot {
             Some(b64) => Some(
                 base64::engine::general_purpose::STANDARD
@@ -156,7 +143,7 @@ impl Driver for ChromeDriver {
         *self.marks.lock().unwrap() = Some(MarkState {
             generation,
             navigations,
-            elements: views.iter().map(|m| m.element_index).collect(),
+            elements: marks.iter().map(|m| m.element_index).collect(),
             captured: Arc::new(captured),
         });
         Ok(MarkSet { generation, marks, screenshot: png })

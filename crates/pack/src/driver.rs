@@ -5,7 +5,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 use tokio::sync::Notify;
 
 /// Cancels in-flight driver calls. Cancelling aborts the command being waited
@@ -95,21 +94,8 @@ pub enum DriverError {
     Browser(String),
 }
 
-/// One visible interactive element found by `mark()`. `x`, `y` are the centre
-/// and `w`, `h` the size of its visible box, in CSS pixels, rounded. `name` is
-/// aria-label, alt, title, placeholder, value or trimmed inner text, in that
-/// order, cut to 80 characters.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Mark {
-    pub id: u32,
-    pub tag: String,
-    pub role: String,
-    pub name: String,
-    pub x: i64,
-    pub y: i64,
-    pub w: i64,
-    pub h: i64,
-}
+/// One visible interactive element found by `mark()`: the page model's own mark.
+pub use sightline_page::Mark;
 
 /// The result of one `mark()`: ids are valid only for this `generation`.
 #[derive(Debug, Clone)]

@@ -20,13 +20,11 @@
 //! # }
 //! ```
 
-mod draw;
 mod driver;
 mod policy;
 mod primitives;
 mod sandbox;
 
-pub use draw::{draw_marks, mark_box, mark_color, DrawError};
 pub use driver::{CancelToken, Cx, Driver, DriverError, Mark, MarkSet};
 pub use policy::{DefaultPolicy, Denied, Egress, EgressGate, Policy, Request};
 pub use primitives::{describe, Prim, PRIMITIVES};

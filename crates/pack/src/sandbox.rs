@@ -406,7 +406,8 @@ impl<D: Driver, P: Policy> Pack<D, P> {
                         .map_err(|e| js_err(&ctx, "askMarks", e))?;
                     *p.marks.lock().unwrap() = Some((set.generation, set.marks.len()));
                     let png = set.screenshot.clone().unwrap_or_default();
-                    let drawn = crate::draw::draw_marks(&png, &set.marks).map_err(|e| js_err(&ctx, "askMarks", e))?;
+                    let drawn =
+                        sightline_page::draw_marks(&png, &set.marks).map_err(|e| js_err(&ctx, "askMarks", e))?;
                     let prompt = format!(
                         "{question}\n\nThe screenshot shows numbered boxes over the page's interactive elements:\n{}",
                         listing(&set.marks)

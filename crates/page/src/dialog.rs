@@ -65,7 +65,13 @@ pub fn view(d: &JsDialog, viewport: Viewport) -> PageView {
     }
     elements.push(control(ElementIndex::from_position(elements.len()), DialogControl::Accept, accept, None, viewport));
     if let Some(dismiss) = dismiss {
-        elements.push(control(ElementIndex::from_position(elements.len()), DialogControl::Dismiss, dismiss, None, viewport));
+        elements.push(control(
+            ElementIndex::from_position(elements.len()),
+            DialogControl::Dismiss,
+            dismiss,
+            None,
+            viewport,
+        ));
     }
     let message = cut(&collapse(&d.message), 1000);
     let tokens: Vec<String> = elements.iter().map(token).collect();

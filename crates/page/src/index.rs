@@ -43,7 +43,9 @@ impl ElementIndex {
     /// The index of list position `i` (0-based). Positions past `u32::MAX - 1`
     /// share the last index; no page has that many elements.
     pub fn from_position(i: usize) -> ElementIndex {
-        ElementIndex(u32::try_from(i).ok().and_then(|i| NonZeroU32::new(i.saturating_add(1))).unwrap_or(NonZeroU32::MAX))
+        ElementIndex(
+            u32::try_from(i).ok().and_then(|i| NonZeroU32::new(i.saturating_add(1))).unwrap_or(NonZeroU32::MAX),
+        )
     }
 
     /// The number itself (≥ 1).
@@ -108,10 +110,7 @@ mod tests {
         assert_eq!("0".parse::<ElementIndex>(), Err(IndexError::Zero));
         assert_eq!("000".parse::<ElementIndex>(), Err(IndexError::Zero));
         // 2^32 + 1 must not wrap around to element 1.
-        assert_eq!(
-            "4294967297".parse::<ElementIndex>(),
-            Err(IndexError::TooLarge { value: "4294967297".into() })
-        );
+        assert_eq!("4294967297".parse::<ElementIndex>(), Err(IndexError::TooLarge { value: "4294967297".into() }));
         assert!(matches!("99999999999999999999999".parse::<ElementIndex>(), Err(IndexError::TooLarge { .. })));
         for bad in ["", "-1", " 4", "4a", "1.5"] {
             assert!(matches!(bad.parse::<ElementIndex>(), Err(IndexError::NotANumber { .. })), "{bad:?}");

@@ -17,6 +17,7 @@ mod arena;
 mod capture;
 mod content;
 mod dialog;
+mod draw;
 mod geometry;
 mod hash;
 mod index;
@@ -35,11 +36,12 @@ pub use capture::{
     AxNode, AxProperty, AxValue, Capture, FrameCapture, FrameOwner, JsDialog, Snapshot, Viewport, COMPUTED_STYLES,
 };
 pub use content::token;
+pub use draw::{draw_marks, mark_box, mark_color, DrawError};
 pub use geometry::Rect;
 pub use hash::{canonical, state_hash};
 pub use index::{ElementIndex, IndexError};
 pub use interactive::{Covered, Descriptor, DialogControl, Element, Reason};
-pub use marks::MarkView;
+pub use marks::Mark;
 pub use text::{collapse, cut};
 pub use url::resolve;
 
@@ -131,8 +133,14 @@ impl PageView {
     }
 
     /// Set-of-Marks: the visible interactive elements with boxes, numbered in document order.
-    pub fn marks(&self) -> Vec<MarkView> {
+    pub fn marks(&self) -> Vec<Mark> {
         marks::marks(&self.arena, &self.elements)
+    }
+
+    /// The same marks numbered by their element index, for a screenshot read
+    /// beside the element index (the agent runner's).
+    pub fn index_marks(&self) -> Vec<Mark> {
+        self.marks().into_iter().map(|m| Mark { id: m.element_index.get(), ..m }).collect()
     }
 
     /// The element with this index.

@@ -2,18 +2,27 @@
 //!
 //! The same elements as the element index (same rules, same visibility
 //! evidence), minus the options of closed selects, which have no box of their own.
+//! [`Mark`] is the one mark type: the pack's scripts, the tool API's marked
+//! screenshot and the agent runner's all get theirs from here, and
+//! [`crate::draw_marks`] draws them.
 
 use crate::arena::Arena;
 use crate::index::ElementIndex;
 use crate::interactive::Element;
 use crate::text::{collapse, cut};
 
-/// One mark, ready to draw and to act on.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MarkView {
-    /// 1-based, in document order.
+/// One visible interactive element, ready to draw and to act on. `x`, `y` are
+/// the centre and `w`, `h` the size of its visible box, in CSS pixels, rounded.
+///
+/// Serialized (for scripts and the marked screenshot's `marks`) as
+/// `{id, tag, role, name, x, y, w, h}`; the element index stays on this side.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Mark {
+    /// 1-based, in document order ([`crate::PageView::marks`]), or the element
+    /// index itself ([`crate::PageView::index_marks`]).
     pub id: u32,
     /// The element-index number of the same element.
+    #[serde(skip)]
     pub element_index: ElementIndex,
     pub tag: String,
     pub role: String,
@@ -31,7 +40,7 @@ fn first_non_empty(candidates: impl IntoIterator<Item = Option<String>>) -> Stri
     candidates.into_iter().flatten().map(|s| collapse(&s)).find(|s| !s.is_empty()).unwrap_or_default()
 }
 
-pub fn marks(arena: &Arena, elements: &[Element]) -> Vec<MarkView> {
+pub fn marks(arena: &Arena, elements: &[Element]) -> Vec<Mark> {
     elements
         .iter()
         .filter(|e| e.select.is_none())
@@ -54,7 +63,7 @@ pub fn marks(arena: &Arena, elements: &[Element]) -> Vec<MarkView> {
                 Some(e.label.clone()),
             ]);
             let v = e.visible;
-            MarkView {
+            Mark {
                 id: i as u32 + 1,
                 element_index: e.index,
                 tag: d.tag.clone(),

@@ -115,3 +115,28 @@ fn overflow_clips_and_the_viewport_bounds() {
     assert_eq!(labels(&v), ["inside"]);
     assert!(v.page_content.contains("[1]button \"inside\""), "{}", v.page_content);
 }
+
+#[test]
+fn index_marks_are_the_marks_numbered_by_element_index() {
+    let c = capture(&[
+        (-1, "#document", &[], None),
+        (0, "HTML", &[], Some(([0., 0., 800., 600.], 0, BLOCK))),
+        (1, "BODY", &[], Some(([0., 0., 800., 600.], 0, BLOCK))),
+        (2, "SELECT", &[("aria-label", "size")], Some(([10., 10., 100., 30.], 1, BLOCK))),
+        (3, "OPTION", &[("value", "s")], None),
+        (2, "BUTTON", &[("title", "Go")], Some(([10., 50., 100., 30.], 1, BLOCK))),
+    ]);
+    let v = PageView::build(&c);
+    let marks = v.marks();
+    let by_index = v.index_marks();
+    // The option of the closed select has no mark: the button is mark 2 but element 3.
+    assert_eq!(marks.iter().map(|m| m.id).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(by_index.iter().map(|m| m.id).collect::<Vec<_>>(), [1, 3]);
+    for (m, i) in marks.iter().zip(&by_index) {
+        assert_eq!((&m.name, m.element_index, m.x, m.w), (&i.name, i.element_index, i.x, i.w));
+    }
+    assert_eq!(by_index[1].name, "Go");
+    // On the wire a mark is {id, tag, role, name, x, y, w, h}: the element index stays inside.
+    let wire = serde_json::to_value(&marks[1]).unwrap();
+    assert_eq!(wire.as_object().unwrap().keys().collect::<Vec<_>>(), ["h", "id", "name", "role", "tag", "w", "x", "y"]);
+}

@@ -108,22 +108,8 @@ pub(crate) async fn screenshot(api: &Api, p: ScreenshotParams) -> Result<ToolOut
             image: Some(base64::engine::general_purpose::STANDARD.encode(png)),
         });
     }
-    let marks: Vec<sightline_pack::Mark> = captured
-        .view
-        .marks()
-        .iter()
-        .map(|m| sightline_pack::Mark {
-            id: m.id,
-            tag: m.tag.clone(),
-            role: m.role.clone(),
-            name: m.name.clone(),
-            x: m.x,
-            y: m.y,
-            w: m.w,
-            h: m.h,
-        })
-        .collect();
-    let drawn = sightline_pack::draw_marks(&png, &marks).map_err(ToolError::browser)?;
+    let marks = captured.view.marks();
+    let drawn = sightline_page::draw_marks(&png, &marks).map_err(ToolError::browser)?;
     Ok(ToolOutput {
         value: json!({ "status": "ok", "marks": marks }),
         image: Some(base64::engine::general_purpose::STANDARD.encode(drawn)),

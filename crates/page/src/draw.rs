@@ -7,15 +7,16 @@
 
 use image::{ImageFormat, Rgba, RgbaImage};
 
-use crate::driver::Mark;
+use crate::marks::Mark;
 
+/// Why a marked screenshot could not be made.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DrawError {
     #[error("cannot decode the screenshot: {0}")]
-    Decode(String),
+    Decode(#[source] image::ImageError),
     #[error("cannot encode the marked screenshot: {0}")]
-    Encode(String),
+    Encode(#[source] image::ImageError),
 }
 
 /// High-contrast colours, cycled by mark id.
@@ -78,9 +79,7 @@ pub fn mark_box(m: &Mark) -> (i64, i64, i64, i64) {
 
 /// Draw a numbered box over each mark on a PNG; returns a new PNG of the same size.
 pub fn draw_marks(png: &[u8], marks: &[Mark]) -> Result<Vec<u8>, DrawError> {
-    let mut img = image::load_from_memory_with_format(png, ImageFormat::Png)
-        .map_err(|e| DrawError::Decode(e.to_string()))?
-        .to_rgba8();
+    let mut img = image::load_from_memory_with_format(png, ImageFormat::Png).map_err(DrawError::Decode)?.to_rgba8();
     let (iw, ih) = (img.width() as i64, img.height() as i64);
     // Boxes first, then labels on top of every box.
     for m in marks {
@@ -129,7 +128,7 @@ pub fn draw_marks(png: &[u8], marks: &[Mark]) -> Result<Vec<u8>, DrawError> {
         image::codecs::png::FilterType::Adaptive,
     )
     .write_image(img.as_raw(), img.width(), img.height(), image::ExtendedColorType::Rgba8)
-    .map_err(|e| DrawError::Encode(e.to_string()))?;
+    .map_err(DrawError::Encode)?;
     Ok(out)
 }
 
@@ -149,7 +148,17 @@ mod tests {
     }
 
     fn mark(id: u32, x: i64, y: i64, w: i64, h: i64) -> Mark {
-        Mark { id, tag: "button".into(), role: "button".into(), name: String::new(), x, y, w, h }
+        Mark {
+            id,
+            element_index: crate::ElementIndex::FIRST,
+            tag: "button".into(),
+            role: "button".into(),
+            name: String::new(),
+            x,
+            y,
+            w,
+            h,
+        }
     }
 
     #[test]
