@@ -179,8 +179,7 @@ async fn measure_semantic(browser: &Browser, a: &Args, url: &str, n: usize, runs
         let d3 = t.elapsed();
         let t = Instant::now();
         let mut c = tab.capture_with(CaptureOptions { screenshot: false, accessibility: true }).await?;
-        let sightline_browser::Captured { view, capture, .. } = &mut c;
-        let tree = semantic::build(view, capture, SemanticOptions::default());
+        let tree = semantic::build(&mut c.view, SemanticOptions::default());
         let plan = semantic::plan(&tree, &Scope::Viewport);
         let shown = &plan.ranked[..plan.ranked.len().min(300)];
         let outline = semantic::outline(&tree, shown, |i| format!("p1:{}", i + 1));

@@ -207,8 +207,7 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         if let Some(l) = req.dom_node_limit {
             opts.dom_node_limit = l;
         }
-        let sightline_browser::Captured { view, capture, .. } = &mut captured;
-        Some(Arc::new(semantic::build(view, capture, opts)))
+        Some(Arc::new(semantic::build(&mut captured.view, opts)))
     } else {
         None
     };

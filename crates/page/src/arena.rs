@@ -324,6 +324,11 @@ impl Arena {
         &self.nodes[id as usize]
     }
 
+    /// Every node id, in document order.
+    pub fn ids(&self) -> impl Iterator<Item = NodeId> {
+        0..self.nodes.len() as NodeId
+    }
+
     /// True if `a` is `b` or one of its ancestors (across shadow roots and frames).
     pub fn is_ancestor_or_self(&self, a: NodeId, b: NodeId) -> bool {
         match self.subtree_end.get(a as usize) {

@@ -92,6 +92,7 @@ pub fn view(d: &JsDialog, viewport: Viewport) -> PageView {
         page_content,
         naming_labels: Default::default(),
         arena: Arena::empty(Rect::new(0.0, 0.0, viewport.width, viewport.height)),
+        facts: Default::default(),
     }
 }
 

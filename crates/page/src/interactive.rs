@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::arena::{Arena, NodeId, NodeKind};
+use crate::facts::Facts;
 use crate::geometry::Rect;
 use crate::index::ElementIndex;
 use crate::text::{collapse, cut, visible_text};
@@ -126,8 +127,19 @@ pub struct Found {
     pub naming_labels: HashSet<NodeId>,
 }
 
+/// `<input>` types that take typed text.
 const TEXT_INPUT_TYPES: &[&str] =
     &["text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"];
+
+/// The one rule for a form field that takes typed text: a `<textarea>`, or an
+/// `<input>` of a text type. (Contenteditable elements are decided apart.)
+pub(crate) fn is_text_field(arena: &Arena, id: NodeId) -> bool {
+    match arena.node(id).tag.as_str() {
+        "textarea" => true,
+        "input" => TEXT_INPUT_TYPES.contains(&input_type(arena, id).as_str()),
+        _ => false,
+    }
+}
 
 fn input_type(arena: &Arena, id: NodeId) -> String {
     arena
@@ -243,7 +255,10 @@ fn first_descendant(arena: &Arena, id: NodeId, pred: impl Fn(&crate::arena::Node
     None
 }
 
-fn is_disabled(arena: &Arena, id: NodeId) -> bool {
+/// The one rule for "disabled": `aria-disabled="true"`, or a form control that
+/// is disabled itself or by a disabled `<fieldset>` (outside its first
+/// `<legend>`), `<optgroup>` or `<select>`.
+pub(crate) fn is_disabled(arena: &Arena, id: NodeId) -> bool {
     let n = arena.node(id);
     if n.attr("aria-disabled").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
         return true;
@@ -415,13 +430,12 @@ pub fn candidates(arena: &Arena, label_set: &HashSet<NodeId>) -> Vec<(NodeId, Re
     out
 }
 
-pub fn find(arena: &mut Arena) -> Found {
-    let (label_set, labels_of) = associated_labels(arena);
-    let candidates = candidates(arena, &label_set);
+pub fn find(arena: &mut Arena, facts: &Facts) -> Found {
+    let labels_of = &facts.labels_of;
     let mut elements: Vec<Element> = Vec::new();
     let mut covered = Vec::new();
     let mut select_index: HashMap<NodeId, ElementIndex> = HashMap::new();
-    for (id, reason) in candidates {
+    for &(id, reason) in &facts.candidates {
         let i = id as usize;
         let n = &arena.nodes[i];
         // Options belong to the select that holds them: listed right after it when it is.
@@ -489,8 +503,7 @@ pub fn find(arena: &mut Arena) -> Found {
         let descriptor = describe(arena, id);
         let itype = if n.tag == "input" { input_type(arena, id) } else { String::new() };
         let accepts_text = match n.tag.as_str() {
-            "textarea" => true,
-            "input" => TEXT_INPUT_TYPES.contains(&itype.as_str()),
+            "textarea" | "input" => is_text_field(arena, id),
             _ => is_editable_attr(n.attr("contenteditable")),
         };
         let index = ElementIndex::from_position(elements.len());
@@ -499,9 +512,9 @@ pub fn find(arena: &mut Arena) -> Found {
         }
         let label = if reason == Reason::Editable {
             // Its text is its value; only a real label names it.
-            editable_name(arena, id, &labels_of)
+            editable_name(arena, id, labels_of)
         } else {
-            accessible_name(arena, id, &labels_of, &descriptor)
+            accessible_name(arena, id, labels_of, &descriptor)
         };
         let range = match itype.as_str() {
             "range" => Some((
@@ -536,7 +549,7 @@ pub fn find(arena: &mut Arena) -> Found {
             dialog: None,
         });
     }
-    drop_redundant_labels(&mut elements, &labels_of);
+    drop_redundant_labels(&mut elements, labels_of);
     let mut naming_labels = HashSet::new();
     for e in &elements {
         if let Some(ls) = labels_of.get(&e.node) {

@@ -18,6 +18,7 @@ mod capture;
 mod content;
 mod dialog;
 mod draw;
+mod facts;
 mod geometry;
 mod hash;
 mod index;
@@ -45,6 +46,8 @@ pub use marks::Mark;
 pub use text::{collapse, cut};
 pub use url::resolve;
 
+use facts::Facts;
+
 /// Everything derived from one capture.
 pub struct PageView {
     pub url: String,
@@ -63,6 +66,8 @@ pub struct PageView {
     pub naming_labels: std::collections::HashSet<NodeId>,
     /// The joined tree, for callers that need more than the derived views.
     pub arena: Arena,
+    /// Labels, interactive candidates and the accessibility join, shared by every view.
+    facts: Facts,
 }
 
 impl PageView {
@@ -71,7 +76,14 @@ impl PageView {
             return dialog::view(d, capture.viewport);
         }
         let mut arena = Arena::build(capture);
-        let found = interactive::find(&mut arena);
+        let facts = Facts::gather(&arena, capture);
+        let mut found = interactive::find(&mut arena, &facts);
+        // Names the DOM rules could not give, from the accessibility tree when the capture has it.
+        for e in found.elements.iter_mut().filter(|e| needs_name(e)) {
+            if let Some(name) = facts.ax.get(&e.node).and_then(|a| a.name.as_ref()).and_then(|v| v.value.as_str()) {
+                e.label = cut(&collapse(name), 80);
+            }
+        }
         let (url, title, scroll, content_size) = match arena.docs.first() {
             Some(d) => (d.url.clone(), d.title.clone(), d.scroll, d.content),
             None => (String::new(), String::new(), (0.0, 0.0), (0.0, 0.0)),
@@ -89,15 +101,17 @@ impl PageView {
             naming_labels: found.naming_labels,
             page_content,
             arena,
+            facts,
         }
     }
 
     /// Elements the DOM rules could not name (icon buttons, unlabeled widgets),
     /// by index: the browser layer asks Chromium's accessibility tree for them.
+    /// Those the capture's own accessibility tree already answered are not listed.
     pub fn unnamed(&self) -> Vec<ElementIndex> {
         self.elements
             .iter()
-            .filter(|e| e.label.is_empty() && e.select.is_none() && e.dialog.is_none() && e.reason != Reason::Editable)
+            .filter(|e| needs_name(e) && !self.facts.ax.contains_key(&e.node))
             .map(|e| e.index)
             .collect()
     }
@@ -147,6 +161,11 @@ impl PageView {
     pub fn element(&self, index: ElementIndex) -> Option<&Element> {
         index.of(&self.elements)
     }
+}
+
+/// An element with no name from the DOM rules, which the accessibility tree may name.
+fn needs_name(e: &Element) -> bool {
+    e.label.is_empty() && e.select.is_none() && e.dialog.is_none() && e.reason != Reason::Editable
 }
 
 fn render_text(

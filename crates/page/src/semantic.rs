@@ -6,12 +6,13 @@
 //! *content* node (a heading, paragraph, list item, image, landmark, text…),
 //! with a visibility from the closed vocabulary below, decided from evidence.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde_json::Value;
 
 use crate::arena::{Arena, NodeId, NodeKind};
-use crate::capture::{AxNode, Capture};
+use crate::capture::AxNode;
+use crate::facts::Facts;
 use crate::geometry::Rect;
 use crate::interactive::{self, Reason};
 use crate::text::{collapse, cut, visible_text};
@@ -226,28 +227,6 @@ fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<&'static str> {
     })
 }
 
-struct Ax<'a> {
-    by_backend: HashMap<(usize, i64), &'a AxNode>,
-}
-
-impl<'a> Ax<'a> {
-    fn new(capture: &'a Capture) -> Ax<'a> {
-        let mut by_backend = HashMap::new();
-        for (fi, f) in capture.frames.iter().enumerate() {
-            for n in f.ax.iter().flatten() {
-                if let Some(b) = n.backend_dom_node_id {
-                    by_backend.insert((fi, b), n);
-                }
-            }
-        }
-        Ax { by_backend }
-    }
-
-    fn get(&self, frame: usize, backend: i64) -> Option<&'a AxNode> {
-        self.by_backend.get(&(frame, backend)).copied()
-    }
-}
-
 fn ax_str(v: &Option<crate::capture::AxValue>) -> Option<String> {
     v.as_ref().and_then(|v| v.value.as_str()).map(collapse).filter(|s| !s.is_empty())
 }
@@ -290,11 +269,10 @@ impl Default for SemanticOptions {
 
 /// Build the semantic tree of a view (its capture must carry the AX trees for
 /// full fidelity; without them roles and names come from the DOM).
-pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> SemanticTree {
-    let ax = Ax::new(capture);
+pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
+    // Labels, interactive candidates and the accessibility join are the view's own, shared with the element index.
+    let facts = &view.facts;
     let arena = &mut view.arena;
-    let (label_set, labels_of) = interactive::labels(arena);
-    let interactive: HashMap<NodeId, Reason> = interactive::candidates(arena, &label_set).into_iter().collect();
     let vp = arena.viewport;
     let near = Rect::new(
         vp.x - vp.w * opts.near_margin,
@@ -302,7 +280,7 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
         vp.w * (1.0 + 2.0 * opts.near_margin),
         vp.h * (1.0 + 2.0 * opts.near_margin),
     );
-    let mut tree = SemanticTree { oopif_frames: capture.frames.len().saturating_sub(1), ..Default::default() };
+    let mut tree = SemanticTree { oopif_frames: facts.oopif_frames, ..Default::default() };
     // Frames in the DOM whose document we do not have.
     for (i, n) in arena.nodes.iter().enumerate() {
         if matches!(n.tag.as_str(), "iframe" | "frame")
@@ -346,7 +324,7 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
         if SKIP.contains(&n.tag.as_str()) {
             continue;
         }
-        let axn = ax.get(n.frame, n.backend_id);
+        let axn = facts.ax.get(&id);
         // Chromium gives every rendered element a layout object: none, under a rendered
         // parent and with nothing rendered inside, means display:none (the AX tree omits those).
         let unrendered = n.layout.is_none()
@@ -359,7 +337,7 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
             || n.opacity_hidden;
         let hidden = hidden || own_hidden;
         // A <label> is not a ref here: its control is, named by the label.
-        let reason = interactive.get(&id).copied().filter(|r| *r != Reason::Label);
+        let reason = facts.reason(id).filter(|r| *r != Reason::Label);
         let ax_role = axn.and_then(|a| ax_str(&a.role)).map(|r| r.to_ascii_lowercase());
         let content_role = ax_role
             .clone()
@@ -369,7 +347,7 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
         let is_action = reason.is_some() && !in_action;
         let is_content = !is_action && !in_action && content_role.is_some();
         let direct_text =
-            if !is_action && !is_content && !in_action { direct_text(arena, id, &interactive) } else { String::new() };
+            if !is_action && !is_content && !in_action { direct_text(arena, id, facts) } else { String::new() };
         let parent_is_text_role = sem_parent.is_some_and(|p| TEXT_ROLES.contains(&tree.nodes[p].role.as_str()));
         let is_text = !direct_text.is_empty() && !parent_is_text_role && is_block(arena, id);
         if !(is_action || is_content || is_text) {
@@ -397,7 +375,7 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
         let name = if is_text {
             cut(&direct_text, 200)
         } else if is_action {
-            ax_name.unwrap_or_else(|| interactive::accessible_name(arena, id, &labels_of, &descriptor))
+            ax_name.unwrap_or_else(|| interactive::accessible_name(arena, id, &facts.labels_of, &descriptor))
         } else if TEXT_ROLES.contains(&role.as_str()) || role == "image" {
             ax_name.unwrap_or_else(|| {
                 let t = collapse(&visible_text(arena, id, 300, false));
@@ -416,27 +394,9 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
         let mut actions = Vec::new();
         if is_action {
             let tag = n.tag.as_str();
-            let itype = descriptor.type_.clone().unwrap_or_default();
             let checkable =
                 matches!(role.as_str(), "checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio");
-            let typable = (tag == "textarea")
-                || (tag == "input"
-                    && matches!(
-                        itype.as_str(),
-                        "text"
-                            | "email"
-                            | "password"
-                            | "search"
-                            | "tel"
-                            | "url"
-                            | "number"
-                            | "date"
-                            | "datetime-local"
-                            | "month"
-                            | "time"
-                            | "week"
-                    ))
-                || reason == Some(Reason::Editable);
+            let typable = interactive::is_text_field(arena, id) || reason == Some(Reason::Editable);
             if tag == "select" {
                 actions.push(ActionKind::Select);
             } else {
@@ -455,8 +415,7 @@ pub fn build(view: &mut PageView, capture: &Capture, opts: SemanticOptions) -> S
         let mut states: Vec<(&'static str, Value)> = Vec::new();
         if is_action {
             let disabled = axn.and_then(|a| ax_prop(a, "disabled")).and_then(Value::as_bool).unwrap_or(false)
-                || n.has_attr("disabled")
-                || n.attr("aria-disabled") == Some("true");
+                || interactive::is_disabled(arena, id);
             states.push(("disabled", Value::Bool(disabled)));
             if let Some(c) = descriptor.checked {
                 states.push(("checked", Value::Bool(c)));
@@ -571,11 +530,7 @@ fn has_rendered_descendant(arena: &Arena, id: NodeId) -> bool {
 /// The text of a block itself: its text and that of its inline descendants (a
 /// `<strong>` inside a sentence), joined as rendered; nested blocks and
 /// interactive elements are nodes of their own.
-fn direct_text<S: std::hash::BuildHasher>(
-    arena: &Arena,
-    id: NodeId,
-    interactive: &HashMap<NodeId, Reason, S>,
-) -> String {
+fn direct_text(arena: &Arena, id: NodeId, facts: &Facts) -> String {
     let mut flow = crate::text::Flow::one_line(400);
     let mut stack: Vec<NodeId> = arena.node(id).children.iter().rev().copied().collect();
     while let Some(c) = stack.pop() {
@@ -589,7 +544,7 @@ fn direct_text<S: std::hash::BuildHasher>(
             NodeKind::Element => {
                 let inline =
                     cn.layout.as_ref().is_none_or(|l| l.style.display == "inline" || l.style.display == "contents");
-                if inline && !interactive.contains_key(&c) && !SKIP.contains(&cn.tag.as_str()) && !cn.pseudo {
+                if inline && facts.reason(c).is_none() && !SKIP.contains(&cn.tag.as_str()) && !cn.pseudo {
                     stack.extend(cn.children.iter().rev().copied());
                 } else if cn.generated.is_some() {
                     flow.text(cn.generated.as_deref().unwrap_or(""), crate::arena::WhiteSpace::Collapse);

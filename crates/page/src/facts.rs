@@ -1,0 +1,63 @@
+//! What one capture says about its nodes, worked out once and shared by every
+//! view of it (the element index, the marks and the semantic_v2 tree):
+//! which `<label>`s name which controls, which elements are interactive, and
+//! the accessibility tree joined to the arena.
+
+use std::collections::HashMap;
+
+use crate::arena::{Arena, NodeId};
+use crate::capture::{AxNode, Capture};
+use crate::interactive::{self, Reason};
+
+#[derive(Debug, Default)]
+pub(crate) struct Facts {
+    /// The `<label>`s of each control (tied by `for` or by containing it).
+    pub labels_of: HashMap<NodeId, Vec<NodeId>>,
+    /// Every interactive element, visible or not, in document order, with why it counts.
+    pub candidates: Vec<(NodeId, Reason)>,
+    /// Each node's accessibility node, joined by (frame, backend node id); empty
+    /// when the capture carries no accessibility tree.
+    pub ax: HashMap<NodeId, AxNode>,
+    /// Out-of-process frames captured.
+    pub oopif_frames: usize,
+}
+
+impl Facts {
+    /// Why `id` is interactive, if it is.
+    pub fn reason(&self, id: NodeId) -> Option<Reason> {
+        // Candidates are in document order, which is id order.
+        self.candidates.binary_search_by_key(&id, |&(c, _)| c).ok().map(|i| self.candidates[i].1)
+    }
+
+    pub fn gather(arena: &Arena, capture: &Capture) -> Facts {
+        let (label_set, labels_of) = interactive::labels(arena);
+        let candidates = interactive::candidates(arena, &label_set);
+        Facts {
+            labels_of,
+            candidates,
+            ax: ax_join(arena, capture),
+            oopif_frames: capture.frames.len().saturating_sub(1),
+        }
+    }
+}
+
+fn ax_join(arena: &Arena, capture: &Capture) -> HashMap<NodeId, AxNode> {
+    let mut by_backend: HashMap<(usize, i64), &AxNode> = HashMap::new();
+    for (fi, f) in capture.frames.iter().enumerate() {
+        for n in f.ax.iter().flatten() {
+            if let Some(b) = n.backend_dom_node_id {
+                by_backend.insert((fi, b), n);
+            }
+        }
+    }
+    if by_backend.is_empty() {
+        return HashMap::new();
+    }
+    arena
+        .ids()
+        .filter_map(|id| {
+            let n = arena.node(id);
+            by_backend.get(&(n.frame, n.backend_id)).map(|&a| (id, a.clone()))
+        })
+        .collect()
+}
