@@ -315,7 +315,7 @@ async fn measure(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) 
         state_shot: median(shot),
         click: median(click),
         elements: view.elements.len(),
-        nodes: view.arena.nodes.len(),
+        nodes: view.node_count(),
         content_chars: view.page_content.len(),
     };
     eprintln!("  {}: done", row.label);

@@ -139,7 +139,7 @@ pub async fn state(a: &Args) -> Result<u8> {
     if a.explain {
         let view = &env.captured().view;
         for c in &view.covered {
-            eprintln!("covered: {} by {}", describe(&view.arena, c.node), describe(&view.arena, c.by));
+            eprintln!("covered: {} by {}", describe(view, c.node), describe(view, c.by));
         }
         eprintln!("{} indexed, {} covered", view.elements.len(), view.covered.len());
     }
@@ -149,20 +149,20 @@ pub async fn state(a: &Args) -> Result<u8> {
     Ok(if failed { 1 } else { 0 })
 }
 
-fn describe(arena: &sightline_page::Arena, id: sightline_page::NodeId) -> String {
-    let n = arena.node(id);
-    let text = sightline_page::cut(&sightline_page::collapse(&n.value), 30);
-    let mut s = if n.tag.is_empty() { format!("#text {text:?}") } else { format!("<{}", n.tag) };
+fn describe(view: &sightline_page::PageView, id: sightline_page::NodeId) -> String {
+    let Some(n) = view.node(id) else { return format!("#{id}") };
+    let text = sightline_page::cut(&sightline_page::collapse(n.text()), 30);
+    let mut s = if n.tag().is_empty() { format!("#text {text:?}") } else { format!("<{}", n.tag()) };
     for k in ["id", "class", "role", "name"] {
         if let Some(v) = n.attr(k) {
             s.push_str(&format!(" {k}={v:?}"));
         }
     }
-    if !n.tag.is_empty() {
+    if !n.tag().is_empty() {
         s.push('>');
     }
-    if let Some(l) = &n.layout {
-        s.push_str(&format!(" @({:.0},{:.0} {:.0}x{:.0}) paint {}", l.rect.x, l.rect.y, l.rect.w, l.rect.h, l.paint));
+    if let Some((r, paint)) = n.layout() {
+        s.push_str(&format!(" @({:.0},{:.0} {:.0}x{:.0}) paint {paint}", r.x, r.y, r.w, r.h));
     }
     s
 }

@@ -89,9 +89,7 @@ fn frame_names(stored: &Stored) -> HashMap<usize, String> {
     stored
         .captured
         .view
-        .arena
-        .docs
-        .iter()
+        .frame_ids()
         .enumerate()
         .map(|(i, _)| (i, if i == 0 { "main".to_string() } else { format!("frame-{i}") }))
         .collect()
@@ -200,7 +198,7 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
     let id = session.ids.snapshot();
     session.retire_tab_snapshots(tab_id, Rule::NewerSnapshot);
     let frame_generations: HashMap<String, u64> =
-        captured.view.arena.docs.iter().map(|d| (d.frame_id.clone(), tab.frame_generation(&d.frame_id))).collect();
+        captured.view.frame_ids().map(|f| (f.to_string(), tab.frame_generation(f))).collect();
     let screenshot = captured.screenshot.take();
     let tree = if semantic {
         let mut opts = SemanticOptions::default();

@@ -129,15 +129,15 @@ impl Tab {
             }
             Err(err) => return Err(err),
         };
-        let arena = &cap.view.arena;
+        let view = &cap.view;
         // Hits in the main session are reported for frame 0 and its same-process frames.
-        let found = arena.nodes.iter().position(|n| n.backend_id == hit && n.frame == 0).map(|i| i as u32);
+        let found = view.node_by_backend(0, hit);
         if let Some(h) = found {
             // The click lands on the element or inside it; an ancestor (the page's <body>)
             // under the point means the element is not there any more.
-            let inside = arena.is_ancestor_or_self(e.node, h);
+            let inside = view.contains(e.node, h);
             // A transparent control on top (a styled file input, a custom checkbox) takes the click for the element.
-            if inside || arena.node(h).opacity_hidden {
+            if inside || view.node(h).is_some_and(|n| n.opacity_hidden()) {
                 return Ok(());
             }
         }
@@ -151,10 +151,10 @@ impl Tab {
         }
         let by = match found {
             // What is under the point holds the element: it moved or was hidden since the state.
-            Some(h) if arena.is_ancestor_or_self(h, e.node) => {
+            Some(h) if view.contains(h, e.node) => {
                 return Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Hidden })
             }
-            Some(h) => node_label(arena.node(h)),
+            Some(h) => view.node(h).map(node_label).unwrap_or_default(),
             None => self.describe_backend(hit).await,
         };
         Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Covered { by } })
@@ -628,8 +628,8 @@ fn net_error_name(reason: &str) -> String {
     out
 }
 
-fn node_label(n: &sightline_page::arena_node::Node) -> String {
-    let mut s = format!("<{}", if n.tag.is_empty() { "#text" } else { n.tag.as_str() });
+fn node_label(n: sightline_page::NodeRef) -> String {
+    let mut s = format!("<{}", if n.tag().is_empty() { "#text" } else { n.tag() });
     for k in ["id", "class", "role"] {
         if let Some(v) = n.attr(k) {
             s.push_str(&format!(" {k}=\"{}\"", sightline_page::cut(v, 40)));

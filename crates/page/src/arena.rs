@@ -136,7 +136,6 @@ pub struct Doc {
     pub url: String,
     pub title: String,
     pub base_url: String,
-    pub frame: usize,
     pub root: NodeId,
     /// The `<iframe>` element holding this document, if it is not the main one.
     pub owner: Option<NodeId>,
@@ -567,7 +566,6 @@ impl<'c> Builder<'c, '_> {
             url: snap.str(dsnap.document_url).to_string(),
             title: snap.str(dsnap.title).to_string(),
             base_url: snap.str(dsnap.base_url).to_string(),
-            frame,
             root: self.arena.nodes.len() as NodeId,
             owner,
             scroll,

@@ -28,11 +28,7 @@ pub mod semantic;
 mod text;
 mod url;
 
-pub use arena::{Arena, NodeId};
-/// The joined tree's node type.
-pub mod arena_node {
-    pub use crate::arena::{Node, NodeKind};
-}
+pub use arena::NodeId;
 pub use capture::{
     AxNode, AxProperty, AxValue, Capture, FrameCapture, FrameOwner, JsDialog, Snapshot, Viewport, COMPUTED_STYLES,
 };
@@ -46,6 +42,7 @@ pub use marks::Mark;
 pub use text::{collapse, cut};
 pub use url::resolve;
 
+use arena::{Arena, Node};
 use facts::Facts;
 
 /// Everything derived from one capture.
@@ -63,9 +60,9 @@ pub struct PageView {
     pub covered: Vec<Covered>,
     pub page_content: String,
     /// Labels whose text is already the name of the control they label.
-    pub naming_labels: std::collections::HashSet<NodeId>,
-    /// The joined tree, for callers that need more than the derived views.
-    pub arena: Arena,
+    naming_labels: std::collections::HashSet<NodeId>,
+    /// The joined tree; callers read it through the accessors below.
+    arena: Arena,
     /// Labels, interactive candidates and the accessibility join, shared by every view.
     facts: Facts,
 }
@@ -157,9 +154,66 @@ impl PageView {
         self.marks().into_iter().map(|m| Mark { id: m.element_index.get(), ..m }).collect()
     }
 
+    /// A node of the joined tree, to read (`Element::node`, `Covered::by`).
+    pub fn node(&self, id: NodeId) -> Option<NodeRef<'_>> {
+        self.arena.nodes.get(id as usize).map(NodeRef)
+    }
+
+    /// The node of a frame capture (`Element::frame`) with this backend node id.
+    pub fn node_by_backend(&self, frame: usize, backend_node_id: i64) -> Option<NodeId> {
+        self.arena.nodes.iter().position(|n| n.backend_id == backend_node_id && n.frame == frame).map(|i| i as NodeId)
+    }
+
+    /// True if `ancestor` is `node` or holds it (across shadow roots and frames).
+    pub fn contains(&self, ancestor: NodeId, node: NodeId) -> bool {
+        self.arena.is_ancestor_or_self(ancestor, node)
+    }
+
+    /// The CDP frame id of the document that holds a node.
+    pub fn frame_of(&self, id: NodeId) -> Option<&str> {
+        let doc = self.arena.nodes.get(id as usize)?.doc;
+        self.arena.docs.get(doc).map(|d| d.frame_id.as_str())
+    }
+
+    /// The CDP frame id of each document, the main one first (a semantic node's `doc` indexes it).
+    pub fn frame_ids(&self) -> impl Iterator<Item = &str> {
+        self.arena.docs.iter().map(|d| d.frame_id.as_str())
+    }
+
+    /// How many nodes the joined tree has.
+    pub fn node_count(&self) -> usize {
+        self.arena.nodes.len()
+    }
+
     /// The element with this index.
     pub fn element(&self, index: ElementIndex) -> Option<&Element> {
         index.of(&self.elements)
+    }
+}
+
+/// One node of a view's joined tree, read-only.
+#[derive(Clone, Copy)]
+pub struct NodeRef<'a>(&'a Node);
+
+impl<'a> NodeRef<'a> {
+    /// Lower-case tag name; empty for text and other non-element nodes.
+    pub fn tag(&self) -> &'a str {
+        &self.0.tag
+    }
+    pub fn attr(&self, name: &str) -> Option<&'a str> {
+        self.0.attr(name)
+    }
+    /// DOM text of a text node.
+    pub fn text(&self) -> &'a str {
+        &self.0.value
+    }
+    /// Its border box in viewport CSS pixels and its paint order, when laid out.
+    pub fn layout(&self) -> Option<(Rect, i64)> {
+        self.0.layout.as_ref().map(|l| (l.rect, l.paint))
+    }
+    /// Fully transparent (`opacity: 0` on it or an ancestor).
+    pub fn opacity_hidden(&self) -> bool {
+        self.0.opacity_hidden
     }
 }
 

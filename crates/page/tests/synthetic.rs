@@ -85,7 +85,7 @@ fn a_higher_layer_covers_and_a_sibling_in_flow_does_not() {
     let v = PageView::build(&c);
     assert_eq!(labels(&v), ["beside"]);
     assert_eq!(v.covered.len(), 1);
-    assert_eq!(v.arena.node(v.covered[0].by).attr("id"), Some("overlay"));
+    assert_eq!(v.node(v.covered[0].by).and_then(|n| n.attr("id")), Some("overlay"));
 }
 
 #[test]

@@ -108,7 +108,7 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
         return Err(ToolError::invalid(format!("ref {reference} belongs to another tab")));
     }
     let captured = stored.captured.clone();
-    let (node, frame, backend, doc) = match (stored.format, &stored.tree) {
+    let (node, frame, backend) = match (stored.format, &stored.tree) {
         (Format::SemanticV2, Some(tree)) => {
             let s = n.of(&tree.nodes).ok_or_else(|| {
                 ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {reference}"))
@@ -117,19 +117,18 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
                 let offered: Vec<&str> = s.actions.iter().map(|a| a.as_str()).collect();
                 return Err(ToolError::unavailable(reference, action.as_str(), &offered));
             }
-            (s.node, s.frame, s.backend_node_id, s.doc)
+            (s.node, s.frame, s.backend_node_id)
         }
         _ => {
             // dom_refs_v1: the element index.
             let e = captured.view.element(n).ok_or_else(|| {
                 ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {reference}"))
             })?;
-            let n = captured.view.arena.node(e.node);
-            (e.node, e.frame, e.backend_node_id, n.doc)
+            (e.node, e.frame, e.backend_node_id)
         }
     };
     if stored.format == Format::SemanticV2 {
-        let frame_id = captured.view.arena.docs[doc].frame_id.clone();
+        let frame_id = captured.view.frame_of(node).unwrap_or_default().to_string();
         let then = stored.frame_generations.get(&frame_id).copied().unwrap_or(0);
         if tab.frame_generation(&frame_id) != then {
             return Err(ToolError::proof(
