@@ -347,6 +347,11 @@ impl Tab {
     }
 
     /// The CDP session of a frame capture: 0 is the page, then the OOPIFs in capture order.
+    /// The CDP frame id of the page's main frame.
+    pub(crate) fn main_frame(&self) -> String {
+        self.state.lock().unwrap().main_frame.clone()
+    }
+
     pub(crate) fn sessions(&self) -> Vec<SessionId> {
         let st = self.state.lock().unwrap();
         std::iter::once(self.session.clone()).chain(st.oopifs.iter().map(|f| f.session.clone())).collect()
