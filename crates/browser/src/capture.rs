@@ -61,7 +61,6 @@ impl Tab {
     async fn snapshot(
         &self,
         session: &sightline_cdp::SessionId,
-        frame_id: Option<String>,
         all_rects: bool,
     ) -> Result<Snapshot, BrowserError> {
         let raw = self
@@ -79,10 +78,10 @@ impl Tab {
             let needed = snap.rects_needed();
             if needed.len() > RECTS_ONE_BY_ONE {
                 // A page of many scroll boxes: one snapshot with every rect is cheaper.
-                return Box::pin(self.snapshot(session, frame_id, true)).await;
+                return Box::pin(self.snapshot(session, true)).await;
             }
             if !needed.is_empty() {
-                let found = self.dom_rects(session, frame_id.as_deref(), &needed).await?;
+                let found = self.dom_rects(session, &needed).await?;
                 snap.fill_rects(&found);
             }
         }
@@ -95,20 +94,12 @@ impl Tab {
     async fn dom_rects(
         &self,
         session: &sightline_cdp::SessionId,
-        frame_id: Option<&str>,
         needed: &[RectRequest],
     ) -> Result<Vec<(RectRequest, DomRects)>, BrowserError> {
         const GROUP: &str = "sightline-rects";
         const READ: &str = "function (...els) { return els.map((e) => [e.clientLeft, e.clientTop, e.clientWidth, \
             e.clientHeight, e.scrollLeft, e.scrollTop, e.scrollWidth, e.scrollHeight].map(Math.trunc)); }";
-        let world = match frame_id {
-            Some(f) => self
-                .cdp::<Value>(session, "Page.createIsolatedWorld", json!({ "frameId": f, "worldName": "sightline" }))
-                .await
-                .ok()
-                .and_then(|v| v["executionContextId"].as_i64()),
-            None => None,
-        };
+        let world = self.world(session).await.ok();
         // Resolved in the isolated world where it can be (a node in a cross-origin
         // same-process frame cannot), else in its own frame's main world.
         let mut resolved: Vec<(bool, RectRequest, String)> = Vec::with_capacity(needed.len());
@@ -188,8 +179,7 @@ impl Tab {
                 Ok(None)
             }
         };
-        let frame_of = |i: usize| if i == 0 { Some(self.main_frame()) } else { oop.get(i - 1).cloned() };
-        let snaps = join_all(sessions.iter().enumerate().map(|(i, s)| async move {
+        let snaps = join_all(sessions.iter().map(|s| async move {
             let ax = async {
                 if opts.accessibility {
                     self.ax_tree(s).await
@@ -198,7 +188,7 @@ impl Tab {
                 }
             };
             let (snap, pointer, ax, focused) =
-                tokio::join!(self.snapshot(s, frame_of(i), opts.all_rects), self.pointer_listeners(s), ax, self.focused_element(s));
+                tokio::join!(self.snapshot(s, opts.all_rects), self.pointer_listeners(s), ax, self.focused_element(s));
             snap.map(|snap| (snap, pointer, ax, focused))
         }));
         let owners = join_all(oop.iter().map(|frame_id| self.frame_owner(frame_id, &sessions)));
@@ -363,7 +353,7 @@ impl Tab {
             while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; \
             return a && a !== document.body && a !== document.documentElement ? a : null })()";
         let v: Value = self
-            .cdp(session, "Runtime.evaluate", json!({ "expression": FOCUSED, "objectGroup": "sightline-focus" }))
+            .eval_isolated(session, json!({ "expression": FOCUSED, "objectGroup": "sightline-focus" }))
             .await
             .ok()?;
         let object = v["result"]["objectId"].as_str()?.to_string();
