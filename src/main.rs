@@ -1,5 +1,9 @@
 //! `sightline`: thin front ends over `sightline-api`.
 
+// The binary is the one place that writes to the terminal: stdout carries a
+// command's output, stderr its messages. Libraries log through `tracing`.
+#![allow(clippy::print_stdout, clippy::print_stderr, reason = "the binary's own output")]
+
 mod agent_cmd;
 mod bench;
 mod bench_serve;
@@ -64,7 +68,7 @@ fn main() -> std::process::ExitCode {
                 "run" => agent_cmd::run(&args).await,
                 "trace" => agent_cmd::trace(&args).await,
                 "rpc" => rpc::run(run::api(&args)?).await,
-                "mcp" => mcp::run(run::api(&args)?).await,
+                "mcp" => Box::pin(mcp::run(run::api(&args)?)).await,
                 "script" => pack_cmd::script(&args).await,
                 other => anyhow::bail!("unknown command '{other}'\n\n{}", cli::USAGE),
             }

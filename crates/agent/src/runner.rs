@@ -361,6 +361,8 @@ pub async fn run(tab: Tab, cfg: RunConfig) -> Result<Report, sightline_api::EnvE
     Ok(Report { ending, steps, prompt_tokens: total_tokens, elapsed: started.elapsed() })
 }
 
+/// The turn lines `sightline run` shows (they are its output, not diagnostics).
+#[allow(clippy::print_stderr, reason = "RunConfig::progress asks for these lines on stderr")]
 fn progress(cfg: &RunConfig, t: &Turn) {
     match cfg.progress {
         Progress::Quiet => {}
