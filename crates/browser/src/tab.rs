@@ -172,8 +172,8 @@ impl Tab {
         let start = Instant::now();
         loop {
             let v: Result<Value, _> = self
-                .call(
-                    "Runtime.evaluate",
+                .eval_isolated(
+                    &self.session,
                     json!({ "expression": "[document.readyState, location.href]", "returnByValue": true }),
                 )
                 .await;
@@ -347,6 +347,11 @@ impl Tab {
     }
 
     /// The CDP session of a frame capture: 0 is the page, then the OOPIFs in capture order.
+    /// The CDP frame id of the page's main frame.
+    pub(crate) fn main_frame(&self) -> String {
+        self.state.lock().unwrap().main_frame.clone()
+    }
+
     pub(crate) fn sessions(&self) -> Vec<SessionId> {
         let st = self.state.lock().unwrap();
         std::iter::once(self.session.clone()).chain(st.oopifs.iter().map(|f| f.session.clone())).collect()
@@ -364,7 +369,7 @@ impl Tab {
 
     /// Whether a backend node (in the session of capture frame `session`) is still in its document.
     pub async fn node_alive(&self, session: &SessionId, backend: i64) -> Result<bool, BrowserError> {
-        let r: Result<Value, _> = self.cdp(session, "DOM.resolveNode", json!({ "backendNodeId": backend })).await;
+        let r = self.resolve_isolated(session, backend, None).await;
         let object = match r {
             Ok(v) => v["object"]["objectId"].as_str().map(str::to_string),
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => None,
