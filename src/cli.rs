@@ -14,7 +14,7 @@ USAGE:
                                      [--explain: list covered elements and what covers them on stderr]
                                      [--record FILE: save the raw capture, the page model's input, as JSON]
     sightline demo [--out DIR]       drive a built-in local site through a scripted run
-    sightline bench [--runs N] [--sizes 30,1000,5000]
+    sightline bench [--runs N] [--sizes 30,1000,5000] [--rss-actions 200]
                                      capture/action medians next to the raw CDP calls
     sightline run URL --task \"…\" --model PROVIDER:MODEL [--max-steps N] [--vision] [--trace DIR]
                   [--base-url URL] [--no-tools] [--quiet | --json]
@@ -45,6 +45,8 @@ OPTIONS:
                               (script does this by default; --allow-private lifts it)
     --no-chrome-sandbox       run Chromium without its sandbox (always so when running as root)
     --vision-url URL          OpenAI-compatible base URL (…/v1) for browser.ask/askMarks; key in $SIGHTLINE_VISION_API_KEY or $OPENAI_API_KEY
+    --log FILTER              diagnostics on stderr: a level (error, warn, info, debug, trace) or a RUST_LOG-style
+                              filter (sightline_browser=debug,warn); wins over $RUST_LOG; default warn
     -h, --help                this text
     -V, --version             version
 ";
@@ -64,8 +66,12 @@ pub struct Args {
     pub out: Option<PathBuf>,
     pub runs: Option<String>,
     pub sizes: Option<String>,
+    /// `bench`: actions on the largest page between the two RSS readings.
+    pub rss_actions: Option<usize>,
     pub help: bool,
     pub version: bool,
+    /// `--log FILTER`: the tracing filter (every command takes it).
+    pub log: Option<String>,
     // Set-of-Marks pack.
     pub json: bool,
     pub url: Option<String>,
@@ -109,7 +115,18 @@ const BROWSER: &[&str] = &[
     "--no-chrome-sandbox",
 ];
 
-/// One subcommand: the options it accepts (besides `-h`/`-V`) and its `--help`.
+/// Options every command takes (besides `-h`/`-V`).
+pub const GLOBAL: &[&str] = &["--log"];
+
+/// Appended to every command's `--help`.
+pub const GLOBAL_HELP: &str = "
+Global options:
+    --log FILTER    diagnostics on stderr: a level (error, warn, info, debug, trace) or a
+                    RUST_LOG-style filter such as sightline_browser=debug,warn; wins over
+                    $RUST_LOG; default warn. stdout carries only the command's output.
+";
+
+/// One subcommand: the options it accepts (besides `-h`/`-V` and [`GLOBAL`]) and its `--help`.
 pub struct CommandSpec {
     pub name: &'static str,
     /// Its own options.
@@ -142,9 +159,9 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "bench",
-        own: &["--runs", "--sizes"],
+        own: &["--runs", "--sizes", "--rss-actions"],
         browser: true,
-        help: "sightline bench [--runs N] [--sizes 30,1000,5000]\nsightline bench serve [--sizes 1,10,25] [--runs N]\n\nMedians of capture and action times beside the raw CDP calls they need; `serve`: load on `sightline serve`.\n\nExamples:\n    sightline bench --runs 7\n    sightline bench serve --sizes 1,10\n",
+        help: "sightline bench [--runs N] [--sizes 30,1000,5000] [--rss-actions 200]\nsightline bench serve [--sizes 1,10,25] [--runs N]\n\nMedians of capture and action times beside the raw CDP calls they need; `serve`: load on `sightline serve`.\n\nExamples:\n    sightline bench --runs 7\n    sightline bench serve --sizes 1,10\n",
     },
     CommandSpec {
         name: "run",
@@ -202,7 +219,7 @@ pub fn command(name: &str) -> Option<&'static CommandSpec> {
 fn check_options(command: &str, seen: &[String]) -> Result<()> {
     let Some(spec) = self::command(command) else { return Ok(()) };
     for flag in seen {
-        if matches!(flag.as_str(), "-h" | "--help" | "-V" | "--version") {
+        if matches!(flag.as_str(), "-h" | "--help" | "-V" | "--version") || GLOBAL.contains(&flag.as_str()) {
             continue;
         }
         let ok = spec.own.contains(&flag.as_str()) || (spec.browser && BROWSER.contains(&flag.as_str()));
@@ -232,6 +249,7 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
         match w.as_str() {
             "-h" | "--help" => a.help = true,
             "-V" | "--version" => a.version = true,
+            "--log" => a.log = Some(value("--log")?),
             "--viewport" => a.viewport = Some(value("--viewport")?),
             "--no-screenshot" => a.no_screenshot = true,
             "--connect" => a.connect = Some(value("--connect")?),
@@ -243,6 +261,10 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--out" => a.out = Some(value("--out")?.into()),
             "--runs" => a.runs = Some(value("--runs")?),
             "--sizes" => a.sizes = Some(value("--sizes")?),
+            "--rss-actions" => {
+                let v = value("--rss-actions")?;
+                a.rss_actions = Some(v.parse().map_err(|_| anyhow::anyhow!("--rss-actions expects a number, got {v:?}"))?);
+            }
             "--json" => a.json = true,
             "--url" => a.url = Some(value("--url")?),
             "--allow" => a.allow.push(value("--allow")?),
@@ -306,6 +328,12 @@ mod tests {
         let e = parse(["rpc", "--task", "x"].map(String::from)).unwrap_err().to_string();
         assert!(e.contains("it is an option of: run"), "{e}");
         assert!(parse(["state", "http://x.test/", "--pretty", "--block-private"].map(String::from)).is_ok());
+        // --log is global: every command takes it.
+        for c in COMMANDS {
+            let a = parse([c.name, "--log", "debug"].map(String::from)).unwrap();
+            assert_eq!(a.log.as_deref(), Some("debug"), "{}", c.name);
+        }
+        assert!(parse(["env", "--log"].map(String::from)).is_err(), "--log needs a value");
         for c in COMMANDS {
             assert!(c.help.starts_with(&format!("sightline {}", c.name)), "{}", c.name);
             assert!(c.help.contains("Example"), "{} --help has examples", c.name);

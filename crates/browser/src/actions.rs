@@ -76,7 +76,7 @@ impl Tab {
     }
 
     async fn object_id(&self, session: &SessionId, backend: i64, index: ElementIndex) -> Result<String, BrowserError> {
-        let r: Result<Value, _> = self.cdp(session, "DOM.resolveNode", json!({ "backendNodeId": backend })).await;
+        let r = self.resolve_isolated(session, backend, None).await;
         match r {
             Ok(v) => v["object"]["objectId"]
                 .as_str()
@@ -397,7 +397,7 @@ impl Tab {
             return a.tagName === 'INPUT' && /^(text|search|email|url|tel|password|number|)$/.test(a.type) })()";
         self.click_at(e.click_point.0, e.click_point.1).await?;
         let v: Value =
-            self.call("Runtime.evaluate", json!({ "expression": FOCUS_TAKES_TEXT, "returnByValue": true })).await?;
+            self.eval_isolated(&self.session, json!({ "expression": FOCUS_TAKES_TEXT, "returnByValue": true })).await?;
         if v["result"]["value"].as_bool() != Some(true) {
             return Err(BrowserError::NotInteractive {
                 index: e.index,
@@ -515,8 +515,8 @@ impl Tab {
         self.mouse("mouseWheel", x, y, json!({ "deltaX": dx, "deltaY": dy })).await?;
         // The wheel is applied on the next frames.
         let _: Value = self
-            .call(
-                "Runtime.evaluate",
+            .eval_isolated(
+                &self.session,
                 // A background tab gets no animation frames: a timer ends the wait there.
                 json!({ "expression": "new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })", "awaitPromise": true }),
             )

@@ -11,7 +11,7 @@ use futures_util::future::join_all;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sightline_page::{
-    AxNode, Capture, ElementIndex, FrameCapture, FrameOwner, PageView, Snapshot, Viewport, COMPUTED_STYLES,
+    AxNode, Capture, DomRects, ElementIndex, FrameCapture, FrameOwner, PageView, RectRequest, Snapshot, Viewport, COMPUTED_STYLES,
 };
 
 use crate::{BrowserError, Tab};
@@ -22,6 +22,9 @@ pub struct CaptureOptions {
     pub screenshot: bool,
     /// Also fetch `Accessibility.getFullAXTree` of every frame (semantic snapshots).
     pub accessibility: bool,
+    /// Ask the snapshot for the DOM rects of every node (`state --record` keeps
+    /// the complete capture), not only of the elements the model reads them for.
+    pub all_rects: bool,
 }
 
 /// A capture and what was derived from it.
@@ -38,6 +41,10 @@ pub struct Captured {
     pub model_time: Duration,
 }
 
+/// Past this many elements whose rects the model reads, one snapshot with every
+/// rect costs less than resolving them one by one.
+const RECTS_ONE_BY_ONE: usize = 300;
+
 /// A capture call that takes longer than this is failing, not slow.
 const CAPTURE_LIMIT: Duration = Duration::from_secs(15);
 
@@ -47,21 +54,98 @@ struct Shot {
 }
 
 impl Tab {
-    async fn snapshot(&self, session: &sightline_cdp::SessionId) -> Result<Snapshot, BrowserError> {
+    /// `DOMSnapshot.captureSnapshot` of one target. DOM rects (client box, scroll
+    /// extent) cost as much as the rest of the snapshot when asked for every
+    /// node, and the model reads them for a few elements: unless `all_rects`,
+    /// they are fetched for those alone ([`Snapshot::rects_needed`]).
+    async fn snapshot(
+        &self,
+        session: &sightline_cdp::SessionId,
+        all_rects: bool,
+    ) -> Result<Snapshot, BrowserError> {
         let raw = self
             .cdp_raw(
                 session,
                 "DOMSnapshot.captureSnapshot",
-                json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true, "includeDOMRects": true }),
+                json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true, "includeDOMRects": all_rects }),
                 CAPTURE_LIMIT,
             )
             .await?;
-        serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))
+        let mut snap: Snapshot =
+            serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))?;
+        drop(raw);
+        if !all_rects {
+            let needed = snap.rects_needed();
+            if needed.len() > RECTS_ONE_BY_ONE {
+                // A page of many scroll boxes: one snapshot with every rect is cheaper.
+                return Box::pin(self.snapshot(session, true)).await;
+            }
+            if !needed.is_empty() {
+                let found = self.dom_rects(session, &needed).await?;
+                snap.fill_rects(&found);
+            }
+        }
+        Ok(snap)
+    }
+
+    /// The DOM rects of a few elements, read in an isolated world (page scripts
+    /// cannot redefine the getters there) with one call per element to resolve it
+    /// and one call for all of them to read their rects.
+    async fn dom_rects(
+        &self,
+        session: &sightline_cdp::SessionId,
+        needed: &[RectRequest],
+    ) -> Result<Vec<(RectRequest, DomRects)>, BrowserError> {
+        const GROUP: &str = "sightline-rects";
+        const READ: &str = "function (...els) { return els.map((e) => [e.clientLeft, e.clientTop, e.clientWidth, \
+            e.clientHeight, e.scrollLeft, e.scrollTop, e.scrollWidth, e.scrollHeight].map(Math.trunc)); }";
+        let world = self.world(session).await.ok();
+        // Resolved in the isolated world where it can be (a node in a cross-origin
+        // same-process frame cannot), else in its own frame's main world.
+        let mut resolved: Vec<(bool, RectRequest, String)> = Vec::with_capacity(needed.len());
+        for chunk in needed.chunks(64) {
+            let got = join_all(chunk.iter().map(|r| async move {
+                if let Some(ctx) = world {
+                    let p = json!({ "backendNodeId": r.backend_node_id, "objectGroup": GROUP, "executionContextId": ctx });
+                    if let Ok(v) = self.cdp::<Value>(session, "DOM.resolveNode", p).await {
+                        return v["object"]["objectId"].as_str().map(|o| (true, *r, o.to_string()));
+                    }
+                }
+                let p = json!({ "backendNodeId": r.backend_node_id, "objectGroup": GROUP });
+                let v = self.cdp::<Value>(session, "DOM.resolveNode", p).await.ok()?;
+                v["object"]["objectId"].as_str().map(|o| (false, *r, o.to_string()))
+            }))
+            .await;
+            resolved.extend(got.into_iter().flatten());
+        }
+        let mut out = Vec::with_capacity(resolved.len());
+        for isolated in [true, false] {
+            let group: Vec<&(bool, RectRequest, String)> = resolved.iter().filter(|g| g.0 == isolated).collect();
+            let Some(first) = group.first() else { continue };
+            let args: Vec<Value> = group.iter().map(|g| json!({ "objectId": g.2 })).collect();
+            let read = self
+                .cdp::<Value>(
+                    session,
+                    "Runtime.callFunctionOn",
+                    json!({ "objectId": first.2, "functionDeclaration": READ, "arguments": args, "returnByValue": true }),
+                )
+                .await;
+            let values = read.ok().and_then(|v| v["result"]["value"].as_array().cloned()).unwrap_or_default();
+            for (g, v) in group.iter().zip(values) {
+                let n: Vec<f64> = v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+                if n.len() == 8 {
+                    let rects = DomRects { client: [n[0], n[1], n[2], n[3]], scroll: [n[4], n[5], n[6], n[7]] };
+                    out.push((g.1, rects));
+                }
+            }
+        }
+        let _: Result<Value, _> = self.cdp(session, "Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP })).await;
+        Ok(out)
     }
 
     /// Capture the page (and a screenshot when `screenshot`), then build its view.
     pub async fn capture(&self, screenshot: bool) -> Result<Captured, BrowserError> {
-        self.capture_with(CaptureOptions { screenshot, accessibility: false }).await
+        self.capture_with(CaptureOptions { screenshot, ..CaptureOptions::default() }).await
     }
 
     async fn ax_tree(&self, session: &sightline_cdp::SessionId) -> Option<Vec<AxNode>> {
@@ -104,11 +188,14 @@ impl Tab {
                 }
             };
             let (snap, pointer, ax, focused) =
-                tokio::join!(self.snapshot(s), self.pointer_listeners(s), ax, self.focused_element(s));
+                tokio::join!(self.snapshot(s, opts.all_rects), self.pointer_listeners(s), ax, self.focused_element(s));
             snap.map(|snap| (snap, pointer, ax, focused))
         }));
         let owners = join_all(oop.iter().map(|frame_id| self.frame_owner(frame_id, &sessions)));
         let (shot, snaps, owners) = tokio::join!(shot, snaps, owners);
+        if opts.accessibility {
+            self.release_ax(&sessions).await;
+        }
         let mut frames = Vec::with_capacity(snaps.len());
         let mut frame_sessions = Vec::with_capacity(snaps.len());
         // Session index → frame index, for the frames we keep.
@@ -144,6 +231,7 @@ impl Tab {
         let mut view = PageView::build(&capture);
         let model_time = t.elapsed();
         self.ax_names(&mut view, &frame_sessions).await;
+        tracing::debug!(cdp = ?cdp_time, model = ?model_time, frames = frame_sessions.len(), elements = view.elements.len(), "captured");
         Ok(Captured { view, screenshot, capture, sessions: frame_sessions, cdp_time, model_time })
     }
 
@@ -175,10 +263,23 @@ impl Tab {
             let name = node["name"]["value"].as_str()?.trim().to_string();
             (!name.is_empty()).then_some((index, name))
         }));
-        if let Ok(names) = tokio::time::timeout(Duration::from_secs(2), asks).await {
+        let names = tokio::time::timeout(Duration::from_secs(2), asks).await;
+        self.release_ax(sessions).await;
+        if let Ok(names) = names {
             let names: Vec<(ElementIndex, String)> = names.into_iter().flatten().collect();
             view.set_names(&names);
         }
+    }
+
+    /// Let Chromium drop the accessibility tree it built for our questions. Kept,
+    /// it is updated on every change to the page and slows every later snapshot
+    /// (by about half on a page of 20,000 elements); the next semantic snapshot
+    /// builds it again.
+    async fn release_ax(&self, sessions: &[sightline_cdp::SessionId]) {
+        join_all(sessions.iter().map(|s| async move {
+            let _: Result<Value, _> = self.cdp(s, "Accessibility.disable", json!({})).await;
+        }))
+        .await;
     }
 
     /// While a JavaScript dialog is open, the dialog is the view (the page is paused).
@@ -269,7 +370,7 @@ impl Tab {
             while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; \
             return a && a !== document.body && a !== document.documentElement ? a : null })()";
         let v: Value = self
-            .cdp(session, "Runtime.evaluate", json!({ "expression": FOCUSED, "objectGroup": "sightline-focus" }))
+            .eval_isolated(session, json!({ "expression": FOCUSED, "objectGroup": "sightline-focus" }))
             .await
             .ok()?;
         let object = v["result"]["objectId"].as_str()?.to_string();

@@ -31,7 +31,7 @@ const DESCRIBE: &str = r#"function () {
 impl Tab {
     /// The first element matching `selector`, as a remote object id.
     pub async fn query(&self, selector: &str) -> Result<Option<String>, BrowserError> {
-        let doc: Value = self.call("Runtime.evaluate", json!({ "expression": "document" })).await?;
+        let doc: Value = self.eval_isolated(&self.session, json!({ "expression": "document" })).await?;
         let Some(doc) = doc["result"]["objectId"].as_str() else { return Ok(None) };
         let r: Value = self
             .call(

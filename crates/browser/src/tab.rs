@@ -172,8 +172,8 @@ impl Tab {
         let start = Instant::now();
         loop {
             let v: Result<Value, _> = self
-                .call(
-                    "Runtime.evaluate",
+                .eval_isolated(
+                    &self.session,
                     json!({ "expression": "[document.readyState, location.href]", "returnByValue": true }),
                 )
                 .await;
@@ -347,6 +347,11 @@ impl Tab {
     }
 
     /// The CDP session of a frame capture: 0 is the page, then the OOPIFs in capture order.
+    /// The CDP frame id of the page's main frame.
+    pub(crate) fn main_frame(&self) -> String {
+        self.state.lock().unwrap().main_frame.clone()
+    }
+
     pub(crate) fn sessions(&self) -> Vec<SessionId> {
         let st = self.state.lock().unwrap();
         std::iter::once(self.session.clone()).chain(st.oopifs.iter().map(|f| f.session.clone())).collect()
@@ -364,7 +369,7 @@ impl Tab {
 
     /// Whether a backend node (in the session of capture frame `session`) is still in its document.
     pub async fn node_alive(&self, session: &SessionId, backend: i64) -> Result<bool, BrowserError> {
-        let r: Result<Value, _> = self.cdp(session, "DOM.resolveNode", json!({ "backendNodeId": backend })).await;
+        let r = self.resolve_isolated(session, backend, None).await;
         let object = match r {
             Ok(v) => v["object"]["objectId"].as_str().map(str::to_string),
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => None,
@@ -454,20 +459,9 @@ async fn track(
     page: SessionId,
     state: Arc<Mutex<Tracker>>,
 ) {
-    let trace = std::env::var_os("SIGHTLINE_TRACE").is_some();
-    let t0 = Instant::now();
     while let Some(ev) = rx.recv().await {
-        if trace
-            && (ev.method.starts_with("Page.")
-                || ev.method.starts_with("Target.")
-                || ev.method.starts_with("Inspector."))
-        {
-            eprintln!(
-                "[trace {:>7.1} ms] {} {}",
-                t0.elapsed().as_secs_f64() * 1000.0,
-                ev.method,
-                sightline_page::cut(ev.params.get(), 120)
-            );
+        if ev.method.starts_with("Page.") || ev.method.starts_with("Target.") || ev.method.starts_with("Inspector.") {
+            tracing::trace!(method = %ev.method, params = %sightline_page::cut(ev.params.get(), 120), "event");
         }
         let ours = {
             let st = state.lock().unwrap();
@@ -487,14 +481,7 @@ async fn track(
             "Network.requestWillBeSent" => {
                 let v: Value = ev.parse().unwrap_or_default();
                 let kind = v["type"].as_str().unwrap_or("");
-                if trace {
-                    eprintln!(
-                        "[trace] request {} {} {}",
-                        v["requestId"],
-                        kind,
-                        sightline_page::cut(v["request"]["url"].as_str().unwrap_or(""), 80)
-                    );
-                }
+                tracing::trace!(id = %v["requestId"], kind, url = %sightline_page::cut(v["request"]["url"].as_str().unwrap_or(""), 80), "request");
                 // Requests that never say they are done, or that no person waits for:
                 // sockets, streams, media, beacons, prefetches, reports.
                 if !matches!(
