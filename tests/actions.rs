@@ -354,7 +354,11 @@ fn a_crashed_page_is_an_internal_browser_error_and_fatal() {
         let mut env = env("/kinds.html").await;
         let before = env.state().clone();
         // Page.crash gets no reply: the renderer is gone.
-        let _ = tokio::time::timeout(Duration::from_millis(500), env.tab().raw_call("Page.crash", json!({}))).await;
+        let _ = tokio::time::timeout(
+            Duration::from_millis(500),
+            env.tab().execute(&sightline_cdp::protocol::page::Crash {}),
+        )
+        .await;
         tokio::time::sleep(Duration::from_millis(300)).await;
         let t = step(&mut env, json!({"action": "click_element", "element_index": 1})).await;
         assert_eq!(code(&t.state), Some(ErrorCode::InternalBrowserError), "{:?}", t.state.error);

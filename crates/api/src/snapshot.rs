@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use sightline_browser::CaptureOptions;
+use sightline_browser::{CaptureOptions, FrameId};
 use sightline_page::semantic::{self, Omitted, Plan, Scope, SemanticOptions, SemanticTree};
 
 use crate::error::{Rule, ToolError};
@@ -193,8 +193,17 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
     let mut captured = tab.capture_with(CaptureOptions { screenshot: req.screenshot, accessibility: semantic }).await?;
     let id = session.ids.snapshot();
     session.retire_tab_snapshots(tab_id, Rule::NewerSnapshot);
-    let frame_generations: HashMap<String, u64> =
-        captured.view.arena.docs.iter().map(|d| (d.frame_id.clone(), tab.frame_generation(&d.frame_id))).collect();
+    let frame_generations: HashMap<FrameId, u64> = captured
+        .view
+        .arena
+        .docs
+        .iter()
+        .map(|d| FrameId(d.frame_id.clone()))
+        .map(|f| {
+            let generation = tab.frame_generation(&f);
+            (f, generation)
+        })
+        .collect();
     let screenshot = captured.screenshot.take();
     let tree = if semantic {
         let mut opts = SemanticOptions::default();

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use sightline_cdp::protocol::runtime::Evaluate;
 
 use crate::{BrowserError, Tab};
 
@@ -49,12 +49,7 @@ impl Tab {
     /// Reset the in-page probe's notion of "since the action".
     pub(crate) async fn mark(&self) -> Instant {
         let started = Instant::now();
-        let _: Result<Value, _> = self
-            .call(
-                "Runtime.evaluate",
-                json!({ "expression": "window.__sightline && window.__sightline.mark()", "returnByValue": true }),
-            )
-            .await;
+        let _ = self.call(&Evaluate::new("window.__sightline && window.__sightline.mark()").by_value()).await;
         started
     }
 
@@ -64,14 +59,8 @@ impl Tab {
         } else {
             "window.__sightline ? window.__sightline.probe() : null"
         };
-        let v: Value = self
-            .call(
-                "Runtime.evaluate",
-                json!({ "expression": expression, "returnByValue": true, "awaitPromise": after_frame }),
-            )
-            .await
-            .ok()?;
-        let a = v["result"]["value"].as_array()?;
+        let v = self.call(&Evaluate::new(expression).by_value().await_promise(after_frame)).await.ok()?.result.value?;
+        let a = v.as_array()?;
         Some(Probe {
             timers: a.first()?.as_u64()? as u32,
             quiet_ms: a.get(1)?.as_f64()?,

@@ -48,11 +48,6 @@ impl Event {
         serde_json::from_str(self.params.get()).ok()
     }
 
-    /// Decode the event's params, whatever they are (untyped; being replaced by [`Event::decode`]).
-    pub fn parse<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
-        serde_json::from_str(self.params.get()).ok()
-    }
-
     /// True when this is `E`'s event.
     pub fn is<E: EventParams>(&self) -> bool {
         self.method == E::METHOD
@@ -220,20 +215,10 @@ impl Client {
         C::decode(raw).map_err(|e| CdpError::Decode { method: C::METHOD.to_string(), detail: e.to_string() })
     }
 
-    /// Send a command by name and decode its result (untyped; being replaced by [`Client::execute`]).
-    pub async fn call<T: serde::de::DeserializeOwned>(
-        &self,
-        session: Option<&SessionId>,
-        method: &str,
-        params: impl Serialize,
-    ) -> Result<T, CdpError> {
-        let raw = self.call_raw(session, method, params).await?;
-        serde_json::from_str(raw.get())
-            .map_err(|e| CdpError::Decode { method: method.to_string(), detail: e.to_string() })
-    }
-
-    /// Send a command by name and return its result as raw JSON (untyped; being replaced by [`Client::execute`]).
-    pub async fn call_raw(
+    /// Send a command by name and return its result as raw JSON (the transport under
+    /// [`Client::execute`]; kept to this crate so every call site is typed).
+    #[cfg(test)]
+    pub(crate) async fn call_raw(
         &self,
         session: Option<&SessionId>,
         method: &str,
@@ -243,7 +228,7 @@ impl Client {
     }
 
     /// [`Client::call_raw`] with its own time limit.
-    pub async fn call_raw_within(
+    pub(crate) async fn call_raw_within(
         &self,
         session: Option<&SessionId>,
         method: &str,
