@@ -379,3 +379,21 @@ fn clicking_after_the_page_scrolled_hits_the_right_element() {
         assert_eq!(eval(&env, "location.hash").await, "#o30");
     })
 }
+
+#[test]
+fn settle_tells_its_caller_when_it_timed_out() {
+    run(async {
+        let settle = sightline_browser::SettleOptions { cap: Duration::from_millis(300), ..Default::default() };
+        let tab = tab_with(sightline_browser::TabOptions { settle, ..Default::default() }).await;
+        tab.navigate(&url("/form.html")).await.unwrap();
+        // A request that takes longer than the wait's cap.
+        let since = Instant::now();
+        tab.evaluate("void fetch('/kinds.html?delay=3000')").await.unwrap();
+        let r = tab.settle(since).await.unwrap();
+        assert!(matches!(r, sightline_browser::Settled::TimedOut { loading: false, .. }), "{r:?}");
+        assert!(since.elapsed() < Duration::from_secs(2), "{:?}", since.elapsed());
+        // Counting only what starts from now on, the page is at rest.
+        let r = tab.settle(Instant::now()).await.unwrap();
+        assert_eq!(r, sightline_browser::Settled::Stable);
+    })
+}

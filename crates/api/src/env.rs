@@ -131,7 +131,8 @@ impl Env {
             }
             // The opener may still be settling from what the popup did (Django's
             // popup writes its choice into the opener as it closes).
-            self.tab.settle(std::time::Instant::now()).await?;
+            // A wait that times out still returns to the opener: it is the page there is.
+            let _settled = self.tab.settle(std::time::Instant::now()).await?;
         }
         let Some(context) = self.tab.context_id().cloned() else { return Ok(()) };
         let pages = self.tab.browser().pages_in(&context).await?;
@@ -147,7 +148,8 @@ impl Env {
         }
         if let Some(target) = opened {
             let tab = Tab::attach(self.tab.browser().clone(), &target, self.tab.options().clone()).await?;
-            tab.wait_loaded().await?;
+            // A popup still loading past the limit is followed as it is.
+            let _settled = tab.wait_loaded().await?;
             let previous = std::mem::replace(&mut self.tab, std::sync::Arc::new(tab));
             self.openers.push(previous);
         }

@@ -258,7 +258,7 @@ impl Tab {
                 self.button(MouseEventKind::MousePressed, x, y, n).await?;
                 self.button(MouseEventKind::MouseReleased, x, y, n).await?;
             }
-            self.settle(since).await
+            self.wait_after(since).await
         }
         .await;
         dialog_is_outcome(r)
@@ -282,7 +282,7 @@ impl Tab {
         let since = self.mark().await;
         let r = async {
             self.move_pointer(e.click_point.0, e.click_point.1).await?;
-            self.settle(since).await
+            self.wait_after(since).await
         }
         .await;
         dialog_is_outcome(r)
@@ -363,7 +363,7 @@ impl Tab {
         }
         let r = async {
             self.send_keys_now(text).await?;
-            self.settle(since).await
+            self.wait_after(since).await
         }
         .await;
         dialog_is_outcome(r)
@@ -400,7 +400,7 @@ impl Tab {
                 self.press(named("Backspace", 8, None)).await?;
             }
             self.send_keys_now(text).await?;
-            self.settle(since).await
+            self.wait_after(since).await
         }
         .await;
         dialog_is_outcome(r)
@@ -411,7 +411,7 @@ impl Tab {
         let Some(events) = crate::keys::key_by_name(key) else { return Ok(false) };
         let since = self.mark().await;
         self.press(events).await?;
-        self.settle(since).await?;
+        self.wait_after(since).await?;
         Ok(true)
     }
 
@@ -419,7 +419,7 @@ impl Tab {
     pub async fn keys(&self, text: &str) -> Result<(), BrowserError> {
         let since = self.mark().await;
         self.send_keys_now(text).await?;
-        self.settle(since).await
+        self.wait_after(since).await
     }
 
     async fn send_keys_now(&self, text: &str) -> Result<(), BrowserError> {
@@ -462,7 +462,7 @@ impl Tab {
         if self.call_on(session, &object, SELECT_OPTION, &[]).await? != "ok" {
             return Err(BrowserError::NotInteractive { index: option, reason: Refusal::Detached });
         }
-        self.settle(since).await
+        self.wait_after(since).await
     }
 
     /// `scroll`: a wheel turn at the pointer (or over `element`), by `pixels` or one viewport.
@@ -504,7 +504,7 @@ impl Tab {
         const NEXT_FRAMES: &str =
             "new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })";
         self.call(&Evaluate::new(NEXT_FRAMES).await_promise(true)).await?;
-        self.settle(since).await
+        self.wait_after(since).await
     }
 
     /// `navigate`: load `url`. A URL that cannot be loaded leaves the current
@@ -557,7 +557,7 @@ impl Tab {
                 }
             }
         }
-        self.settle(since).await
+        self.wait_after(since).await
     }
 
     /// Go back to the history entry that was current in `before`, if an error page replaced it.
@@ -566,7 +566,7 @@ impl Tab {
         // The error page commits shortly after `Page.navigate` reports the failure;
         // until then the frame is in transition and Page calls are refused.
         let since = Instant::now();
-        self.settle(since).await?;
+        self.wait_after(since).await?;
         let deadline = Instant::now() + std::time::Duration::from_secs(3);
         loop {
             if let Ok(after) = self.call(&page::GetNavigationHistory {}).await {
@@ -579,7 +579,7 @@ impl Tab {
             match self.call(&page::NavigateToHistoryEntry { entry_id }).await {
                 Ok(_) => {
                     self.state.lock().unwrap().main_loading = true;
-                    return self.settle(since).await;
+                    return self.wait_after(since).await;
                 }
                 Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) if Instant::now() < deadline => {
                     tokio::time::sleep(std::time::Duration::from_millis(25)).await;

@@ -24,7 +24,7 @@ pub use actions::{Direction, NAMED_KEYS};
 pub use capture::{CaptureOptions, Captured};
 pub use error::{BrowserError, Refusal};
 pub use selectors::Probe;
-pub use settle::SettleOptions;
+pub use settle::{SettleOptions, Settled};
 /// The protocol's ids, as they travel through this layer and the API above it.
 pub use sightline_cdp::{BackendNodeId, BrowserContextId, FrameId, SessionId, TargetId};
 pub use tab::{Tab, TabOptions};

@@ -36,6 +36,28 @@ impl Default for SettleOptions {
     }
 }
 
+/// How a wait for a stable page ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use = "a wait can time out; say what happens then"]
+pub enum Settled {
+    /// The page is stable.
+    Stable,
+    /// A JavaScript dialog is open: the page is paused, and that is its state until
+    /// the dialog is answered.
+    Dialog,
+    /// The wait hit its limit: a main-frame load still running after
+    /// [`SettleOptions::load_timeout`] (`loading`), or a page still busy after
+    /// [`SettleOptions::cap`].
+    TimedOut { after: Duration, loading: bool },
+}
+
+impl Settled {
+    /// True when the wait ended on its limit, not on a stable page.
+    pub fn timed_out(self) -> bool {
+        matches!(self, Settled::TimedOut { .. })
+    }
+}
+
 /// What the probe saw.
 #[derive(Debug, Default, Clone, Copy)]
 struct Probe {
@@ -86,8 +108,17 @@ impl Tab {
         (loading, st.inflight.values().filter(|t| **t >= since).count() + frames + usize::from(started_before))
     }
 
+    /// After an action: wait for a stable page, and take the page as it is when the
+    /// wait times out. A page that never rests (a long-poll, an endless spinner) is
+    /// still the action's outcome; the next capture shows it as it is.
+    pub(crate) async fn wait_after(&self, since: Instant) -> Result<(), BrowserError> {
+        let _outcome = self.settle(since).await?;
+        Ok(())
+    }
+
     /// Wait until the page is stable, counting requests started after `since`.
-    pub async fn settle(&self, since: Instant) -> Result<(), BrowserError> {
+    /// Reports how the wait ended: a timeout is not an error; the caller decides.
+    pub async fn settle(&self, since: Instant) -> Result<Settled, BrowserError> {
         let o = self.opts.settle.clone();
         let start = Instant::now();
         let mut first = true;
@@ -95,18 +126,18 @@ impl Tab {
             self.check_alive()?;
             // A JavaScript dialog pauses the page: it is the stable state until answered.
             if *self.dialog.borrow() {
-                return Ok(());
+                return Ok(Settled::Dialog);
             }
             let (loading, _) = self.network(since);
             if loading {
                 if start.elapsed() >= o.load_timeout {
-                    return Ok(());
+                    return Ok(Settled::TimedOut { after: start.elapsed(), loading: true });
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
                 continue;
             }
             if start.elapsed() >= o.cap {
-                return Ok(());
+                return Ok(Settled::TimedOut { after: start.elapsed(), loading: false });
             }
             // The first probe waits a frame and a task, so whatever the action set off
             // (a navigation, a fetch, a re-render) has reported itself before we read the tracker.
@@ -126,7 +157,7 @@ impl Tab {
                 if std::env::var_os("SIGHTLINE_TRACE").is_some() {
                     eprintln!("[trace] settled after {:?} (probe {probe:?}, inflight {inflight})", start.elapsed());
                 }
-                return Ok(());
+                return Ok(Settled::Stable);
             }
             let wait = match &probe {
                 Some(p) if settled(p) => {

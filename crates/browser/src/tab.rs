@@ -10,7 +10,7 @@ use sightline_cdp::{
     BackendNodeId, BrowserContextId, Client, Command, Event, EventParams, FrameId, SessionId, TargetId,
 };
 
-use crate::settle::{SettleOptions, PROBE_SCRIPT};
+use crate::settle::{SettleOptions, Settled, PROBE_SCRIPT};
 use crate::{Browser, BrowserError};
 
 /// How a tab is set up.
@@ -155,8 +155,8 @@ impl Tab {
     }
 
     /// Wait until a tab that was attached while loading (a popup) has loaded its
-    /// document, then for a stable page. Capped by the load timeout.
-    pub async fn wait_loaded(&self) -> Result<(), BrowserError> {
+    /// document, then for a stable page. Capped by the load timeout; says how the wait ended.
+    pub async fn wait_loaded(&self) -> Result<Settled, BrowserError> {
         let start = Instant::now();
         loop {
             let v = self.call(&runtime::Evaluate::new("[document.readyState, location.href]").by_value()).await;
@@ -169,7 +169,7 @@ impl Tab {
                         break;
                     }
                 }
-                Err(BrowserError::DialogOpen) => return Ok(()),
+                Err(BrowserError::DialogOpen) => return Ok(Settled::Dialog),
                 Err(e @ (BrowserError::Crashed | BrowserError::TabClosed | BrowserError::Cdp(_))) => {
                     if self.check_alive().is_err() {
                         return Err(e);
@@ -300,7 +300,7 @@ impl Tab {
             }
         }
         let since = Instant::now();
-        self.settle(since).await
+        self.wait_after(since).await
     }
 
     pub(crate) fn check_alive(&self) -> Result<(), BrowserError> {
@@ -360,7 +360,7 @@ impl Tab {
     pub async fn scroll_node_into_view(&self, session: &SessionId, backend: BackendNodeId) -> Result<(), BrowserError> {
         let since = self.mark().await;
         self.cdp(session, &dom::ScrollIntoViewIfNeeded { backend_node_id: backend }).await?;
-        self.settle(since).await
+        self.wait_after(since).await
     }
 
     /// Evaluate a fixed expression in the main frame and return its value. For
