@@ -51,6 +51,9 @@ fn ms(d: Duration) -> String {
 
 struct Row {
     label: String,
+    /// `captureSnapshot` with every node's DOM rects (what the capture asked for before).
+    raw_all_rects: Duration,
+    /// `captureSnapshot` without DOM rects (what the capture asks for now).
     raw_snapshot: Duration,
     raw_screenshot: Duration,
     state_no_shot: Duration,
@@ -86,17 +89,24 @@ pub async fn run(a: &Args) -> Result<u8> {
         mark_rows.push(measure_marks(&browser, a, &url, n, runs).await?);
         sem_rows.push(measure_semantic(&browser, a, &url, n, runs).await?);
     }
+    let rss = match (sizes.iter().max(), a.rss_actions.or(Some(200))) {
+        (Some(&n), Some(actions)) if actions > 0 => {
+            Some(measure_rss(&browser, a, &site.url(&format!("/gen-{n}.html")), n, actions).await?)
+        }
+        _ => None,
+    };
     println!("\nMedians over {runs} runs, viewport {:?} (ms):\n", tab_options(a)?.viewport);
     println!(
-        "| page | nodes | indexed | raw snapshot | state, no shot | ratio | raw screenshot | state + shot | ratio | click → state | page_content chars |"
+        "| page | nodes | indexed | raw snapshot, all rects | raw snapshot, no rects | state, no shot | ratio | raw screenshot | state + shot | ratio | click → state | page_content chars |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
         println!(
-            "| {} | {} | {} | {} | {} | {:.2}x | {} | {} | {:.2}x | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {:.2}x | {} | {} | {:.2}x | {} | {} |",
             r.label,
             r.nodes,
             r.elements,
+            ms(r.raw_all_rects),
             ms(r.raw_snapshot),
             ms(r.state_no_shot),
             r.state_no_shot.as_secs_f64() / r.raw_snapshot.as_secs_f64(),
@@ -141,8 +151,77 @@ pub async fn run(a: &Args) -> Result<u8> {
             r.content_chars,
         );
     }
+    if let Some(r) = rss {
+        println!("\nMemory (RSS of sightline + its browser, MiB), {} elements:\n", r.elements);
+        println!("| after the first state | after {} actions | ratio |", r.actions);
+        println!("|---|---|---|");
+        println!("| {:.0} | {:.0} | {:.2}x |", r.first, r.last, r.last / r.first);
+    }
     browser.shutdown().await;
     Ok(0)
+}
+
+struct RssRow {
+    elements: usize,
+    actions: usize,
+    first: f64,
+    last: f64,
+}
+
+/// Resident memory, in MiB, of this process and every process in `group`.
+fn rss_mib(group: Option<i32>) -> f64 {
+    fn field(stat: &str, i: usize) -> Option<i64> {
+        // Fields after the command name (which may hold spaces) start at ") ".
+        stat.rsplit_once(") ")?.1.split(' ').nth(i)?.parse().ok()
+    }
+    let page = 4096.0 / (1024.0 * 1024.0);
+    let own = std::fs::read_to_string("/proc/self/stat").ok().and_then(|s| field(&s, 21)).unwrap_or(0);
+    let mut total = own;
+    if let (Some(g), Ok(dir)) = (group, std::fs::read_dir("/proc")) {
+        for e in dir.flatten() {
+            let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else { continue };
+            // pgrp is the 3rd field after the name, rss the 22nd.
+            if field(&stat, 2) == Some(i64::from(g)) {
+                total += field(&stat, 21).unwrap_or(0);
+            }
+        }
+    }
+    total as f64 * page
+}
+
+/// RSS after the first state, and after `actions` more turns on the same page
+/// (clicks on the counter and scrolls, each answered with a full state).
+async fn measure_rss(browser: &Browser, a: &Args, url: &str, n: usize, actions: usize) -> Result<RssRow> {
+    let tab = browser.new_tab(tab_options(a)?).await?;
+    let mut env = Env::new(tab, EnvOptions { screenshot: true }).await?;
+    let first =
+        env.step_action(Action::Navigate { url: url.to_string() }, json!({"action": "navigate", "url": url})).await;
+    anyhow::ensure!(first.state.error.is_none(), "loading {url}: {:?}", first.state.error);
+    let first_rss = rss_mib(browser.process_group());
+    for i in 0..actions {
+        let action = match i % 4 {
+            0 => json!({"action": "scroll", "direction": "down", "pixels": 400}),
+            1 => json!({"action": "scroll", "direction": "up", "pixels": 400}),
+            _ => {
+                let counter = env
+                    .state()
+                    .element_index
+                    .0
+                    .iter()
+                    .position(|d| {
+                        d.text_content.as_deref().is_some_and(|t| t.starts_with("Counter") || t.starts_with("Clicked"))
+                    })
+                    .context("counter button not indexed")?
+                    + 1;
+                json!({"action": "click_element", "element_index": counter})
+            }
+        };
+        let turn = env.step(&action.to_string()).await;
+        anyhow::ensure!(turn.state.error.is_none(), "action {i} failed: {:?}", turn.state.error);
+    }
+    let last = rss_mib(browser.process_group());
+    env.close().await;
+    Ok(RssRow { elements: n, actions, first: first_rss, last })
 }
 
 struct SemRow {
@@ -179,7 +258,9 @@ async fn measure_semantic(browser: &Browser, a: &Args, url: &str, n: usize, runs
         r2?;
         let d3 = t.elapsed();
         let t = Instant::now();
-        let mut c = tab.capture_with(CaptureOptions { screenshot: false, accessibility: true }).await?;
+        let mut c = tab
+            .capture_with(CaptureOptions { screenshot: false, accessibility: true, ..CaptureOptions::default() })
+            .await?;
         let sightline_browser::Captured { view, capture, .. } = &mut c;
         let tree = semantic::build(view, capture, SemanticOptions::default());
         let plan = semantic::plan(&tree, &Scope::Viewport);
@@ -262,13 +343,18 @@ async fn measure(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) 
         env.step_action(Action::Navigate { url: url.to_string() }, json!({"action": "navigate", "url": url})).await;
     anyhow::ensure!(first.state.error.is_none(), "loading {url}: {:?}", first.state.error);
     let tab = env.tab();
-    let snapshot_params =
+    let all_rects =
         CaptureSnapshot { computed_styles: COMPUTED_STYLES, include_paint_order: true, include_dom_rects: true };
+    let no_rects = CaptureSnapshot { include_dom_rects: false, ..all_rects.clone() };
     let (mut raw_snap, mut raw_shot, mut no_shot, mut shot, mut click) = (vec![], vec![], vec![], vec![], vec![]);
+    let mut raw_all = vec![];
     // One warm-up round, then interleaved measures so drift hits all alike.
     for round in 0..=runs {
         let t = Instant::now();
-        tab.execute(&snapshot_params).await?;
+        tab.execute(&all_rects).await?;
+        let d0 = t.elapsed();
+        let t = Instant::now();
+        tab.execute(&no_rects).await?;
         let d1 = t.elapsed();
         let t = Instant::now();
         tab.execute(&CaptureScreenshot::PNG).await?;
@@ -282,6 +368,7 @@ async fn measure(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) 
         let _ = StateObject::from_view(&c.view, c.screenshot).to_json_line();
         let d4 = t.elapsed();
         if round > 0 {
+            raw_all.push(d0);
             raw_snap.push(d1);
             raw_shot.push(d2);
             no_shot.push(d3);
@@ -310,6 +397,7 @@ async fn measure(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) 
     let view = &env.captured().view;
     let row = Row {
         label: format!("{n} elements"),
+        raw_all_rects: median(raw_all),
         raw_snapshot: median(raw_snap),
         raw_screenshot: median(raw_shot),
         state_no_shot: median(no_shot),

@@ -14,7 +14,7 @@ USAGE:
                                      [--explain: list covered elements and what covers them on stderr]
                                      [--record FILE: save the raw capture, the page model's input, as JSON]
     sightline demo [--out DIR]       drive a built-in local site through a scripted run
-    sightline bench [--runs N] [--sizes 30,1000,5000]
+    sightline bench [--runs N] [--sizes 30,1000,5000] [--rss-actions 200]
                                      capture/action medians next to the raw CDP calls
     sightline run URL --task \"…\" --model PROVIDER:MODEL [--max-steps N] [--vision] [--trace DIR]
                   [--base-url URL] [--no-tools] [--quiet | --json]
@@ -64,6 +64,8 @@ pub struct Args {
     pub out: Option<PathBuf>,
     pub runs: Option<String>,
     pub sizes: Option<String>,
+    /// `bench`: actions on the largest page between the two RSS readings.
+    pub rss_actions: Option<usize>,
     pub help: bool,
     pub version: bool,
     // Set-of-Marks pack.
@@ -142,9 +144,9 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "bench",
-        own: &["--runs", "--sizes"],
+        own: &["--runs", "--sizes", "--rss-actions"],
         browser: true,
-        help: "sightline bench [--runs N] [--sizes 30,1000,5000]\nsightline bench serve [--sizes 1,10,25] [--runs N]\n\nMedians of capture and action times beside the raw CDP calls they need; `serve`: load on `sightline serve`.\n\nExamples:\n    sightline bench --runs 7\n    sightline bench serve --sizes 1,10\n",
+        help: "sightline bench [--runs N] [--sizes 30,1000,5000] [--rss-actions 200]\nsightline bench serve [--sizes 1,10,25] [--runs N]\n\nMedians of capture and action times beside the raw CDP calls they need; `serve`: load on `sightline serve`.\n\nExamples:\n    sightline bench --runs 7\n    sightline bench serve --sizes 1,10\n",
     },
     CommandSpec {
         name: "run",
@@ -243,6 +245,11 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--out" => a.out = Some(value("--out")?.into()),
             "--runs" => a.runs = Some(value("--runs")?),
             "--sizes" => a.sizes = Some(value("--sizes")?),
+            "--rss-actions" => {
+                let v = value("--rss-actions")?;
+                a.rss_actions =
+                    Some(v.parse().map_err(|_| anyhow::anyhow!("--rss-actions expects a number, got {v:?}"))?);
+            }
             "--json" => a.json = true,
             "--url" => a.url = Some(value("--url")?),
             "--allow" => a.allow.push(value("--allow")?),

@@ -133,7 +133,10 @@ pub async fn state(a: &Args) -> Result<u8> {
         None => println!("{text}"),
     }
     if let Some(path) = &a.record {
-        let json = serde_json::to_string(&env.captured().capture)?;
+        // The complete capture (every node's DOM rects), so a recording serves any view.
+        let opts = sightline_browser::CaptureOptions { all_rects: true, ..Default::default() };
+        let full = env.tab().capture_with(opts).await?;
+        let json = serde_json::to_string(&full.capture)?;
         std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
     }
     if a.explain {

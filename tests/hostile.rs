@@ -806,3 +806,21 @@ fn a_refused_connection_through_the_proxy_is_a_failed_navigation() {
     assert_eq!(error_code(&typed), "", "{typed}");
     assert_eq!(p.finish(), 0);
 }
+
+/// Sightline's own scripts run in an isolated world: a page that redefines the
+/// getters they read (scroll extents, the focused element, the ready state)
+/// cannot make them misread the page or refuse to type.
+#[test]
+fn a_page_that_redefines_dom_getters_does_not_fool_the_capture() {
+    run(async {
+        let mut env = env("/hostile/liar.html").await;
+        let s = env.state().clone();
+        assert!(s.page_content.contains("[scroll box: 0px above, 400px below]"), "{}", s.page_content);
+        let i = find(&s, "the name box", |d| d.aria_label.as_deref() == Some("Name"));
+        let s = step(&mut env, json!({"action": "input_text", "element_index": i, "text": "Ada"})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert!(s.page_content.contains("Typed: Ada"), "{}", s.page_content);
+        assert!(s.page_content.contains("value=\"Ada\" focused"), "{}", s.page_content);
+        env.close().await;
+    })
+}

@@ -218,3 +218,59 @@ fn screenshot_has_the_viewport_size() {
         assert_eq!(env2.state().screenshot, "");
     })
 }
+
+/// The State Object of one capture (screenshot left out), as the agent gets it.
+async fn state_of(tab: &sightline_browser::Tab, all_rects: bool) -> String {
+    let opts = sightline_browser::CaptureOptions { all_rects, ..Default::default() };
+    let c = tab.capture_with(opts).await.expect("capture");
+    sightline_api::StateObject::from_view(&c.view, None).to_json_line()
+}
+
+/// DOM rects are fetched only for the elements the model reads them for (frame
+/// owners, scroll boxes); the state is the same as with every node's rects.
+#[test]
+fn rects_on_demand_give_the_state_of_a_full_capture() {
+    run(async {
+        let other_port = world().other.addr().port();
+        let mut pages: Vec<(String, &str)> = vec![
+            (format!("/frames.html?other={other_port}"), ""),
+            ("/scroll.html".into(), "document.getElementById('box').scrollTop = 70; scrollTo(0, 40)"),
+            ("/fidelity/targets.html".into(), "document.getElementById('box').scrollTop = 15"),
+        ];
+        let dirs = [fixtures_dir(), fixtures_dir().join("fidelity")];
+        for dir in &dirs {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .expect("fixtures")
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| n.ends_with(".html"))
+                .collect();
+            names.sort();
+            let prefix = if dir.ends_with("fidelity") { "/fidelity/" } else { "/" };
+            pages.extend(names.into_iter().map(|n| (format!("{prefix}{n}"), "")));
+        }
+        let mut compared = 0;
+        for (path, setup) in &pages {
+            let env = env(path).await;
+            if !setup.is_empty() {
+                eval(&env, setup).await;
+            }
+            let tab = env.tab();
+            // A page that changes by itself (timers, animations) is compared once it holds still.
+            for attempt in 0..4 {
+                let full = state_of(tab, true).await;
+                let needed = state_of(tab, false).await;
+                let again = state_of(tab, true).await;
+                if full != again {
+                    assert!(attempt < 3, "{path} never held still");
+                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                    continue;
+                }
+                assert_eq!(needed, full, "{path}: rects on demand changed the state");
+                compared += 1;
+                break;
+            }
+            env.close().await;
+        }
+        assert_eq!(compared, pages.len());
+    })
+}

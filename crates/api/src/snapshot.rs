@@ -190,7 +190,13 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         None => None,
     };
     let semantic = req.format == Format::SemanticV2;
-    let mut captured = tab.capture_with(CaptureOptions { screenshot: req.screenshot, accessibility: semantic }).await?;
+    let mut captured = tab
+        .capture_with(CaptureOptions {
+            screenshot: req.screenshot,
+            accessibility: semantic,
+            ..CaptureOptions::default()
+        })
+        .await?;
     let id = session.ids.snapshot();
     session.retire_tab_snapshots(tab_id, Rule::NewerSnapshot);
     let frame_generations: HashMap<FrameId, u64> = captured

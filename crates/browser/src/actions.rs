@@ -5,7 +5,6 @@
 
 use std::time::Instant;
 
-use serde_json::json;
 use sightline_cdp::protocol::input::{DispatchKeyEvent, DispatchMouseEvent, KeyEventKind, MouseButton, MouseEventKind};
 use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, TerminateExecution};
 use sightline_cdp::protocol::{dom, fetch, page, Command};
@@ -79,7 +78,7 @@ impl Tab {
     }
 
     async fn object_id(&self, session: &SessionId, backend: i64, index: u32) -> Result<String, BrowserError> {
-        let r = self.cdp(session, &dom::ResolveNode { backend_node_id: BackendNodeId(backend) }).await;
+        let r = self.resolve_isolated(session, BackendNodeId(backend), None).await;
         match r {
             Ok(v) => v.object.object_id.ok_or(BrowserError::NotInteractive { index, reason: Refusal::Detached }),
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => {
@@ -354,8 +353,7 @@ impl Tab {
         overwrite: bool,
     ) -> Result<(), BrowserError> {
         let since = self.mark().await;
-        match self.call_on(session, object, PREPARE_TYPING, &[CallArgument { value: json!(overwrite) }]).await?.as_str()
-        {
+        match self.call_on(session, object, PREPARE_TYPING, &[CallArgument::value(overwrite)]).await?.as_str() {
             "detached" => return Err(BrowserError::NotInteractive { index: 0, reason: Refusal::Detached }),
             "delete" => self.press(named("Backspace", 8, None)).await?,
             "end" => self.press(named("End", 35, None)).await?,
@@ -377,7 +375,7 @@ impl Tab {
             if (a.isContentEditable || a.tagName === 'TEXTAREA') return true; \
             return a.tagName === 'INPUT' && /^(text|search|email|url|tel|password|number|)$/.test(a.type) })()";
         self.click_at(e.click_point.0, e.click_point.1).await?;
-        let v = self.call(&Evaluate::new(FOCUS_TAKES_TEXT).by_value()).await?;
+        let v = self.eval_isolated(&self.session, Evaluate::new(FOCUS_TAKES_TEXT).by_value()).await?;
         if v.result.value.and_then(|v| v.as_bool()) != Some(true) {
             return Err(BrowserError::NotInteractive {
                 index: e.index,
@@ -503,7 +501,7 @@ impl Tab {
         // A background tab gets no animation frames: a timer ends the wait there.
         const NEXT_FRAMES: &str =
             "new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })";
-        self.call(&Evaluate::new(NEXT_FRAMES).await_promise(true)).await?;
+        self.eval_isolated(&self.session, Evaluate::new(NEXT_FRAMES).await_promise(true)).await?;
         self.wait_after(since).await
     }
 

@@ -9,13 +9,16 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
 use serde::Deserialize;
-use sightline_cdp::protocol::accessibility::{GetFullAxTree, GetPartialAxTree};
-use sightline_cdp::protocol::dom::{DescribeNode, GetFrameOwner};
+use serde_json::Value;
+use sightline_cdp::protocol::accessibility::{self, GetFullAxTree, GetPartialAxTree};
+use sightline_cdp::protocol::dom::{DescribeNode, GetFrameOwner, ResolveNode};
 use sightline_cdp::protocol::dom_snapshot::CaptureSnapshot;
 use sightline_cdp::protocol::page::CaptureScreenshot;
-use sightline_cdp::protocol::runtime::{Evaluate, GetProperties, ReleaseObjectGroup};
+use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, GetProperties, ReleaseObjectGroup};
 use sightline_cdp::{BackendNodeId, FrameId, SessionId};
-use sightline_page::{AxNode, Capture, FrameCapture, FrameOwner, PageView, Snapshot, Viewport, COMPUTED_STYLES};
+use sightline_page::{
+    AxNode, Capture, DomRects, FrameCapture, FrameOwner, PageView, RectRequest, Snapshot, Viewport, COMPUTED_STYLES,
+};
 
 use crate::{BrowserError, Tab};
 
@@ -25,6 +28,9 @@ pub struct CaptureOptions {
     pub screenshot: bool,
     /// Also fetch `Accessibility.getFullAXTree` of every frame (semantic snapshots).
     pub accessibility: bool,
+    /// Ask the snapshot for the DOM rects of every node (`state --record` keeps
+    /// the complete capture), not only of the elements the model reads them for.
+    pub all_rects: bool,
 }
 
 /// A capture and what was derived from it.
@@ -41,21 +47,105 @@ pub struct Captured {
     pub model_time: Duration,
 }
 
+/// Past this many elements whose rects the model reads, one snapshot with every
+/// rect costs less than resolving them one by one.
+const RECTS_ONE_BY_ONE: usize = 300;
+
 /// A capture call that takes longer than this is failing, not slow.
 const CAPTURE_LIMIT: Duration = Duration::from_secs(15);
 
 impl Tab {
-    async fn snapshot(&self, session: &SessionId) -> Result<Snapshot, BrowserError> {
-        let snapshot =
-            CaptureSnapshot { computed_styles: COMPUTED_STYLES, include_paint_order: true, include_dom_rects: true };
+    /// `DOMSnapshot.captureSnapshot` of one target. DOM rects (client box, scroll
+    /// extent) cost as much as the rest of the snapshot when asked for every
+    /// node, and the model reads them for a few elements: unless `all_rects`,
+    /// they are fetched for those alone ([`Snapshot::rects_needed`]).
+    async fn snapshot(&self, session: &SessionId, all_rects: bool) -> Result<Snapshot, BrowserError> {
+        let snapshot = CaptureSnapshot {
+            computed_styles: COMPUTED_STYLES,
+            include_paint_order: true,
+            include_dom_rects: all_rects,
+        };
         // Kept raw by the client, parsed once here.
         let raw = self.cdp_within(session, &snapshot, CAPTURE_LIMIT).await?;
-        serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))
+        let mut snap: Snapshot =
+            serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))?;
+        drop(raw);
+        if !all_rects {
+            let needed = snap.rects_needed();
+            if needed.len() > RECTS_ONE_BY_ONE {
+                // A page of many scroll boxes: one snapshot with every rect is cheaper.
+                return Box::pin(self.snapshot(session, true)).await;
+            }
+            if !needed.is_empty() {
+                let found = self.dom_rects(session, &needed).await?;
+                snap.fill_rects(&found);
+            }
+        }
+        Ok(snap)
+    }
+
+    /// The DOM rects of a few elements, read in an isolated world (page scripts
+    /// cannot redefine the getters there) with one call per element to resolve it
+    /// and one call for all of them to read their rects.
+    async fn dom_rects(
+        &self,
+        session: &SessionId,
+        needed: &[RectRequest],
+    ) -> Result<Vec<(RectRequest, DomRects)>, BrowserError> {
+        const GROUP: &str = "sightline-rects";
+        const READ: &str = "function (...els) { return els.map((e) => [e.clientLeft, e.clientTop, e.clientWidth, \
+            e.clientHeight, e.scrollLeft, e.scrollTop, e.scrollWidth, e.scrollHeight].map(Math.trunc)); }";
+        let world = self.world(session).await.ok();
+        // Resolved in the isolated world where it can be (a node in a cross-origin
+        // same-process frame cannot), else in its own frame's main world.
+        let mut resolved: Vec<(bool, RectRequest, String)> = Vec::with_capacity(needed.len());
+        for chunk in needed.chunks(64) {
+            let got = join_all(chunk.iter().map(|r| async move {
+                let main_world =
+                    ResolveNode { object_group: Some(GROUP), ..ResolveNode::backend(BackendNodeId(r.backend_node_id)) };
+                if let Some(ctx) = world {
+                    let isolated = ResolveNode { execution_context_id: Some(ctx), ..main_world };
+                    if let Ok(v) = self.cdp(session, &isolated).await {
+                        return v.object.object_id.map(|o| (true, *r, o));
+                    }
+                }
+                let v = self.cdp(session, &main_world).await.ok()?;
+                v.object.object_id.map(|o| (false, *r, o))
+            }))
+            .await;
+            resolved.extend(got.into_iter().flatten());
+        }
+        let mut out = Vec::with_capacity(resolved.len());
+        for isolated in [true, false] {
+            let group: Vec<&(bool, RectRequest, String)> = resolved.iter().filter(|g| g.0 == isolated).collect();
+            let Some(first) = group.first() else { continue };
+            let args: Vec<CallArgument> = group.iter().map(|g| CallArgument::object(g.2.clone())).collect();
+            let read = CallFunctionOn {
+                object_id: &first.2,
+                function_declaration: READ,
+                arguments: &args,
+                return_by_value: true,
+            };
+            let values = match self.cdp(session, &read).await.ok().and_then(|v| v.result.value) {
+                Some(Value::Array(values)) => values,
+                _ => Vec::new(),
+            };
+            for (g, v) in group.iter().zip(values) {
+                let n: Vec<f64> =
+                    v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+                if n.len() == 8 {
+                    let rects = DomRects { client: [n[0], n[1], n[2], n[3]], scroll: [n[4], n[5], n[6], n[7]] };
+                    out.push((g.1, rects));
+                }
+            }
+        }
+        let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
+        Ok(out)
     }
 
     /// Capture the page (and a screenshot when `screenshot`), then build its view.
     pub async fn capture(&self, screenshot: bool) -> Result<Captured, BrowserError> {
-        self.capture_with(CaptureOptions { screenshot, accessibility: false }).await
+        self.capture_with(CaptureOptions { screenshot, ..CaptureOptions::default() }).await
     }
 
     async fn ax_tree(&self, session: &SessionId) -> Option<Vec<AxNode>> {
@@ -94,11 +184,14 @@ impl Tab {
                 }
             };
             let (snap, pointer, ax, focused) =
-                tokio::join!(self.snapshot(s), self.pointer_listeners(s), ax, self.focused_element(s));
+                tokio::join!(self.snapshot(s, opts.all_rects), self.pointer_listeners(s), ax, self.focused_element(s));
             snap.map(|snap| (snap, pointer, ax, focused))
         }));
         let owners = join_all(oop.iter().map(|frame_id| self.frame_owner(frame_id, &sessions)));
         let (shot, snaps, owners) = tokio::join!(shot, snaps, owners);
+        if opts.accessibility {
+            self.release_ax(&sessions).await;
+        }
         let mut frames = Vec::with_capacity(snaps.len());
         let mut frame_sessions = Vec::with_capacity(snaps.len());
         // Session index → frame index, for the frames we keep.
@@ -158,10 +251,23 @@ impl Tab {
             let name = node.name?.value?.as_str()?.trim().to_string();
             (!name.is_empty()).then_some((index, name))
         }));
-        if let Ok(names) = tokio::time::timeout(Duration::from_secs(2), asks).await {
+        let names = tokio::time::timeout(Duration::from_secs(2), asks).await;
+        self.release_ax(sessions).await;
+        if let Ok(names) = names {
             let names: Vec<(u32, String)> = names.into_iter().flatten().collect();
             view.set_names(&names);
         }
+    }
+
+    /// Let Chromium drop the accessibility tree it built for our questions. Kept,
+    /// it is updated on every change to the page and slows every later snapshot
+    /// (by about half on a page of 20,000 elements); the next semantic snapshot
+    /// builds it again.
+    async fn release_ax(&self, sessions: &[SessionId]) {
+        join_all(sessions.iter().map(|s| async move {
+            let _ = self.cdp(s, &accessibility::Disable {}).await;
+        }))
+        .await;
     }
 
     /// While a JavaScript dialog is open, the dialog is the view (the page is paused).
@@ -236,7 +342,7 @@ impl Tab {
             while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; \
             return a && a !== document.body && a !== document.documentElement ? a : null })()";
         const GROUP: &str = "sightline-focus";
-        let v = self.cdp(session, &Evaluate::new(FOCUSED).in_group(GROUP)).await.ok()?;
+        let v = self.eval_isolated(session, Evaluate::new(FOCUSED).in_group(GROUP)).await.ok()?;
         let object = v.result.object_id?;
         let d = self.cdp(session, &DescribeNode::object(&object)).await;
         let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;

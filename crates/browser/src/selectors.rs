@@ -33,13 +33,13 @@ const DESCRIBE: &str = r#"function () {
 impl Tab {
     /// The first element matching `selector`, as a remote object id.
     pub async fn query(&self, selector: &str) -> Result<Option<String>, BrowserError> {
-        let doc = self.call(&Evaluate::new("document")).await?;
+        let doc = self.eval_isolated(&self.session, Evaluate::new("document")).await?;
         let Some(doc) = doc.result.object_id else { return Ok(None) };
         let r = self
             .call(&CallFunctionOn {
                 object_id: &doc,
                 function_declaration: "function (s) { return this.querySelector(s); }",
-                arguments: &[CallArgument { value: selector.into() }],
+                arguments: &[CallArgument::value(selector)],
                 return_by_value: false,
             })
             .await?;

@@ -159,7 +159,9 @@ impl Tab {
     pub async fn wait_loaded(&self) -> Result<Settled, BrowserError> {
         let start = Instant::now();
         loop {
-            let v = self.call(&runtime::Evaluate::new("[document.readyState, location.href]").by_value()).await;
+            let v = self
+                .eval_isolated(&self.session, runtime::Evaluate::new("[document.readyState, location.href]").by_value())
+                .await;
             match v {
                 Ok(v) => {
                     let value = v.result.value.unwrap_or_default();
@@ -323,6 +325,11 @@ impl Tab {
         st.detached && !st.crashed && !self.client.is_closed()
     }
 
+    /// The CDP frame id of the page's main frame (known once the tab is attached).
+    pub(crate) fn main_frame(&self) -> Option<FrameId> {
+        self.state.lock().unwrap().main_frame.clone()
+    }
+
     /// The CDP session of a frame capture: 0 is the page, then the OOPIFs in capture order.
     pub(crate) fn sessions(&self) -> Vec<SessionId> {
         let st = self.state.lock().unwrap();
@@ -339,7 +346,7 @@ impl Tab {
 
     /// Whether a backend node (in the session of capture frame `session`) is still in its document.
     pub async fn node_alive(&self, session: &SessionId, backend: BackendNodeId) -> Result<bool, BrowserError> {
-        let r = self.cdp(session, &dom::ResolveNode { backend_node_id: backend }).await;
+        let r = self.resolve_isolated(session, backend, None).await;
         let object = match r {
             Ok(v) => v.object.object_id,
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => None,

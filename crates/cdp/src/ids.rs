@@ -68,6 +68,12 @@ impl fmt::Display for BackendNodeId {
     }
 }
 
+/// A JavaScript execution context (a frame's main world, or an isolated world):
+/// `Runtime.ExecutionContextId`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ExecutionContextId(pub i64);
+
 #[cfg(test)]
 mod tests {
     use super::*;

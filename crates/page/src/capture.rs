@@ -216,3 +216,77 @@ impl Snapshot {
         }
     }
 }
+
+/// One element whose DOM rects the page model reads (see [`Snapshot::rects_needed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RectRequest {
+    /// Index into [`Snapshot::documents`].
+    pub doc: usize,
+    /// Index into that document's layout tree.
+    pub layout: usize,
+    pub backend_node_id: i64,
+}
+
+/// An element's DOM rects, as `DOMSnapshot.captureSnapshot` reports them with
+/// `includeDOMRects`: `[clientLeft, clientTop, clientWidth, clientHeight]` and
+/// `[scrollLeft, scrollTop, scrollWidth, scrollHeight]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DomRects {
+    pub client: [f64; 4],
+    pub scroll: [f64; 4],
+}
+
+/// Tags whose element can hold a document of its own (a frame owner).
+const FRAME_OWNERS: &[&str] = &["IFRAME", "FRAME", "OBJECT", "EMBED", "FENCEDFRAME", "PORTAL"];
+
+impl Snapshot {
+    /// The elements whose client box or scroll extent the model reads: frame
+    /// owners (where their document starts, what clips it) and boxes that scroll
+    /// vertically (the `[scroll box: …]` hint). Asking the browser for the DOM
+    /// rects of every node costs as much as the rest of the snapshot; these are
+    /// usually a handful. A snapshot that already has rects needs none.
+    pub fn rects_needed(&self) -> Vec<RectRequest> {
+        let overflow_y = COMPUTED_STYLES.iter().position(|s| *s == "overflow-y");
+        let mut out = Vec::new();
+        for (d, doc) in self.documents.iter().enumerate() {
+            let lt = &doc.layout;
+            if !lt.client_rects.is_empty() {
+                continue;
+            }
+            let owns_doc: std::collections::HashSet<usize> =
+                doc.nodes.content_document_index.index.iter().copied().collect();
+            for (li, &ni) in lt.node_index.iter().enumerate() {
+                if doc.nodes.node_type.get(ni) != Some(&1) {
+                    continue;
+                }
+                let name = doc.nodes.node_name.get(ni).map(|&s| self.str(s)).unwrap_or("");
+                let scrolls = overflow_y
+                    .and_then(|i| lt.styles.get(li)?.get(i).copied())
+                    .is_some_and(|v| matches!(self.str(v), "auto" | "scroll"));
+                let frame = owns_doc.contains(&ni) || FRAME_OWNERS.iter().any(|t| name.eq_ignore_ascii_case(t));
+                if scrolls || frame {
+                    if let Some(&b) = doc.nodes.backend_node_id.get(ni) {
+                        out.push(RectRequest { doc: d, layout: li, backend_node_id: b });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Put rects fetched for [`Snapshot::rects_needed`] where the model reads them.
+    pub fn fill_rects(&mut self, found: &[(RectRequest, DomRects)]) {
+        for (r, rects) in found {
+            let Some(doc) = self.documents.get_mut(r.doc) else { continue };
+            let lt = &mut doc.layout;
+            let n = lt.node_index.len();
+            if r.layout >= n {
+                continue;
+            }
+            lt.client_rects.resize(n, Vec::new());
+            lt.scroll_rects.resize(n, Vec::new());
+            lt.client_rects[r.layout] = rects.client.to_vec();
+            lt.scroll_rects[r.layout] = rects.scroll.to_vec();
+        }
+    }
+}

@@ -31,7 +31,8 @@ pub mod arena_node {
     pub use crate::arena::{Node, NodeKind};
 }
 pub use capture::{
-    AxNode, AxProperty, AxValue, Capture, FrameCapture, FrameOwner, JsDialog, Snapshot, Viewport, COMPUTED_STYLES,
+    AxNode, AxProperty, AxValue, Capture, DomRects, FrameCapture, FrameOwner, JsDialog, RectRequest, Snapshot,
+    Viewport, COMPUTED_STYLES,
 };
 pub use content::token;
 pub use geometry::Rect;

@@ -4,7 +4,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{raw_reply, Command};
+use super::{raw_reply, unit_command, Command};
+
+unit_command!(
+    /// `Accessibility.disable`: Chromium drops the tree it built (kept, it is
+    /// updated on every change and slows every later snapshot).
+    Disable = "Accessibility.disable"
+);
 use crate::BackendNodeId;
 
 /// `Accessibility.getFullAXTree`. The reply (`{nodes}`) is kept raw: the page model parses it once.

@@ -4,13 +4,25 @@ use serde::{Deserialize, Serialize};
 
 use super::runtime::RemoteObject;
 use super::{Command, Empty};
-use crate::{BackendNodeId, FrameId};
+use crate::{BackendNodeId, ExecutionContextId, FrameId};
 
 /// `DOM.resolveNode`: a remote object for a backend node.
 #[derive(Debug, Clone, Copy, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ResolveNode {
+pub struct ResolveNode<'a> {
     pub backend_node_id: BackendNodeId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_group: Option<&'a str>,
+    /// The world to resolve into (default: the node's frame's main world).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution_context_id: Option<ExecutionContextId>,
+}
+
+impl ResolveNode<'_> {
+    /// Resolve into the node's frame's main world, in no object group.
+    pub fn backend(id: BackendNodeId) -> Self {
+        ResolveNode { backend_node_id: id, object_group: None, execution_context_id: None }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -18,7 +30,7 @@ pub struct ResolveNodeReply {
     pub object: RemoteObject,
 }
 
-impl Command for ResolveNode {
+impl Command for ResolveNode<'_> {
     const METHOD: &'static str = "DOM.resolveNode";
     type Response = ResolveNodeReply;
 }

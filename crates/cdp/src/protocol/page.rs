@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{unit_command, Command, Empty, EventParams};
-use crate::FrameId;
+use crate::{ExecutionContextId, FrameId};
 
 unit_command!(
     /// `Page.enable`.
@@ -47,6 +47,26 @@ pub struct Frame {
     /// `None` for a top-level frame.
     #[serde(default)]
     pub parent_id: Option<FrameId>,
+}
+
+/// `Page.createIsolatedWorld`: the same world for the same frame and name until
+/// the frame's document changes.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateIsolatedWorld<'a> {
+    pub frame_id: &'a FrameId,
+    pub world_name: &'a str,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateIsolatedWorldReply {
+    pub execution_context_id: ExecutionContextId,
+}
+
+impl Command for CreateIsolatedWorld<'_> {
+    const METHOD: &'static str = "Page.createIsolatedWorld";
+    type Response = CreateIsolatedWorldReply;
 }
 
 /// `Page.addScriptToEvaluateOnNewDocument`.

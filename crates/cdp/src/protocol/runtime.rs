@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{unit_command, Command, Empty};
+use crate::ExecutionContextId;
 
 unit_command!(
     /// `Runtime.runIfWaitingForDebugger`: let a target attached paused run.
@@ -23,6 +24,9 @@ fn is_false(b: &bool) -> bool {
 #[serde(rename_all = "camelCase")]
 pub struct Evaluate<'a> {
     pub expression: &'a str,
+    /// Where to run (default: the frame's main world).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_id: Option<ExecutionContextId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object_group: Option<&'a str>,
     #[serde(skip_serializing_if = "is_false")]
@@ -35,7 +39,14 @@ pub struct Evaluate<'a> {
 
 impl<'a> Evaluate<'a> {
     pub fn new(expression: &'a str) -> Self {
-        Evaluate { expression, object_group: None, return_by_value: false, await_promise: false, user_gesture: false }
+        Evaluate {
+            expression,
+            context_id: None,
+            object_group: None,
+            return_by_value: false,
+            await_promise: false,
+            user_gesture: false,
+        }
     }
 
     /// Return the value as JSON rather than as a remote object.
@@ -122,10 +133,26 @@ impl Command for CallFunctionOn<'_> {
     type Response = EvaluateReply;
 }
 
-/// `Runtime.CallArgument` (by value).
+/// `Runtime.CallArgument`: a JSON value or a remote object.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CallArgument {
-    pub value: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_id: Option<String>,
+}
+
+impl CallArgument {
+    /// An argument passed by value.
+    pub fn value(v: impl Into<Value>) -> Self {
+        CallArgument { value: Some(v.into()), object_id: None }
+    }
+
+    /// A remote object passed as itself.
+    pub fn object(id: impl Into<String>) -> Self {
+        CallArgument { value: None, object_id: Some(id.into()) }
+    }
 }
 
 /// `Runtime.getProperties`.

@@ -1,0 +1,75 @@
+//! Sightline's isolated world: where its own scripts run in a page.
+//!
+//! Page scripts share the DOM with an isolated world but not its JavaScript
+//! globals or prototypes: a page cannot see these scripts, wrap the functions
+//! they call, or redefine a getter to lie to them. `Page.createIsolatedWorld`
+//! returns the same world for the same frame and name until the frame's
+//! document changes, so asking for it before each use costs one round trip and
+//! needs no cache to invalidate.
+//!
+//! What still runs in the page's main world, and why: the probe
+//! (`probe.js`), which must wrap the page's own `setTimeout` and
+//! `addEventListener` to see what the page schedules and listens for, and the
+//! two reads of what it recorded (`settle`, pointer listeners); and
+//! `browser.eval()` of the scripting pack, whose point is to run in the page.
+
+use sightline_cdp::protocol::dom::{ResolveNode, ResolveNodeReply};
+use sightline_cdp::protocol::page::CreateIsolatedWorld;
+use sightline_cdp::protocol::runtime::{Evaluate, EvaluateReply};
+use sightline_cdp::{BackendNodeId, ExecutionContextId, FrameId, SessionId};
+
+use crate::{BrowserError, Tab};
+
+/// The name of Sightline's isolated world in every frame.
+pub(crate) const WORLD: &str = "sightline";
+
+impl Tab {
+    /// The CDP frame id a session's document belongs to (the page's main frame,
+    /// or the out-of-process frame the session was attached for).
+    fn frame_of_session(&self, session: &SessionId) -> Option<FrameId> {
+        if *session == self.session {
+            return self.main_frame();
+        }
+        let st = self.state.lock().unwrap();
+        st.oopifs.iter().find(|f| f.session == *session).map(|f| f.frame_id.clone())
+    }
+
+    /// The execution context of Sightline's isolated world in a session's frame.
+    pub(crate) async fn world(&self, session: &SessionId) -> Result<ExecutionContextId, BrowserError> {
+        let frame = self
+            .frame_of_session(session)
+            .ok_or_else(|| BrowserError::Unexpected("no frame for this session".to_string()))?;
+        let world = self.cdp(session, &CreateIsolatedWorld { frame_id: &frame, world_name: WORLD }).await?;
+        Ok(world.execution_context_id)
+    }
+
+    /// `Runtime.evaluate` in the isolated world of a session's frame (the context is filled in).
+    pub(crate) async fn eval_isolated(
+        &self,
+        session: &SessionId,
+        eval: Evaluate<'_>,
+    ) -> Result<EvaluateReply, BrowserError> {
+        let context_id = Some(self.world(session).await?);
+        self.cdp(session, &Evaluate { context_id, ..eval }).await
+    }
+
+    /// `DOM.resolveNode` into the isolated world, so functions called on the
+    /// object run there. A node of a nested same-process frame that the main
+    /// frame's world cannot reach (a cross-origin frame) resolves in its own
+    /// frame's main world instead.
+    pub(crate) async fn resolve_isolated(
+        &self,
+        session: &SessionId,
+        backend: BackendNodeId,
+        group: Option<&str>,
+    ) -> Result<ResolveNodeReply, BrowserError> {
+        let main_world = ResolveNode { object_group: group, ..ResolveNode::backend(backend) };
+        if let Ok(ctx) = self.world(session).await {
+            let isolated = ResolveNode { execution_context_id: Some(ctx), ..main_world };
+            if let Ok(v) = self.cdp(session, &isolated).await {
+                return Ok(v);
+            }
+        }
+        self.cdp(session, &main_world).await
+    }
+}
