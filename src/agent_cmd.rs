@@ -21,7 +21,7 @@ pub async fn run(a: &Args) -> Result<u8> {
     let mut provider = Provider::from_spec(&spec, a.base_url.as_deref())?;
     provider.tools = !a.no_tools;
     if let Some(ms) = &a.retry_base_ms {
-        provider.retry_base = Duration::from_millis(ms.parse().context("--retry-base-ms expects milliseconds")?);
+        provider.chat.retry_base = Duration::from_millis(ms.parse().context("--retry-base-ms expects milliseconds")?);
     }
     let progress = if a.json {
         Progress::Json
@@ -76,8 +76,7 @@ pub async fn trace(a: &Args) -> Result<u8> {
         [cmd, dir] if cmd == "replay" => {
             let (browser, _egress) = start_browser(a).await?;
             let tab = browser.new_tab(tab_options(a)?).await?;
-            let turns =
-                sightline_agent::replay(std::path::Path::new(dir), tab).await.map_err(|e| anyhow::anyhow!(e))?;
+            let turns = sightline_agent::replay(std::path::Path::new(dir), tab).await?;
             let mut differ = 0;
             for t in &turns {
                 let same = t.recorded == t.now;

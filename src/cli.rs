@@ -45,6 +45,8 @@ OPTIONS:
                               (script does this by default; --allow-private lifts it)
     --no-chrome-sandbox       run Chromium without its sandbox (always so when running as root)
     --vision-url URL          OpenAI-compatible base URL (…/v1) for browser.ask/askMarks; key in $SIGHTLINE_VISION_API_KEY or $OPENAI_API_KEY
+    --log FILTER              diagnostics on stderr: a level (error, warn, info, debug, trace) or a RUST_LOG-style
+                              filter (sightline_browser=debug,warn); wins over $RUST_LOG; default warn
     -h, --help                this text
     -V, --version             version
 ";
@@ -68,6 +70,8 @@ pub struct Args {
     pub rss_actions: Option<usize>,
     pub help: bool,
     pub version: bool,
+    /// `--log FILTER`: the tracing filter (every command takes it).
+    pub log: Option<String>,
     // Set-of-Marks pack.
     pub json: bool,
     pub url: Option<String>,
@@ -111,7 +115,18 @@ const BROWSER: &[&str] = &[
     "--no-chrome-sandbox",
 ];
 
-/// One subcommand: the options it accepts (besides `-h`/`-V`) and its `--help`.
+/// Options every command takes (besides `-h`/`-V`).
+pub const GLOBAL: &[&str] = &["--log"];
+
+/// Appended to every command's `--help`.
+pub const GLOBAL_HELP: &str = "
+Global options:
+    --log FILTER    diagnostics on stderr: a level (error, warn, info, debug, trace) or a
+                    RUST_LOG-style filter such as sightline_browser=debug,warn; wins over
+                    $RUST_LOG; default warn. stdout carries only the command's output.
+";
+
+/// One subcommand: the options it accepts (besides `-h`/`-V` and [`GLOBAL`]) and its `--help`.
 pub struct CommandSpec {
     pub name: &'static str,
     /// Its own options.
@@ -204,7 +219,7 @@ pub fn command(name: &str) -> Option<&'static CommandSpec> {
 fn check_options(command: &str, seen: &[String]) -> Result<()> {
     let Some(spec) = self::command(command) else { return Ok(()) };
     for flag in seen {
-        if matches!(flag.as_str(), "-h" | "--help" | "-V" | "--version") {
+        if matches!(flag.as_str(), "-h" | "--help" | "-V" | "--version") || GLOBAL.contains(&flag.as_str()) {
             continue;
         }
         let ok = spec.own.contains(&flag.as_str()) || (spec.browser && BROWSER.contains(&flag.as_str()));
@@ -234,6 +249,7 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
         match w.as_str() {
             "-h" | "--help" => a.help = true,
             "-V" | "--version" => a.version = true,
+            "--log" => a.log = Some(value("--log")?),
             "--viewport" => a.viewport = Some(value("--viewport")?),
             "--no-screenshot" => a.no_screenshot = true,
             "--connect" => a.connect = Some(value("--connect")?),
@@ -313,6 +329,12 @@ mod tests {
         let e = parse(["rpc", "--task", "x"].map(String::from)).unwrap_err().to_string();
         assert!(e.contains("it is an option of: run"), "{e}");
         assert!(parse(["state", "http://x.test/", "--pretty", "--block-private"].map(String::from)).is_ok());
+        // --log is global: every command takes it.
+        for c in COMMANDS {
+            let a = parse([c.name, "--log", "debug"].map(String::from)).unwrap();
+            assert_eq!(a.log.as_deref(), Some("debug"), "{}", c.name);
+        }
+        assert!(parse(["env", "--log"].map(String::from)).is_err(), "--log needs a value");
         for c in COMMANDS {
             assert!(c.help.starts_with(&format!("sightline {}", c.name)), "{}", c.name);
             assert!(c.help.contains("Example"), "{} --help has examples", c.name);

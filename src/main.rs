@@ -1,5 +1,9 @@
 //! `sightline`: thin front ends over `sightline-api`.
 
+// The binary is the one place that writes to the terminal: stdout carries a
+// command's output, stderr its messages. Libraries log through `tracing`.
+#![allow(clippy::print_stdout, clippy::print_stderr, reason = "the binary's own output")]
+
 mod agent_cmd;
 mod bench;
 mod bench_serve;
@@ -13,7 +17,7 @@ mod run;
 mod serve_cmd;
 mod vision;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 fn main() -> std::process::ExitCode {
     let args = match cli::parse(std::env::args().skip(1)) {
@@ -23,13 +27,17 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
+    if let Err(e) = init_logging(args.log.as_deref()) {
+        eprintln!("sightline: {e:#}");
+        return std::process::ExitCode::from(2);
+    }
     if args.version {
         println!("sightline {}", env!("CARGO_PKG_VERSION"));
         return std::process::ExitCode::SUCCESS;
     }
     if args.help {
         if let Some(spec) = cli::command(&args.command) {
-            print!("{}", spec.help);
+            print!("{}{}", spec.help, cli::GLOBAL_HELP);
             return std::process::ExitCode::SUCCESS;
         }
     }
@@ -60,7 +68,7 @@ fn main() -> std::process::ExitCode {
                 "run" => agent_cmd::run(&args).await,
                 "trace" => agent_cmd::trace(&args).await,
                 "rpc" => rpc::run(run::api(&args)?).await,
-                "mcp" => mcp::run(run::api(&args)?).await,
+                "mcp" => Box::pin(mcp::run(run::api(&args)?)).await,
                 "script" => pack_cmd::script(&args).await,
                 other => anyhow::bail!("unknown command '{other}'\n\n{}", cli::USAGE),
             }
@@ -79,4 +87,27 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::from(1)
         }
     }
+}
+
+/// Diagnostics go to stderr through `tracing`, once for the whole process:
+/// `--log FILTER` wins over `$RUST_LOG`; without either only warnings and errors show.
+/// A malformed `--log` is an error; a malformed `$RUST_LOG` keeps the directives that parse.
+fn init_logging(flag: Option<&str>) -> Result<()> {
+    use std::io::IsTerminal;
+    use tracing_subscriber::EnvFilter;
+    let filter = match flag {
+        Some(f) => EnvFilter::builder()
+            .parse(f)
+            .with_context(|| format!("--log {f:?} is not a level (error, warn, info, debug, trace) or a filter"))?,
+        None => match std::env::var("RUST_LOG") {
+            Ok(f) if !f.trim().is_empty() => EnvFilter::builder().parse_lossy(f),
+            _ => EnvFilter::new("warn"),
+        },
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    Ok(())
 }

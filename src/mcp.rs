@@ -11,6 +11,6 @@
 use sightline_api::Api;
 
 pub async fn run(api: Api) -> anyhow::Result<u8> {
-    sightline_server::serve_stdio(api).await?;
+    Box::pin(sightline_server::serve_stdio(api)).await?;
     Ok(0)
 }

@@ -151,6 +151,25 @@ fn state_prints_one_state_object() {
 }
 
 #[test]
+fn log_debug_goes_to_stderr_and_stdout_stays_clean_json() {
+    world();
+    let out = bin().args(["state", &url("/kinds.html"), "--no-screenshot", "--log", "debug"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("stdout is exactly one JSON document");
+    assert!(v["page_content"].as_str().unwrap().contains("# Every interactive kind"));
+    assert!(err.lines().any(|l| l.contains("DEBUG") && l.contains("captured")), "a capture timing on stderr: {err}");
+    assert!(err.lines().any(|l| l.contains("settle")), "the settle outcome on stderr: {err}");
+    // A filter that does not parse is refused before anything runs.
+    let out = bin().args(["state", "http://127.0.0.1:1/", "--log", "sightline=loud"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--log"));
+    // Every command's --help shows it.
+    let out = bin().args(["rpc", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--log FILTER"));
+}
+
+#[test]
 fn bad_command_lines_say_what_is_wrong() {
     let out = bin().args(["env", "not-a-url"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));

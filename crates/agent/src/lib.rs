@@ -9,6 +9,7 @@
 //! `finish_task`, `fail_task` or the step limit. Targets come only from the
 //! current element index; page_content is never parsed for selectors.
 
+mod chat;
 mod prompt;
 mod provider;
 mod replay;
@@ -16,9 +17,10 @@ mod runner;
 mod trace;
 mod viewer;
 
+pub use chat::{image_part, image_question, ChatClient, ChatError};
 pub use prompt::{action_tools, estimate_tokens, render_index, turn_message, SYSTEM};
 pub use provider::{Kind, ModelReply, ModelRequest, Provider, ProviderError};
-pub use replay::{replay, Replayed};
+pub use replay::{replay, ReplayError, Replayed};
 pub use runner::{run, Ending, Progress, Report, RunConfig};
 pub use trace::{read as read_trace, Record, TraceWriter, Turn};
 pub use viewer::render as render_trace;

@@ -1,60 +1,35 @@
 //! Model providers: OpenAI-compatible chat completions and the Anthropic
-//! Messages API. Both are asked for exactly one action through tool calling
-//! (one tool per protocol action); a plain JSON reply is accepted too.
-//! Keys come from the environment and are never logged.
-
-use std::time::Duration;
+//! Messages API, both over the shared [`ChatClient`]. Both are asked for exactly
+//! one action through tool calling (one tool per protocol action); a plain JSON
+//! reply is accepted too. Keys come from the environment and are never logged.
 
 use base64::Engine;
 use serde_json::{json, Value};
 
+pub use crate::chat::Kind;
+use crate::chat::{image_part, ChatClient, ChatError};
 use crate::prompt::action_tools;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Kind {
-    OpenAi,
-    Anthropic,
-}
-
-/// A configured model endpoint.
-#[derive(Clone)]
+/// A configured model: an endpoint and a model name.
+#[derive(Debug, Clone)]
 pub struct Provider {
-    pub kind: Kind,
     pub model: String,
-    pub base_url: String,
-    api_key: Option<String>,
-    pub timeout: Duration,
-    /// First retry delay; doubles each time (429 and 5xx, up to 4 attempts).
-    pub retry_base: Duration,
+    /// The endpoint, its key, time limit and retries (429 and 5xx, up to 4 attempts).
+    pub chat: ChatClient,
     /// Use tool calling (default) or ask for plain JSON.
     pub tools: bool,
 }
 
-impl std::fmt::Debug for Provider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Provider")
-            .field("kind", &self.kind)
-            .field("model", &self.model)
-            .field("base_url", &self.base_url)
-            .finish()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// Why no reply came back.
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ProviderError {
-    #[error("unknown provider {0:?}: use openai:MODEL or anthropic:MODEL")]
-    UnknownProvider(String),
-    #[error("no API key: set {0}")]
-    MissingKey(&'static str),
-    #[error("the model endpoint refused the API key (HTTP {status}); check the key in the environment")]
-    Unauthorized { status: u16 },
-    #[error("the model endpoint answered HTTP {status}: {body}")]
-    Http { status: u16, body: String },
-    #[error("cannot reach the model endpoint: {0}")]
-    Transport(String),
-    #[error("the model's reply is not what the API promises: {0}")]
-    Reply(String),
+    #[error("unknown provider {name:?}: use openai:MODEL or anthropic:MODEL")]
+    UnknownProvider { name: String },
+    #[error("no API key: set {var}")]
+    MissingKey { var: &'static str },
+    #[error(transparent)]
+    Chat(#[from] ChatError),
 }
 
 /// One question to the model.
@@ -81,44 +56,40 @@ pub struct ModelReply {
 impl Provider {
     /// `openai:MODEL` or `anthropic:MODEL`; the key from the environment.
     pub fn from_spec(spec: &str, base_url: Option<&str>) -> Result<Provider, ProviderError> {
-        let (kind, model) = spec.split_once(':').ok_or_else(|| ProviderError::UnknownProvider(spec.into()))?;
+        let (kind, model) = spec.split_once(':').ok_or_else(|| ProviderError::UnknownProvider { name: spec.into() })?;
         let (kind, default_base, key_vars): (Kind, &str, &[&'static str]) = match kind {
             "openai" => (Kind::OpenAi, "https://api.openai.com/v1", &["SIGHTLINE_API_KEY", "OPENAI_API_KEY"]),
             "anthropic" => {
                 (Kind::Anthropic, "https://api.anthropic.com/v1", &["SIGHTLINE_API_KEY", "ANTHROPIC_API_KEY"])
             }
-            other => return Err(ProviderError::UnknownProvider(other.into())),
+            other => return Err(ProviderError::UnknownProvider { name: other.into() }),
         };
         let api_key = key_vars.iter().find_map(|v| std::env::var(v).ok().filter(|k| !k.is_empty()));
-        let base = base_url.unwrap_or(default_base).trim_end_matches('/').to_string();
         // Local OpenAI-compatible servers (llama.cpp, vLLM, Ollama) often need no key.
         if api_key.is_none() && (kind == Kind::Anthropic || base_url.is_none()) {
-            return Err(ProviderError::MissingKey(key_vars[key_vars.len() - 1]));
+            return Err(ProviderError::MissingKey { var: key_vars[key_vars.len() - 1] });
         }
         Ok(Provider {
-            kind,
             model: model.to_string(),
-            base_url: base,
-            api_key,
-            timeout: Duration::from_secs(120),
-            retry_base: Duration::from_millis(500),
+            chat: ChatClient::new(kind, base_url.unwrap_or(default_base), api_key),
             tools: true,
         })
     }
 
+    /// Which API the endpoint speaks.
+    pub fn kind(&self) -> Kind {
+        self.chat.kind
+    }
+
     /// The request body for this provider.
     pub fn body(&self, req: &ModelRequest) -> Value {
-        let png = req.image.as_ref().map(|p| base64::engine::general_purpose::STANDARD.encode(p));
         let last = req.messages.len().saturating_sub(1);
-        match self.kind {
+        match self.kind() {
             Kind::OpenAi => {
                 let mut messages = vec![json!({ "role": "system", "content": req.system })];
                 for (i, (user, assistant)) in req.messages.iter().enumerate() {
-                    let content = match (&png, i == last) {
-                        (Some(b64), true) => json!([
-                            { "type": "text", "text": user },
-                            { "type": "image_url", "image_url": { "url": format!("data:image/png;base64,{b64}") } }
-                        ]),
+                    let content = match (&req.image, i == last) {
+                        (Some(png), true) => json!([{ "type": "text", "text": user }, image_part(png)]),
                         _ => json!(user),
                     };
                     messages.push(json!({ "role": "user", "content": content }));
@@ -141,6 +112,7 @@ impl Provider {
                 body
             }
             Kind::Anthropic => {
+                let png = req.image.as_ref().map(|p| base64::engine::general_purpose::STANDARD.encode(p));
                 let mut messages = Vec::new();
                 for (i, (user, assistant)) in req.messages.iter().enumerate() {
                     let mut content = vec![json!({ "type": "text", "text": user })];
@@ -165,59 +137,9 @@ impl Provider {
         }
     }
 
-    fn endpoint(&self) -> String {
-        match self.kind {
-            Kind::OpenAi => format!("{}/chat/completions", self.base_url),
-            Kind::Anthropic => format!("{}/messages", self.base_url),
-        }
-    }
-
-    /// Ask once (blocking), with retries on 429 and 5xx.
+    /// Ask once (blocking), with the client's retries.
     pub fn ask(&self, req: &ModelRequest) -> Result<ModelReply, ProviderError> {
-        let body = self.body(req).to_string();
-        let agent: ureq::Agent =
-            ureq::Agent::config_builder().timeout_global(Some(self.timeout)).http_status_as_error(false).build().into();
-        let mut delay = self.retry_base;
-        let attempts = 4;
-        for attempt in 1..=attempts {
-            let mut r = agent.post(&self.endpoint()).header("Content-Type", "application/json");
-            match (&self.kind, &self.api_key) {
-                (Kind::OpenAi, Some(k)) => r = r.header("Authorization", &format!("Bearer {k}")),
-                (Kind::Anthropic, Some(k)) => r = r.header("x-api-key", k).header("anthropic-version", "2023-06-01"),
-                _ => {}
-            }
-            let result = r.send(body.as_str());
-            let (status, text, retry_after) = match result {
-                Ok(mut resp) => {
-                    let status = resp.status().as_u16();
-                    let retry_after = resp
-                        .headers()
-                        .get("retry-after")
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(|v| v.parse::<f64>().ok());
-                    let text = resp.body_mut().read_to_string().map_err(|e| ProviderError::Transport(e.to_string()))?;
-                    (status, text, retry_after)
-                }
-                Err(e) if attempt < attempts => {
-                    let _ = e;
-                    std::thread::sleep(delay);
-                    delay *= 2;
-                    continue;
-                }
-                Err(e) => return Err(ProviderError::Transport(e.to_string())),
-            };
-            match status {
-                200..=299 => return Ok(self.read(text)),
-                401 | 403 => return Err(ProviderError::Unauthorized { status }),
-                429 | 500..=599 if attempt < attempts => {
-                    let wait = retry_after.map(|s| Duration::from_secs_f64(s.clamp(0.0, 30.0))).unwrap_or(delay);
-                    std::thread::sleep(wait);
-                    delay *= 2;
-                }
-                _ => return Err(ProviderError::Http { status, body: sightline_page::cut(&text, 300) }),
-            }
-        }
-        Err(ProviderError::Transport("no attempt was made".into()))
+        Ok(self.read(self.chat.send(&self.body(req).to_string())?))
     }
 
     /// Pull the action out of a reply body.
@@ -226,7 +148,7 @@ impl Provider {
             Ok(v) => v,
             Err(e) => return ModelReply { raw, action: None, problem: Some(format!("the reply is not JSON: {e}")) },
         };
-        let (call, text) = match self.kind {
+        let (call, text) = match self.kind() {
             Kind::OpenAi => {
                 let msg = &v["choices"][0]["message"];
                 let call = msg["tool_calls"][0]["function"].as_object().map(|f| {
@@ -295,15 +217,7 @@ mod tests {
     use super::*;
 
     fn openai() -> Provider {
-        Provider {
-            kind: Kind::OpenAi,
-            model: "m".into(),
-            base_url: "http://x".into(),
-            api_key: None,
-            timeout: Duration::from_secs(1),
-            retry_base: Duration::from_millis(1),
-            tools: true,
-        }
+        Provider { model: "m".into(), chat: ChatClient::new(Kind::OpenAi, "http://x", None), tools: true }
     }
 
     #[test]
@@ -318,7 +232,7 @@ mod tests {
         assert_eq!(r.action, Some(json!({"action": "finish_task", "message": "ok"})));
         let r = p.read("not json".into());
         assert!(r.problem.unwrap().contains("not JSON"));
-        let a = Provider { kind: Kind::Anthropic, ..openai() };
+        let a = Provider { chat: ChatClient::new(Kind::Anthropic, "http://x", None), ..openai() };
         let r = a.read(r#"{"content":[{"type":"text","text":"thinking"},{"type":"tool_use","name":"scroll","input":{"direction":"down"}}]}"#.into());
         assert_eq!(r.action, Some(json!({"action": "scroll", "direction": "down"})));
     }

@@ -17,16 +17,31 @@ pub struct Replayed {
     pub now: String,
 }
 
-pub async fn replay(dir: &Path, tab: Tab) -> Result<Vec<Replayed>, String> {
-    let records = read(dir).map_err(|e| format!("reading the trace: {e}"))?;
+/// Why a trace could not be replayed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReplayError {
+    #[error("reading the trace: {source}")]
+    Read {
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the trace has no run record")]
+    NoRunRecord,
+    #[error(transparent)]
+    Env(#[from] sightline_api::EnvError),
+}
+
+pub async fn replay(dir: &Path, tab: Tab) -> Result<Vec<Replayed>, ReplayError> {
+    let records = read(dir).map_err(|source| ReplayError::Read { source })?;
     let url = records
         .iter()
         .find_map(|r| match r {
             Record::Run { url, .. } => Some(url.clone()),
             _ => None,
         })
-        .ok_or("the trace has no run record")?;
-    let mut env = Env::new(tab, EnvOptions { screenshot: false }).await.map_err(|e| e.to_string())?;
+        .ok_or(ReplayError::NoRunRecord)?;
+    let mut env = Env::new(tab, EnvOptions { screenshot: false }).await?;
     env.step_action(Action::Navigate { url: url.clone() }, json!({ "action": "navigate", "url": url })).await;
     let mut out = Vec::new();
     for r in records {

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use sightline_api::{Action, Env, EnvOptions, StateObject};
 use sightline_browser::Tab;
 
+use crate::chat::ChatError;
 use crate::prompt::{estimate_tokens, turn_message, SYSTEM};
 use crate::provider::{ModelReply, ModelRequest, Provider, ProviderError};
 use crate::trace::{Record, TraceWriter, Turn};
@@ -79,14 +80,31 @@ async fn ask(provider: &Provider, req: ModelRequest) -> Result<(ModelReply, u64)
     let t = Instant::now();
     let reply = tokio::task::spawn_blocking(move || p.ask(&req))
         .await
-        .map_err(|e| ProviderError::Transport(e.to_string()))??;
+        .map_err(|source| ProviderError::Chat(ChatError::Stopped { source }))??;
     Ok((reply, t.elapsed().as_millis() as u64))
 }
 
+/// Why a model's reply is not a valid action (the text is shown to the model in the repair turn).
+#[derive(Debug, thiserror::Error)]
+enum Invalid {
+    /// No action could be read from the reply.
+    #[error("{problem}")]
+    Unreadable { problem: String },
+    #[error("no action")]
+    Missing,
+    /// An action that fails the action schema.
+    #[error(transparent)]
+    Schema(#[from] sightline_api::ValidationError),
+}
+
 /// Validate a reply into an action, or say why not.
-fn validate(reply: &ModelReply) -> Result<(Action, Value), String> {
-    let v = reply.action.clone().ok_or_else(|| reply.problem.clone().unwrap_or_else(|| "no action".into()))?;
-    let a = Action::from_value(&v).map_err(|e| e.message)?;
+fn validate(reply: &ModelReply) -> Result<(Action, Value), Invalid> {
+    let v = match (&reply.action, &reply.problem) {
+        (Some(v), _) => v.clone(),
+        (None, Some(problem)) => return Err(Invalid::Unreadable { problem: problem.clone() }),
+        (None, None) => return Err(Invalid::Missing),
+    };
+    let a = Action::from_value(&v)?;
     Ok((a, v))
 }
 
@@ -160,7 +178,7 @@ pub async fn run(tab: Tab, cfg: RunConfig) -> Result<Report, sightline_api::EnvE
         let _ = t.record(&Record::Run {
             task: cfg.task.clone(),
             url: cfg.url.clone(),
-            model: format!("{:?}:{}", cfg.provider.kind, cfg.provider.model).to_lowercase(),
+            model: format!("{:?}:{}", cfg.provider.kind(), cfg.provider.model).to_lowercase(),
             max_steps: cfg.max_steps,
             vision: cfg.vision,
             started_unix_ms: now_ms,
@@ -343,6 +361,8 @@ pub async fn run(tab: Tab, cfg: RunConfig) -> Result<Report, sightline_api::EnvE
     Ok(Report { ending, steps, prompt_tokens: total_tokens, elapsed: started.elapsed() })
 }
 
+/// The turn lines `sightline run` shows (they are its output, not diagnostics).
+#[allow(clippy::print_stderr, reason = "RunConfig::progress asks for these lines on stderr")]
 fn progress(cfg: &RunConfig, t: &Turn) {
     match cfg.progress {
         Progress::Quiet => {}

@@ -227,6 +227,7 @@ impl Tab {
         let mut view = PageView::build(&capture);
         let model_time = t.elapsed();
         self.ax_names(&mut view, &frame_sessions).await;
+        tracing::debug!(cdp = ?cdp_time, model = ?model_time, frames = frame_sessions.len(), elements = view.elements.len(), "captured");
         Ok(Captured { view, screenshot, capture, sessions: frame_sessions, cdp_time, model_time })
     }
 

@@ -131,12 +131,14 @@ impl Tab {
             let (loading, _) = self.network(since);
             if loading {
                 if start.elapsed() >= o.load_timeout {
+                    tracing::debug!(after = ?start.elapsed(), "settle: still loading at the load timeout");
                     return Ok(Settled::TimedOut { after: start.elapsed(), loading: true });
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
                 continue;
             }
             if start.elapsed() >= o.cap {
+                tracing::debug!(after = ?start.elapsed(), "settle: not quiet at the cap");
                 return Ok(Settled::TimedOut { after: start.elapsed(), loading: false });
             }
             // The first probe waits a frame and a task, so whatever the action set off
@@ -154,9 +156,7 @@ impl Tab {
                 None => inflight == 0 && start.elapsed() >= o.quiet,
             };
             if quiet {
-                if std::env::var_os("SIGHTLINE_TRACE").is_some() {
-                    eprintln!("[trace] settled after {:?} (probe {probe:?}, inflight {inflight})", start.elapsed());
-                }
+                tracing::debug!(after = ?start.elapsed(), ?probe, inflight, "settled");
                 return Ok(Settled::Stable);
             }
             let wait = match &probe {

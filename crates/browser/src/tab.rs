@@ -438,20 +438,9 @@ async fn track(
     page: SessionId,
     state: Arc<Mutex<Tracker>>,
 ) {
-    let trace = std::env::var_os("SIGHTLINE_TRACE").is_some();
-    let t0 = Instant::now();
     while let Some(ev) = rx.recv().await {
-        if trace
-            && (ev.method.starts_with("Page.")
-                || ev.method.starts_with("Target.")
-                || ev.method.starts_with("Inspector."))
-        {
-            eprintln!(
-                "[trace {:>7.1} ms] {} {}",
-                t0.elapsed().as_secs_f64() * 1000.0,
-                ev.method,
-                sightline_page::cut(ev.params.get(), 120)
-            );
+        if ev.method.starts_with("Page.") || ev.method.starts_with("Target.") || ev.method.starts_with("Inspector.") {
+            tracing::trace!(method = %ev.method, params = %sightline_page::cut(ev.params.get(), 120), "event");
         }
         let ours = {
             let st = state.lock().unwrap();
@@ -470,14 +459,7 @@ async fn track(
             network::RequestWillBeSent::METHOD => {
                 let Some(v) = ev.decode::<network::RequestWillBeSent>() else { continue };
                 let kind = v.kind.as_deref().unwrap_or("");
-                if trace {
-                    eprintln!(
-                        "[trace] request {:?} {} {}",
-                        v.request_id,
-                        kind,
-                        sightline_page::cut(&v.request.url, 80)
-                    );
-                }
+                tracing::trace!(id = %v.request_id, kind, url = %sightline_page::cut(&v.request.url, 80), "request");
                 // Requests that never say they are done, or that no person waits for:
                 // sockets, streams, media, beacons, prefetches, reports.
                 if !matches!(

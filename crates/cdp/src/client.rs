@@ -251,7 +251,7 @@ impl Client {
         if self.inner.out.send(Message::Text(text.into())).is_err() {
             return Err(CdpError::Disconnected);
         }
-        match tokio::time::timeout(limit, rx).await {
+        let result = match tokio::time::timeout(limit, rx).await {
             Ok(Ok(reply)) => reply.map_err(|e| match e {
                 CdpError::Protocol { code, message, .. } => {
                     CdpError::Protocol { method: method.to_string(), code, message }
@@ -262,7 +262,11 @@ impl Client {
             }),
             Ok(Err(_)) => Err(CdpError::Disconnected),
             Err(_) => Err(CdpError::Timeout { method: method.to_string(), after: limit }),
+        };
+        if let Err(e) = &result {
+            tracing::debug!(method, session = session.map(|s| s.0.as_str()), error = %e, "CDP call failed");
         }
+        result
     }
 
     /// Receive events: from one session (`Some(Some(s))`), the browser (`Some(None)`),

@@ -77,11 +77,11 @@ impl ChromeDriver {
     async fn after_action(&self, r: Result<(), BrowserError>) -> Result<(), DriverError> {
         r.map_err(err)?;
         while let Some((d, accepted)) = self.tab.answer_dialog_by_default().await.map_err(err)? {
-            eprintln!(
-                "sightline: the page opened a {} dialog ({:?}); answered with {}",
-                d.kind,
-                d.message,
-                if accepted { "OK" } else { "Cancel" }
+            tracing::warn!(
+                kind = %d.kind,
+                message = ?d.message,
+                answer = if accepted { "OK" } else { "Cancel" },
+                "the page opened a dialog; answered it as an unattended browser would"
             );
         }
         Ok(())

@@ -30,4 +30,6 @@ pub use draw::{draw_marks, mark_box, mark_color, DrawError};
 pub use driver::{CancelToken, Cx, Driver, DriverError, Mark, MarkSet};
 pub use policy::{DefaultPolicy, Denied, Egress, EgressGate, Policy, Request};
 pub use primitives::{describe, Prim, PRIMITIVES};
-pub use sandbox::{listing, Pack, ScriptError, ScriptOptions, ScriptOutcome, ScriptRun, Vision, MAX_LOG_LINE};
+pub use sandbox::{
+    listing, Pack, ScriptError, ScriptOptions, ScriptOutcome, ScriptRun, Vision, VisionError, MAX_LOG_LINE,
+};

@@ -25,7 +25,27 @@ use crate::primitives::{Prim, PRIMITIVES};
 
 /// Answers a question about a screenshot (PNG bytes).
 pub type Vision =
-    Arc<dyn Fn(Vec<u8>, String) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send>> + Send + Sync>;
+    Arc<dyn Fn(Vec<u8>, String) -> Pin<Box<dyn Future<Output = Result<String, VisionError>> + Send>> + Send + Sync>;
+
+/// Why a [`Vision`] backend gave no answer. The backend's own error is kept as
+/// the source (this crate knows no HTTP client); the script sees its message.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum VisionError {
+    #[error("{0}")]
+    Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Why a `browser` primitive failed before or while it ran; the script sees the message.
+#[derive(Debug, thiserror::Error)]
+enum CallError {
+    #[error(transparent)]
+    Denied(#[from] crate::policy::Denied),
+    #[error(transparent)]
+    Driver(#[from] DriverError),
+    #[error("no current marks: call browser.mark() first (goto drops them)")]
+    NoMarks,
+}
 
 #[derive(Debug, Clone)]
 pub struct ScriptOptions {
@@ -187,23 +207,20 @@ impl<D: Driver, P: Policy> Pack<D, P> {
         action: &'static str,
         url: Option<&str>,
         f: F,
-    ) -> Result<T, String>
+    ) -> Result<T, CallError>
     where
         F: FnOnce(Arc<D>, Cx) -> Fut,
         Fut: Future<Output = Result<T, DriverError>>,
     {
         handle.block_on(async {
-            self.policy.check(&Request { tool: "browser", action, url }).await.map_err(|d| d.to_string())?;
+            self.policy.check(&Request { tool: "browser", action, url }).await?;
             let cx = Cx { deadline, cancel: self.cancel.clone() };
-            cx.run(action, f(self.driver.clone(), cx.clone())).await.map_err(|e| e.to_string())
+            Ok(cx.run(action, f(self.driver.clone(), cx.clone())).await?)
         })
     }
 
-    fn current_marks(&self) -> Result<(u64, usize), String> {
-        self.marks
-            .lock()
-            .unwrap()
-            .ok_or_else(|| "no current marks: call browser.mark() first (goto drops them)".to_string())
+    fn current_marks(&self) -> Result<(u64, usize), CallError> {
+        self.marks.lock().unwrap().ok_or(CallError::NoMarks)
     }
 
     fn run_blocking(

@@ -43,7 +43,7 @@ use std::time::Duration;
 
 pub use addr::{classify, is_metadata_name, AddrClass, METADATA_NAMES};
 pub use egress::{Egress, EgressError};
-pub use prefix::Prefix;
+pub use prefix::{Prefix, PrefixError};
 pub use proxy::{EgressProxy, Refusal};
 pub use url::{Host, Url};
 
@@ -163,11 +163,12 @@ impl Refused {
 
 /// A `--allow` or `--block` value that is not a usable URL prefix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--{flag} {prefix}: {detail}")]
+#[error("--{flag} {prefix}: {reason}")]
 pub struct ConfigError {
     pub flag: &'static str,
     pub prefix: String,
-    pub detail: String,
+    #[source]
+    pub reason: PrefixError,
 }
 
 /// What the static check learned, for the address check that follows.
@@ -192,7 +193,7 @@ impl Policy {
     pub fn new(cfg: &PolicyConfig) -> Result<Policy, ConfigError> {
         let parse = |flag: &'static str, list: &[String]| -> Result<Vec<Prefix>, ConfigError> {
             list.iter()
-                .map(|p| Prefix::parse(p).map_err(|detail| ConfigError { flag, prefix: p.clone(), detail }))
+                .map(|p| Prefix::parse(p).map_err(|reason| ConfigError { flag, prefix: p.clone(), reason }))
                 .collect()
         };
         Ok(Policy {

@@ -25,18 +25,36 @@ fn web_scheme(s: &str) -> &str {
     }
 }
 
+/// Why a text is not a usable URL prefix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PrefixError {
+    #[error("not an absolute URL ({source}); write it like https://example.com/")]
+    NotAbsolute {
+        #[source]
+        source: url::ParseError,
+    },
+    #[error("scheme '{scheme}:' cannot be a prefix; use http or https")]
+    Scheme { scheme: String },
+    #[error("a prefix cannot hold a user name or password")]
+    Userinfo,
+    #[error("a prefix needs a host")]
+    NoHost,
+    #[error("a prefix needs a port")]
+    NoPort,
+}
+
 impl Prefix {
-    pub fn parse(text: &str) -> Result<Prefix, String> {
-        let url =
-            Url::parse(text).map_err(|e| format!("not an absolute URL ({e}); write it like https://example.com/"))?;
+    pub fn parse(text: &str) -> Result<Prefix, PrefixError> {
+        let url = Url::parse(text).map_err(|source| PrefixError::NotAbsolute { source })?;
         if !matches!(url.scheme(), "http" | "https" | "ws" | "wss") {
-            return Err(format!("scheme '{}:' cannot be a prefix; use http or https", url.scheme()));
+            return Err(PrefixError::Scheme { scheme: url.scheme().to_string() });
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err("a prefix cannot hold a user name or password".into());
+            return Err(PrefixError::Userinfo);
         }
-        let host = url.host().ok_or("a prefix needs a host")?.to_owned();
-        let port = url.port_or_known_default().ok_or("a prefix needs a port")?;
+        let host = url.host().ok_or(PrefixError::NoHost)?.to_owned();
+        let port = url.port_or_known_default().ok_or(PrefixError::NoPort)?;
         Ok(Prefix {
             text: text.to_string(),
             scheme: web_scheme(url.scheme()).to_string(),

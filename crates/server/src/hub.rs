@@ -419,7 +419,9 @@ impl Hub {
         for (id, reason) in doomed {
             if let Some(s) = self.forget(&id, reason) {
                 if reason == EndReason::BrowserCrashed {
-                    eprintln!("sightline serve: session {id} ended: its browser crashed or disconnected");
+                    tracing::warn!(session = %id, "session ended: its browser crashed or disconnected");
+                } else {
+                    tracing::info!(session = %id, ?reason, "session ended");
                 }
                 tokio::spawn(finish(s));
             }
@@ -428,9 +430,9 @@ impl Hub {
         if !matches!(self.cfg.source, BrowserSource::Grid(_)) && !self.closing.load(Ordering::SeqCst) {
             let dead = self.shared.lock().await.as_ref().is_some_and(|b| b.client().is_closed());
             if dead {
-                eprintln!("sightline serve: the browser is gone; starting a new one");
+                tracing::warn!("the browser is gone; starting a new one");
                 if let Err(e) = self.shared_browser().await {
-                    eprintln!("sightline serve: restarting the browser failed: {e}");
+                    tracing::error!(error = %e, "restarting the browser failed");
                 }
             }
         }

@@ -255,8 +255,7 @@ impl ServerHandler for SightlineMcp {
 pub async fn serve_stdio(api: Api) -> std::io::Result<()> {
     use rmcp::ServiceExt;
     let api = Arc::new(api);
-    let running = SightlineMcp::over_api(api.clone())
-        .serve(rmcp::transport::stdio())
+    let running = Box::pin(SightlineMcp::over_api(api.clone()).serve(rmcp::transport::stdio()))
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     let _ = running.waiting().await;

@@ -113,7 +113,12 @@ impl Api {
         if !(args.is_object() || args.is_null()) {
             return Err(ToolError::invalid("params must be a JSON object"));
         }
-        (tool.handler)(self, args).await
+        let span = tracing::debug_span!("tool", name);
+        let result = tracing::Instrument::instrument((tool.handler)(self, args), span.clone()).await;
+        if let Err(e) = &result {
+            span.in_scope(|| tracing::debug!(code = e.code.as_str(), message = %e.message, "tool call failed"));
+        }
+        result
     }
 
     /// The session for an address, checked against its target and tab.
