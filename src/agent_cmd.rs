@@ -76,8 +76,7 @@ pub async fn trace(a: &Args) -> Result<u8> {
         [cmd, dir] if cmd == "replay" => {
             let (browser, _egress) = start_browser(a).await?;
             let tab = browser.new_tab(tab_options(a)?).await?;
-            let turns =
-                sightline_agent::replay(std::path::Path::new(dir), tab).await?;
+            let turns = sightline_agent::replay(std::path::Path::new(dir), tab).await?;
             let mut differ = 0;
             for t in &turns {
                 let same = t.recorded == t.now;

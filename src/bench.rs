@@ -13,6 +13,9 @@ use anyhow::{Context, Result};
 use serde_json::json;
 use sightline_api::{Action, Env, EnvOptions, StateObject};
 use sightline_browser::Browser;
+use sightline_cdp::protocol::accessibility::GetFullAxTree;
+use sightline_cdp::protocol::dom_snapshot::CaptureSnapshot;
+use sightline_cdp::protocol::page::CaptureScreenshot;
 use sightline_page::COMPUTED_STYLES;
 use sightline_serve::Server;
 
@@ -238,26 +241,26 @@ async fn measure_semantic(browser: &Browser, a: &Args, url: &str, n: usize, runs
     use sightline_page::semantic::{self, Scope, SemanticOptions};
     let tab = browser.new_tab(tab_options(a)?).await?;
     tab.navigate(url).await?;
-    let params = json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true, "includeDOMRects": true });
+    let params =
+        CaptureSnapshot { computed_styles: COMPUTED_STYLES, include_paint_order: true, include_dom_rects: true };
     let (mut snap, mut ax, mut both, mut sem) = (vec![], vec![], vec![], vec![]);
     let (mut outline_chars, mut content_chars) = (0, 0);
     for round in 0..=runs {
         let t = Instant::now();
-        tab.raw_call("DOMSnapshot.captureSnapshot", params.clone()).await?;
+        tab.execute(&params).await?;
         let d1 = t.elapsed();
         let t = Instant::now();
-        tab.raw_call("Accessibility.getFullAXTree", json!({})).await?;
+        tab.execute(&GetFullAxTree {}).await?;
         let d2 = t.elapsed();
         let t = Instant::now();
-        let (r1, r2) = tokio::join!(
-            tab.raw_call("DOMSnapshot.captureSnapshot", params.clone()),
-            tab.raw_call("Accessibility.getFullAXTree", json!({}))
-        );
+        let (r1, r2) = tokio::join!(tab.execute(&params), tab.execute(&GetFullAxTree {}));
         r1?;
         r2?;
         let d3 = t.elapsed();
         let t = Instant::now();
-        let mut c = tab.capture_with(CaptureOptions { screenshot: false, accessibility: true, ..CaptureOptions::default() }).await?;
+        let mut c = tab
+            .capture_with(CaptureOptions { screenshot: false, accessibility: true, ..CaptureOptions::default() })
+            .await?;
         let tree = semantic::build(&mut c.view, SemanticOptions::default());
         let plan = semantic::plan(&tree, &Scope::Viewport);
         let shown = &plan.ranked[..plan.ranked.len().min(300)];
@@ -340,20 +343,21 @@ async fn measure(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) 
         env.step_action(Action::Navigate { url: url.to_string() }, json!({"action": "navigate", "url": url})).await;
     anyhow::ensure!(first.state.error.is_none(), "loading {url}: {:?}", first.state.error);
     let tab = env.tab();
-    let all_rects = json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true, "includeDOMRects": true });
-    let no_rects = json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true });
+    let all_rects =
+        CaptureSnapshot { computed_styles: COMPUTED_STYLES, include_paint_order: true, include_dom_rects: true };
+    let no_rects = CaptureSnapshot { include_dom_rects: false, ..all_rects.clone() };
     let (mut raw_snap, mut raw_shot, mut no_shot, mut shot, mut click) = (vec![], vec![], vec![], vec![], vec![]);
     let mut raw_all = vec![];
     // One warm-up round, then interleaved measures so drift hits all alike.
     for round in 0..=runs {
         let t = Instant::now();
-        tab.raw_call("DOMSnapshot.captureSnapshot", all_rects.clone()).await?;
+        tab.execute(&all_rects).await?;
         let d0 = t.elapsed();
         let t = Instant::now();
-        tab.raw_call("DOMSnapshot.captureSnapshot", no_rects.clone()).await?;
+        tab.execute(&no_rects).await?;
         let d1 = t.elapsed();
         let t = Instant::now();
-        tab.raw_call("Page.captureScreenshot", json!({ "format": "png" })).await?;
+        tab.execute(&CaptureScreenshot::PNG).await?;
         let d2 = t.elapsed();
         let t = Instant::now();
         let c = tab.capture(false).await?;

@@ -263,7 +263,8 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--sizes" => a.sizes = Some(value("--sizes")?),
             "--rss-actions" => {
                 let v = value("--rss-actions")?;
-                a.rss_actions = Some(v.parse().map_err(|_| anyhow::anyhow!("--rss-actions expects a number, got {v:?}"))?);
+                a.rss_actions =
+                    Some(v.parse().map_err(|_| anyhow::anyhow!("--rss-actions expects a number, got {v:?}"))?);
             }
             "--json" => a.json = true,
             "--url" => a.url = Some(value("--url")?),

@@ -354,7 +354,11 @@ fn a_crashed_page_is_an_internal_browser_error_and_fatal() {
         let mut env = env("/kinds.html").await;
         let before = env.state().clone();
         // Page.crash gets no reply: the renderer is gone.
-        let _ = tokio::time::timeout(Duration::from_millis(500), env.tab().raw_call("Page.crash", json!({}))).await;
+        let _ = tokio::time::timeout(
+            Duration::from_millis(500),
+            env.tab().execute(&sightline_cdp::protocol::page::Crash {}),
+        )
+        .await;
         tokio::time::sleep(Duration::from_millis(300)).await;
         let t = step(&mut env, json!({"action": "click_element", "element_index": 1})).await;
         assert_eq!(code(&t.state), Some(ErrorCode::InternalBrowserError), "{:?}", t.state.error);
@@ -373,5 +377,23 @@ fn clicking_after_the_page_scrolled_hits_the_right_element() {
         let s = step(&mut env, json!({"action": "click_element", "element_index": i})).await.state;
         assert!(s.error.is_none(), "{:?}", s.error);
         assert_eq!(eval(&env, "location.hash").await, "#o30");
+    })
+}
+
+#[test]
+fn settle_tells_its_caller_when_it_timed_out() {
+    run(async {
+        let settle = sightline_browser::SettleOptions { cap: Duration::from_millis(300), ..Default::default() };
+        let tab = tab_with(sightline_browser::TabOptions { settle, ..Default::default() }).await;
+        tab.navigate(&url("/form.html")).await.unwrap();
+        // A request that takes longer than the wait's cap.
+        let since = Instant::now();
+        tab.evaluate("void fetch('/kinds.html?delay=3000')").await.unwrap();
+        let r = tab.settle(since).await.unwrap();
+        assert!(matches!(r, sightline_browser::Settled::TimedOut { loading: false, .. }), "{r:?}");
+        assert!(since.elapsed() < Duration::from_secs(2), "{:?}", since.elapsed());
+        // Counting only what starts from now on, the page is at rest.
+        let r = tab.settle(Instant::now()).await.unwrap();
+        assert_eq!(r, sightline_browser::Settled::Stable);
     })
 }

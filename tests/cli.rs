@@ -308,8 +308,8 @@ fn connect_uses_a_running_browser_and_leaves_it_running() {
     let port = std::fs::read_to_string(&port_file).unwrap().lines().next().unwrap().trim().to_string();
     let pages = || -> usize {
         run(async {
-            let v: Value = owned.client().call(None, "Target.getTargets", json!({})).await.unwrap();
-            v["targetInfos"].as_array().unwrap().iter().filter(|t| t["type"] == "page").count()
+            let v = owned.client().execute(None, &sightline_cdp::protocol::target::GetTargets {}).await.unwrap();
+            v.target_infos.iter().filter(|t| t.kind == "page").count()
         })
     };
     let before = pages();

@@ -656,7 +656,9 @@ fn a_renderer_crash_is_a_typed_error() {
         // Chromium never answers Page.crash (the renderer is gone): the client fails the
         // call when the crash event arrives instead of waiting for its 60 s limit.
         let t = Instant::now();
-        let r = within("Page.crash", Duration::from_secs(10), env.tab().raw_call("Page.crash", json!({}))).await;
+        let r =
+            within("Page.crash", Duration::from_secs(10), env.tab().execute(&sightline_cdp::protocol::page::Crash {}))
+                .await;
         eprintln!("Page.crash returned in {:?}: {:?}", t.elapsed(), r.as_ref().err());
         assert!(r.is_err());
         let t = Instant::now();

@@ -164,8 +164,8 @@ impl ChatClient {
     /// the answer is the first choice's text.
     pub fn ask_image(&self, model: &str, png: &[u8], question: &str) -> Result<String, ChatError> {
         let text = self.send(&image_question(model, png, question).to_string())?;
-        let v: Value =
-            serde_json::from_str(&text).map_err(|e| ChatError::Reply { detail: format!("the reply is not JSON: {e}") })?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| ChatError::Reply { detail: format!("the reply is not JSON: {e}") })?;
         v["choices"][0]["message"]["content"]
             .as_str()
             .map(str::to_string)
@@ -195,7 +195,10 @@ mod tests {
         assert!(!format!("{c:?}").contains("sk-secret"));
         let body = image_question("m", b"\x89PNG", "what?");
         assert_eq!(body["messages"][0]["content"][0]["text"], "what?");
-        assert!(body["messages"][0]["content"][1]["image_url"]["url"].as_str().unwrap().starts_with("data:image/png;base64,"));
+        assert!(body["messages"][0]["content"][1]["image_url"]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:image/png;base64,"));
     }
 
     #[test]

@@ -6,8 +6,8 @@
 use base64::Engine;
 use serde_json::{json, Value};
 
-use crate::chat::{image_part, ChatClient, ChatError};
 pub use crate::chat::Kind;
+use crate::chat::{image_part, ChatClient, ChatError};
 use crate::prompt::action_tools;
 
 /// A configured model: an endpoint and a model name.
@@ -56,8 +56,7 @@ pub struct ModelReply {
 impl Provider {
     /// `openai:MODEL` or `anthropic:MODEL`; the key from the environment.
     pub fn from_spec(spec: &str, base_url: Option<&str>) -> Result<Provider, ProviderError> {
-        let (kind, model) =
-            spec.split_once(':').ok_or_else(|| ProviderError::UnknownProvider { name: spec.into() })?;
+        let (kind, model) = spec.split_once(':').ok_or_else(|| ProviderError::UnknownProvider { name: spec.into() })?;
         let (kind, default_base, key_vars): (Kind, &str, &[&'static str]) = match kind {
             "openai" => (Kind::OpenAi, "https://api.openai.com/v1", &["SIGHTLINE_API_KEY", "OPENAI_API_KEY"]),
             "anthropic" => {

@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use sightline_browser::{BrowserError, Captured, Refusal, Tab};
+use sightline_browser::{BrowserError, Captured, Refusal, Tab, TargetId};
 use sightline_page::ElementIndex;
 
 use crate::action::Action;
@@ -55,7 +55,7 @@ pub struct Env {
     /// When the current tab closes, the state returns to the last of them.
     openers: Vec<std::sync::Arc<Tab>>,
     /// Page targets already seen in this context (so a tab is followed once).
-    known: std::collections::HashSet<String>,
+    known: std::collections::HashSet<TargetId>,
     opts: EnvOptions,
     egress: Option<std::sync::Arc<Egress>>,
     current: Captured,
@@ -68,7 +68,7 @@ impl Env {
         let tab: std::sync::Arc<Tab> = tab.into();
         let current = tab.capture(opts.screenshot).await?;
         let state = StateObject::from_view(&current.view, current.screenshot.clone());
-        let mut known: std::collections::HashSet<String> = std::iter::once(tab.target_id().to_string()).collect();
+        let mut known: std::collections::HashSet<TargetId> = std::iter::once(tab.target_id().clone()).collect();
         // Pages already open in this context are not ones this page opened.
         if let Some(ctx) = tab.context_id() {
             if let Ok(pages) = tab.browser().pages_in(ctx).await {
@@ -132,23 +132,25 @@ impl Env {
             }
             // The opener may still be settling from what the popup did (Django's
             // popup writes its choice into the opener as it closes).
-            self.tab.settle(std::time::Instant::now()).await?;
+            // A wait that times out still returns to the opener: it is the page there is.
+            let _settled = self.tab.settle(std::time::Instant::now()).await?;
         }
-        let Some(context) = self.tab.context_id().map(str::to_string) else { return Ok(()) };
+        let Some(context) = self.tab.context_id().cloned() else { return Ok(()) };
         let pages = self.tab.browser().pages_in(&context).await?;
-        let current = self.tab.target_id().to_string();
+        let current = self.tab.target_id().clone();
         // A page opened by the current one, else any new page in this context.
         let opened = pages
             .iter()
             .filter(|(id, _)| !self.known.contains(id))
-            .max_by_key(|(_, opener)| opener.as_deref() == Some(current.as_str()))
+            .max_by_key(|(_, opener)| opener.as_ref() == Some(&current))
             .map(|(id, _)| id.clone());
         for (id, _) in &pages {
             self.known.insert(id.clone());
         }
         if let Some(target) = opened {
             let tab = Tab::attach(self.tab.browser().clone(), &target, self.tab.options().clone()).await?;
-            tab.wait_loaded().await?;
+            // A popup still loading past the limit is followed as it is.
+            let _settled = tab.wait_loaded().await?;
             let previous = std::mem::replace(&mut self.tab, std::sync::Arc::new(tab));
             self.openers.push(previous);
         }

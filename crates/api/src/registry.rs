@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use sightline_browser::{Browser, BrowserOptions, Captured, Tab, TabOptions};
+use sightline_browser::{Browser, BrowserContextId, BrowserOptions, Captured, FrameId, Tab, TabOptions};
 use sightline_page::semantic::SemanticTree;
 use tokio::sync::Mutex;
 
@@ -28,7 +28,7 @@ pub struct Stored {
     /// Tab navigation count when taken.
     pub navigations: u64,
     /// Per frame id: document generation when taken (frame loader identity).
-    pub frame_generations: HashMap<String, u64>,
+    pub frame_generations: HashMap<FrameId, u64>,
     pub captured: Arc<Captured>,
     pub tree: Option<Arc<SemanticTree>>,
 }
@@ -58,7 +58,7 @@ pub struct Session {
     pub ids: Ids,
     pub browser: Browser,
     pub owns_browser: bool,
-    pub context: String,
+    pub context: BrowserContextId,
     pub target_id: String,
     pub generation: u64,
     pub retired_targets: HashSet<String>,

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use sightline_browser::CaptureOptions;
+use sightline_browser::{CaptureOptions, FrameId};
 use sightline_page::semantic::{self, Omitted, Plan, Scope, SemanticOptions, SemanticTree};
 use sightline_page::{ElementIndex, IndexError};
 
@@ -194,11 +194,24 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         None => None,
     };
     let semantic = req.format == Format::SemanticV2;
-    let mut captured = tab.capture_with(CaptureOptions { screenshot: req.screenshot, accessibility: semantic, ..CaptureOptions::default() }).await?;
+    let mut captured = tab
+        .capture_with(CaptureOptions {
+            screenshot: req.screenshot,
+            accessibility: semantic,
+            ..CaptureOptions::default()
+        })
+        .await?;
     let id = session.ids.snapshot();
     session.retire_tab_snapshots(tab_id, Rule::NewerSnapshot);
-    let frame_generations: HashMap<String, u64> =
-        captured.view.frame_ids().map(|f| (f.to_string(), tab.frame_generation(f))).collect();
+    let frame_generations: HashMap<FrameId, u64> = captured
+        .view
+        .frame_ids()
+        .map(|f| {
+            let f = FrameId(f.to_string());
+            let generation = tab.frame_generation(&f);
+            (f, generation)
+        })
+        .collect();
     let screenshot = captured.screenshot.take();
     let tree = if semantic {
         let mut opts = SemanticOptions::default();

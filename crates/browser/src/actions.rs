@@ -5,8 +5,10 @@
 
 use std::time::Instant;
 
-use serde_json::{json, Value};
-use sightline_cdp::SessionId;
+use sightline_cdp::protocol::input::{DispatchKeyEvent, DispatchMouseEvent, KeyEventKind, MouseButton, MouseEventKind};
+use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, TerminateExecution};
+use sightline_cdp::protocol::{dom, fetch, page, Command};
+use sightline_cdp::{BackendNodeId, SessionId};
 use sightline_page::{DialogControl, Element, ElementIndex};
 
 use crate::capture::Captured;
@@ -76,12 +78,9 @@ impl Tab {
     }
 
     async fn object_id(&self, session: &SessionId, backend: i64, index: ElementIndex) -> Result<String, BrowserError> {
-        let r = self.resolve_isolated(session, backend, None).await;
+        let r = self.resolve_isolated(session, BackendNodeId(backend), None).await;
         match r {
-            Ok(v) => v["object"]["objectId"]
-                .as_str()
-                .map(str::to_string)
-                .ok_or(BrowserError::NotInteractive { index, reason: Refusal::Detached }),
+            Ok(v) => v.object.object_id.ok_or(BrowserError::NotInteractive { index, reason: Refusal::Detached }),
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => {
                 Err(BrowserError::NotInteractive { index, reason: Refusal::Detached })
             }
@@ -94,36 +93,31 @@ impl Tab {
         session: &SessionId,
         object: &str,
         f: &str,
-        args: Value,
+        args: &[CallArgument],
     ) -> Result<String, BrowserError> {
-        let v: Value = self
-            .cdp(
-                session,
-                "Runtime.callFunctionOn",
-                json!({ "objectId": object, "functionDeclaration": f, "arguments": args, "returnByValue": true }),
-            )
-            .await?;
-        Ok(v["result"]["value"].as_str().unwrap_or_default().to_string())
+        let call =
+            CallFunctionOn { object_id: object, function_declaration: f, arguments: args, return_by_value: true };
+        let v = self.cdp(session, &call).await?;
+        Ok(v.result.value.as_ref().and_then(|v| v.as_str()).unwrap_or_default().to_string())
     }
 
     /// Check, at the moment of acting, that the element is still what is on top at its click point.
     async fn verify_hit(&self, cap: &Captured, e: &Element) -> Result<(), BrowserError> {
         let (x, y) = e.click_point;
-        let r: Result<Value, _> = self
+        let r = self
             .cdp(
                 &self.session,
-                "DOM.getNodeForLocation",
                 // DOM.getNodeForLocation takes main-document coordinates, not viewport ones.
-                json!({
-                    "x": (x + cap.view.scroll.0).round() as i64,
-                    "y": (y + cap.view.scroll.1).round() as i64,
-                    "includeUserAgentShadowDOM": false,
-                    "ignorePointerEventsNone": true
-                }),
+                &dom::GetNodeForLocation {
+                    x: (x + cap.view.scroll.0).round() as i64,
+                    y: (y + cap.view.scroll.1).round() as i64,
+                    include_user_agent_shadow_dom: false,
+                    ignore_pointer_events_none: true,
+                },
             )
             .await;
         let hit = match r {
-            Ok(v) => v["backendNodeId"].as_i64().unwrap_or(0),
+            Ok(v) => v.backend_node_id,
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => {
                 return Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Hidden })
             }
@@ -131,7 +125,7 @@ impl Tab {
         };
         let view = &cap.view;
         // Hits in the main session are reported for frame 0 and its same-process frames.
-        let found = view.node_by_backend(0, hit);
+        let found = view.node_by_backend(0, hit.0);
         if let Some(h) = found {
             // The click lands on the element or inside it; an ancestor (the page's <body>)
             // under the point means the element is not there any more.
@@ -144,9 +138,7 @@ impl Tab {
         // Not on top: gone, or covered by something.
         let session = &cap.sessions[e.frame];
         let object = self.object_id(session, e.backend_node_id, e.index).await?;
-        if self.call_on(session, &object, "function(){return this.isConnected ? 'yes' : 'no'}", json!([])).await?
-            != "yes"
-        {
+        if self.call_on(session, &object, "function(){return this.isConnected ? 'yes' : 'no'}", &[]).await? != "yes" {
             return Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Detached });
         }
         let by = match found {
@@ -160,17 +152,12 @@ impl Tab {
         Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Covered { by } })
     }
 
-    async fn describe_backend(&self, backend: i64) -> String {
-        let r: Result<Value, _> = self.call("DOM.describeNode", json!({ "backendNodeId": backend })).await;
-        match r {
+    async fn describe_backend(&self, backend: BackendNodeId) -> String {
+        match self.call(&dom::DescribeNode::backend(backend)).await {
             Ok(v) => {
-                let node = &v["node"];
-                let attrs: Vec<String> = node["attributes"]
-                    .as_array()
-                    .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
-                    .unwrap_or_default();
-                let mut n = format!("<{}", node["localName"].as_str().unwrap_or("?"));
-                for pair in attrs.chunks(2) {
+                let node = v.node;
+                let mut n = format!("<{}", node.local_name.as_deref().unwrap_or("?"));
+                for pair in node.attributes.chunks(2) {
                     if matches!(pair[0].as_str(), "id" | "class" | "role") {
                         n.push_str(&format!(" {}=\"{}\"", pair[0], pair.get(1).map(String::as_str).unwrap_or("")));
                     }
@@ -181,29 +168,28 @@ impl Tab {
         }
     }
 
-    async fn mouse(&self, kind: &str, x: f64, y: f64, extra: Value) -> Result<(), BrowserError> {
-        let mut p = json!({ "type": kind, "x": x, "y": y });
-        if let (Some(p), Some(extra)) = (p.as_object_mut(), extra.as_object()) {
-            p.extend(extra.clone());
-        }
-        self.input("Input.dispatchMouseEvent", p).await
+    /// A left-button press or release at a viewport point.
+    async fn button(&self, kind: MouseEventKind, x: f64, y: f64, click_count: u32) -> Result<(), BrowserError> {
+        let pressed = u32::from(kind == MouseEventKind::MousePressed);
+        let event = DispatchMouseEvent {
+            button: Some(MouseButton::Left),
+            buttons: Some(pressed),
+            click_count: Some(click_count),
+            ..DispatchMouseEvent::at(kind, x, y)
+        };
+        self.input(&event).await
     }
 
     /// One input event. Chromium answers once the page has handled it; a handler
     /// that never returns (an endless loop) is stopped after [`HANDLER_LIMIT`]
     /// with `Runtime.terminateExecution`, so the page lives on, and the action fails.
-    pub(crate) async fn input(&self, method: &str, params: Value) -> Result<(), BrowserError> {
-        match self.cdp_raw(&self.session, method, params, HANDLER_LIMIT).await {
+    pub(crate) async fn input<C: Command>(&self, event: &C) -> Result<(), BrowserError> {
+        match self.cdp_within(&self.session, event, HANDLER_LIMIT).await {
             Ok(_) => Ok(()),
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Timeout { .. })) => {
                 let _ = self
                     .client
-                    .call_raw_within(
-                        Some(&self.session),
-                        "Runtime.terminateExecution",
-                        json!({}),
-                        std::time::Duration::from_secs(5),
-                    )
+                    .execute_within(Some(&self.session), &TerminateExecution {}, std::time::Duration::from_secs(5))
                     .await;
                 Err(BrowserError::PageScript(format!(
                     "the page's event handler ran for more than {} s and was stopped",
@@ -220,7 +206,8 @@ impl Tab {
         const STEPS: u32 = 3;
         for i in 1..=STEPS {
             let t = i as f64 / STEPS as f64;
-            self.mouse("mouseMoved", fx + (x - fx) * t, fy + (y - fy) * t, json!({})).await?;
+            self.input(&DispatchMouseEvent::at(MouseEventKind::MouseMoved, fx + (x - fx) * t, fy + (y - fy) * t))
+                .await?;
         }
         self.state.lock().unwrap().pointer = (x, y);
         Ok(())
@@ -267,10 +254,10 @@ impl Tab {
         let r = async {
             self.move_pointer(x, y).await?;
             for n in 1..=count.max(1) {
-                self.mouse("mousePressed", x, y, json!({ "button": "left", "buttons": 1, "clickCount": n })).await?;
-                self.mouse("mouseReleased", x, y, json!({ "button": "left", "buttons": 0, "clickCount": n })).await?;
+                self.button(MouseEventKind::MousePressed, x, y, n).await?;
+                self.button(MouseEventKind::MouseReleased, x, y, n).await?;
             }
-            self.settle(since).await
+            self.wait_after(since).await
         }
         .await;
         dialog_is_outcome(r)
@@ -294,15 +281,15 @@ impl Tab {
         let since = self.mark().await;
         let r = async {
             self.move_pointer(e.click_point.0, e.click_point.1).await?;
-            self.settle(since).await
+            self.wait_after(since).await
         }
         .await;
         dialog_is_outcome(r)
     }
 
-    async fn press(&self, events: [Value; 2]) -> Result<(), BrowserError> {
+    async fn press(&self, events: [DispatchKeyEvent; 2]) -> Result<(), BrowserError> {
         for ev in events {
-            self.input("Input.dispatchKeyEvent", ev).await?;
+            self.input(&ev).await?;
         }
         Ok(())
     }
@@ -374,7 +361,7 @@ impl Tab {
         overwrite: bool,
     ) -> Result<(), BrowserError> {
         let since = self.mark().await;
-        match self.call_on(session, object, PREPARE_TYPING, json!([{ "value": overwrite }])).await?.as_str() {
+        match self.call_on(session, object, PREPARE_TYPING, &[CallArgument::value(overwrite)]).await?.as_str() {
             "detached" => return Err(BrowserError::Refused { reason: Refusal::Detached }),
             "delete" => self.press(named("Backspace", 8, None)).await?,
             "end" => self.press(named("End", 35, None)).await?,
@@ -382,7 +369,7 @@ impl Tab {
         }
         let r = async {
             self.send_keys_now(text).await?;
-            self.settle(since).await
+            self.wait_after(since).await
         }
         .await;
         dialog_is_outcome(r)
@@ -396,9 +383,8 @@ impl Tab {
             if (a.isContentEditable || a.tagName === 'TEXTAREA') return true; \
             return a.tagName === 'INPUT' && /^(text|search|email|url|tel|password|number|)$/.test(a.type) })()";
         self.click_at(e.click_point.0, e.click_point.1).await?;
-        let v: Value =
-            self.eval_isolated(&self.session, json!({ "expression": FOCUS_TAKES_TEXT, "returnByValue": true })).await?;
-        if v["result"]["value"].as_bool() != Some(true) {
+        let v = self.eval_isolated(&self.session, Evaluate::new(FOCUS_TAKES_TEXT).by_value()).await?;
+        if v.result.value.and_then(|v| v.as_bool()) != Some(true) {
             return Err(BrowserError::NotInteractive {
                 index: e.index,
                 reason: Refusal::Unsupported { action: "input_text", element: describe_element(e) },
@@ -407,13 +393,20 @@ impl Tab {
         let since = self.mark().await;
         let r = async {
             if overwrite {
-                let select_all = json!({ "type": "keyDown", "key": "a", "code": "KeyA", "windowsVirtualKeyCode": 65, "modifiers": 2, "commands": ["selectAll"] });
-                let up = json!({ "type": "keyUp", "key": "a", "code": "KeyA", "windowsVirtualKeyCode": 65, "modifiers": 2 });
+                let select_all = DispatchKeyEvent {
+                    modifiers: Some(2),
+                    commands: vec!["selectAll".into()],
+                    ..DispatchKeyEvent::key(KeyEventKind::KeyDown, "a", "KeyA", 65)
+                };
+                let up = DispatchKeyEvent {
+                    modifiers: Some(2),
+                    ..DispatchKeyEvent::key(KeyEventKind::KeyUp, "a", "KeyA", 65)
+                };
                 self.press([select_all, up]).await?;
                 self.press(named("Backspace", 8, None)).await?;
             }
             self.send_keys_now(text).await?;
-            self.settle(since).await
+            self.wait_after(since).await
         }
         .await;
         dialog_is_outcome(r)
@@ -424,7 +417,7 @@ impl Tab {
         let Some(events) = crate::keys::key_by_name(key) else { return Ok(false) };
         let since = self.mark().await;
         self.press(events).await?;
-        self.settle(since).await?;
+        self.wait_after(since).await?;
         Ok(true)
     }
 
@@ -432,19 +425,18 @@ impl Tab {
     pub async fn keys(&self, text: &str) -> Result<(), BrowserError> {
         let since = self.mark().await;
         self.send_keys_now(text).await?;
-        self.settle(since).await
+        self.wait_after(since).await
     }
 
     async fn send_keys_now(&self, text: &str) -> Result<(), BrowserError> {
         // Pipelined: each call is written to the socket in order on its first poll, and
         // Chromium handles one session's commands in order, so the page sees the keys in order.
-        let events: Vec<Value> = text.chars().flat_map(key_events).collect();
+        let events: Vec<DispatchKeyEvent> = text.chars().flat_map(key_events).collect();
         // Each key keeps the long limit: pipelined keys of a long text wait in line.
-        let results =
-            futures_util::future::join_all(events.into_iter().map(|ev| {
-                self.cdp_raw(&self.session, "Input.dispatchKeyEvent", ev, std::time::Duration::from_secs(60))
-            }))
-            .await;
+        let results = futures_util::future::join_all(
+            events.iter().map(|ev| self.cdp_within(&self.session, ev, std::time::Duration::from_secs(60))),
+        )
+        .await;
         for r in results {
             r?;
         }
@@ -478,10 +470,10 @@ impl Tab {
         let session = &cap.sessions[o.frame];
         let object = self.object_id(session, o.backend_node_id, option).await?;
         let since = self.mark().await;
-        if self.call_on(session, &object, SELECT_OPTION, json!([])).await? != "ok" {
+        if self.call_on(session, &object, SELECT_OPTION, &[]).await? != "ok" {
             return Err(BrowserError::NotInteractive { index: option, reason: Refusal::Detached });
         }
-        self.settle(since).await
+        self.wait_after(since).await
     }
 
     /// `scroll`: a wheel turn at the pointer (or over `element`), by `pixels` or one viewport.
@@ -512,16 +504,18 @@ impl Tab {
             }
             None => self.state.lock().unwrap().pointer,
         };
-        self.mouse("mouseWheel", x, y, json!({ "deltaX": dx, "deltaY": dy })).await?;
+        let wheel = DispatchMouseEvent {
+            delta_x: Some(dx),
+            delta_y: Some(dy),
+            ..DispatchMouseEvent::at(MouseEventKind::MouseWheel, x, y)
+        };
+        self.input(&wheel).await?;
         // The wheel is applied on the next frames.
-        let _: Value = self
-            .eval_isolated(
-                &self.session,
-                // A background tab gets no animation frames: a timer ends the wait there.
-                json!({ "expression": "new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })", "awaitPromise": true }),
-            )
-            .await?;
-        self.settle(since).await
+        // A background tab gets no animation frames: a timer ends the wait there.
+        const NEXT_FRAMES: &str =
+            "new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })";
+        self.eval_isolated(&self.session, Evaluate::new(NEXT_FRAMES).await_promise(true)).await?;
+        self.wait_after(since).await
     }
 
     /// `navigate`: load `url`. A URL that cannot be loaded leaves the current
@@ -533,36 +527,32 @@ impl Tab {
             self.answer_dialog(false).await?;
         }
         // Unavailable when the current page is itself an error page: then there is nothing to restore.
-        let before: Option<Value> = self.call("Page.getNavigationHistory", json!({})).await.ok();
+        let before = self.call(&page::GetNavigationHistory {}).await.ok();
         self.state.lock().unwrap().nav_error = None;
-        let pattern =
-            json!({ "patterns": [{ "urlPattern": "*", "resourceType": "Document", "requestStage": "Response" }] });
-        let intercept = self.call::<Value>("Fetch.enable", pattern).await.is_ok();
+        let documents =
+            [fetch::RequestPattern { url_pattern: "*", resource_type: "Document", request_stage: "Response" }];
+        let intercept = self.call(&fetch::Enable { patterns: &documents }).await.is_ok();
         let since = self.mark().await;
-        let nav = tokio::time::timeout(
-            self.opts.settle.load_timeout,
-            self.call::<Value>("Page.navigate", json!({ "url": url })),
-        )
-        .await;
+        let nav = tokio::time::timeout(self.opts.settle.load_timeout, self.call(&page::Navigate { url })).await;
         let failure = match nav {
-            Ok(Ok(v)) => v["errorText"].as_str().filter(|t| !t.is_empty()).map(str::to_string),
+            Ok(Ok(v)) => v.error_text.filter(|t| !t.is_empty()),
             Ok(Err(e)) => match e {
                 // `beforeunload` asked the user: that dialog is the next state.
                 BrowserError::DialogOpen => {
-                    let _: Result<Value, _> = self.client.call(Some(&self.session), "Fetch.disable", json!({})).await;
+                    let _ = self.client.execute(Some(&self.session), &fetch::Disable {}).await;
                     return Ok(());
                 }
                 BrowserError::Cdp(sightline_cdp::CdpError::Protocol { message, .. }) => Some(message),
                 other => return Err(other),
             },
             Err(_) => {
-                let _: Result<Value, _> = self.call("Page.stopLoading", json!({})).await;
+                let _ = self.call(&page::StopLoading {}).await;
                 Some(format!("timed out after {:?}", self.opts.settle.load_timeout))
             }
         };
         let aborted = self.state.lock().unwrap().nav_error.take();
         if intercept {
-            let _: Result<Value, _> = self.call("Fetch.disable", json!({})).await;
+            let _ = self.call(&fetch::Disable {}).await;
         }
         if let Some(reason) = failure {
             match aborted {
@@ -578,30 +568,29 @@ impl Tab {
                 }
             }
         }
-        self.settle(since).await
+        self.wait_after(since).await
     }
 
     /// Go back to the history entry that was current in `before`, if an error page replaced it.
-    async fn restore_history(&self, before: &Value) -> Result<(), BrowserError> {
-        let idx = |v: &Value| v["currentIndex"].as_u64().unwrap_or(0) as usize;
-        let entry = |v: &Value, i: usize| v["entries"][i]["id"].clone();
-        let target = entry(before, idx(before));
+    async fn restore_history(&self, before: &page::NavigationHistory) -> Result<(), BrowserError> {
+        let target = before.current();
         // The error page commits shortly after `Page.navigate` reports the failure;
         // until then the frame is in transition and Page calls are refused.
         let since = Instant::now();
-        self.settle(since).await?;
+        self.wait_after(since).await?;
         let deadline = Instant::now() + std::time::Duration::from_secs(3);
         loop {
-            if let Ok(after) = self.call::<Value>("Page.getNavigationHistory", json!({})).await {
-                if entry(&after, idx(&after)) == target {
+            if let Ok(after) = self.call(&page::GetNavigationHistory {}).await {
+                if after.current() == target {
                     return Ok(());
                 }
             }
+            let Some(entry_id) = target else { return Ok(()) };
             let since = Instant::now();
-            match self.call::<Value>("Page.navigateToHistoryEntry", json!({ "entryId": target })).await {
+            match self.call(&page::NavigateToHistoryEntry { entry_id }).await {
                 Ok(_) => {
                     self.state.lock().unwrap().main_loading = true;
-                    return self.settle(since).await;
+                    return self.wait_after(since).await;
                 }
                 Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) if Instant::now() < deadline => {
                     tokio::time::sleep(std::time::Duration::from_millis(25)).await;

@@ -9,7 +9,13 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
+use sightline_cdp::protocol::accessibility::{self, GetFullAxTree, GetPartialAxTree};
+use sightline_cdp::protocol::dom::{DescribeNode, GetFrameOwner, ResolveNode};
+use sightline_cdp::protocol::dom_snapshot::CaptureSnapshot;
+use sightline_cdp::protocol::page::CaptureScreenshot;
+use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, GetProperties, ReleaseObjectGroup};
+use sightline_cdp::{BackendNodeId, FrameId, SessionId};
 use sightline_page::{
     AxNode, Capture, DomRects, ElementIndex, FrameCapture, FrameOwner, PageView, RectRequest, Snapshot, Viewport, COMPUTED_STYLES,
 };
@@ -35,7 +41,7 @@ pub struct Captured {
     /// The raw capture (kept for recording fixtures and for marks).
     pub capture: Capture,
     /// The CDP session of each frame capture (`capture.frames[i]`).
-    pub sessions: Vec<sightline_cdp::SessionId>,
+    pub sessions: Vec<SessionId>,
     /// Wall time of the CDP calls, and of building the view.
     pub cdp_time: Duration,
     pub model_time: Duration,
@@ -48,29 +54,19 @@ const RECTS_ONE_BY_ONE: usize = 300;
 /// A capture call that takes longer than this is failing, not slow.
 const CAPTURE_LIMIT: Duration = Duration::from_secs(15);
 
-#[derive(Deserialize)]
-struct Shot {
-    data: String,
-}
-
 impl Tab {
     /// `DOMSnapshot.captureSnapshot` of one target. DOM rects (client box, scroll
     /// extent) cost as much as the rest of the snapshot when asked for every
     /// node, and the model reads them for a few elements: unless `all_rects`,
     /// they are fetched for those alone ([`Snapshot::rects_needed`]).
-    async fn snapshot(
-        &self,
-        session: &sightline_cdp::SessionId,
-        all_rects: bool,
-    ) -> Result<Snapshot, BrowserError> {
-        let raw = self
-            .cdp_raw(
-                session,
-                "DOMSnapshot.captureSnapshot",
-                json!({ "computedStyles": COMPUTED_STYLES, "includePaintOrder": true, "includeDOMRects": all_rects }),
-                CAPTURE_LIMIT,
-            )
-            .await?;
+    async fn snapshot(&self, session: &SessionId, all_rects: bool) -> Result<Snapshot, BrowserError> {
+        let snapshot = CaptureSnapshot {
+            computed_styles: COMPUTED_STYLES,
+            include_paint_order: true,
+            include_dom_rects: all_rects,
+        };
+        // Kept raw by the client, parsed once here.
+        let raw = self.cdp_within(session, &snapshot, CAPTURE_LIMIT).await?;
         let mut snap: Snapshot =
             serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))?;
         drop(raw);
@@ -93,7 +89,7 @@ impl Tab {
     /// and one call for all of them to read their rects.
     async fn dom_rects(
         &self,
-        session: &sightline_cdp::SessionId,
+        session: &SessionId,
         needed: &[RectRequest],
     ) -> Result<Vec<(RectRequest, DomRects)>, BrowserError> {
         const GROUP: &str = "sightline-rects";
@@ -105,15 +101,16 @@ impl Tab {
         let mut resolved: Vec<(bool, RectRequest, String)> = Vec::with_capacity(needed.len());
         for chunk in needed.chunks(64) {
             let got = join_all(chunk.iter().map(|r| async move {
+                let main_world =
+                    ResolveNode { object_group: Some(GROUP), ..ResolveNode::backend(BackendNodeId(r.backend_node_id)) };
                 if let Some(ctx) = world {
-                    let p = json!({ "backendNodeId": r.backend_node_id, "objectGroup": GROUP, "executionContextId": ctx });
-                    if let Ok(v) = self.cdp::<Value>(session, "DOM.resolveNode", p).await {
-                        return v["object"]["objectId"].as_str().map(|o| (true, *r, o.to_string()));
+                    let isolated = ResolveNode { execution_context_id: Some(ctx), ..main_world };
+                    if let Ok(v) = self.cdp(session, &isolated).await {
+                        return v.object.object_id.map(|o| (true, *r, o));
                     }
                 }
-                let p = json!({ "backendNodeId": r.backend_node_id, "objectGroup": GROUP });
-                let v = self.cdp::<Value>(session, "DOM.resolveNode", p).await.ok()?;
-                v["object"]["objectId"].as_str().map(|o| (false, *r, o.to_string()))
+                let v = self.cdp(session, &main_world).await.ok()?;
+                v.object.object_id.map(|o| (false, *r, o))
             }))
             .await;
             resolved.extend(got.into_iter().flatten());
@@ -122,24 +119,27 @@ impl Tab {
         for isolated in [true, false] {
             let group: Vec<&(bool, RectRequest, String)> = resolved.iter().filter(|g| g.0 == isolated).collect();
             let Some(first) = group.first() else { continue };
-            let args: Vec<Value> = group.iter().map(|g| json!({ "objectId": g.2 })).collect();
-            let read = self
-                .cdp::<Value>(
-                    session,
-                    "Runtime.callFunctionOn",
-                    json!({ "objectId": first.2, "functionDeclaration": READ, "arguments": args, "returnByValue": true }),
-                )
-                .await;
-            let values = read.ok().and_then(|v| v["result"]["value"].as_array().cloned()).unwrap_or_default();
+            let args: Vec<CallArgument> = group.iter().map(|g| CallArgument::object(g.2.clone())).collect();
+            let read = CallFunctionOn {
+                object_id: &first.2,
+                function_declaration: READ,
+                arguments: &args,
+                return_by_value: true,
+            };
+            let values = match self.cdp(session, &read).await.ok().and_then(|v| v.result.value) {
+                Some(Value::Array(values)) => values,
+                _ => Vec::new(),
+            };
             for (g, v) in group.iter().zip(values) {
-                let n: Vec<f64> = v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+                let n: Vec<f64> =
+                    v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
                 if n.len() == 8 {
                     let rects = DomRects { client: [n[0], n[1], n[2], n[3]], scroll: [n[4], n[5], n[6], n[7]] };
                     out.push((g.1, rects));
                 }
             }
         }
-        let _: Result<Value, _> = self.cdp(session, "Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP })).await;
+        let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
         Ok(out)
     }
 
@@ -148,12 +148,12 @@ impl Tab {
         self.capture_with(CaptureOptions { screenshot, ..CaptureOptions::default() }).await
     }
 
-    async fn ax_tree(&self, session: &sightline_cdp::SessionId) -> Option<Vec<AxNode>> {
+    async fn ax_tree(&self, session: &SessionId) -> Option<Vec<AxNode>> {
         #[derive(Deserialize)]
         struct Tree {
             nodes: Vec<AxNode>,
         }
-        let raw = self.cdp_raw(session, "Accessibility.getFullAXTree", json!({}), CAPTURE_LIMIT).await.ok()?;
+        let raw = self.cdp_within(session, &GetFullAxTree {}, CAPTURE_LIMIT).await.ok()?;
         serde_json::from_str::<Tree>(raw.get()).ok().map(|t| t.nodes)
     }
 
@@ -166,14 +166,10 @@ impl Tab {
             return Ok(self.dialog_capture(dialog, screenshot, started).await);
         }
         let sessions = self.sessions();
-        let oop: Vec<String> = self.state.lock().unwrap().oopifs.iter().map(|f| f.frame_id.clone()).collect();
+        let oop: Vec<FrameId> = self.state.lock().unwrap().oopifs.iter().map(|f| f.frame_id.clone()).collect();
         let shot = async {
             if screenshot {
-                let raw = self
-                    .cdp_raw(&self.session, "Page.captureScreenshot", json!({ "format": "png" }), CAPTURE_LIMIT)
-                    .await?;
-                let s: Shot = serde_json::from_str(raw.get())
-                    .map_err(|e| BrowserError::Unexpected(format!("screenshot: {e}")))?;
+                let s = self.cdp_within(&self.session, &CaptureScreenshot::PNG, CAPTURE_LIMIT).await?;
                 Ok::<_, BrowserError>(Some(s.data))
             } else {
                 Ok(None)
@@ -237,7 +233,7 @@ impl Tab {
 
     /// Names for elements the DOM rules left unnamed, from Chromium's accessibility
     /// tree (one `getPartialAXTree` per element, concurrently, at most 25, capped in time).
-    async fn ax_names(&self, view: &mut PageView, sessions: &[sightline_cdp::SessionId]) {
+    async fn ax_names(&self, view: &mut PageView, sessions: &[SessionId]) {
         let unnamed: Vec<(ElementIndex, usize, i64)> = view
             .unnamed()
             .into_iter()
@@ -249,18 +245,11 @@ impl Tab {
         }
         let asks = join_all(unnamed.iter().map(|&(index, frame, backend)| async move {
             let session = sessions.get(frame)?;
-            let raw = self
-                .cdp_raw(
-                    session,
-                    "Accessibility.getPartialAXTree",
-                    json!({ "backendNodeId": backend, "fetchRelatives": false }),
-                    Duration::from_secs(2),
-                )
-                .await
-                .ok()?;
-            let v: Value = serde_json::from_str(raw.get()).ok()?;
-            let node = v["nodes"].as_array()?.iter().find(|n| n["backendDOMNodeId"].as_i64() == Some(backend))?;
-            let name = node["name"]["value"].as_str()?.trim().to_string();
+            let backend = BackendNodeId(backend);
+            let ask = GetPartialAxTree { backend_node_id: backend, fetch_relatives: false };
+            let tree = self.cdp_within(session, &ask, Duration::from_secs(2)).await.ok()?;
+            let node = tree.nodes.into_iter().find(|n| n.backend_dom_node_id == Some(backend))?;
+            let name = node.name?.value?.as_str()?.trim().to_string();
             (!name.is_empty()).then_some((index, name))
         }));
         let names = tokio::time::timeout(Duration::from_secs(2), asks).await;
@@ -275,9 +264,9 @@ impl Tab {
     /// it is updated on every change to the page and slows every later snapshot
     /// (by about half on a page of 20,000 elements); the next semantic snapshot
     /// builds it again.
-    async fn release_ax(&self, sessions: &[sightline_cdp::SessionId]) {
+    async fn release_ax(&self, sessions: &[SessionId]) {
         join_all(sessions.iter().map(|s| async move {
-            let _: Result<Value, _> = self.cdp(s, "Accessibility.disable", json!({})).await;
+            let _ = self.cdp(s, &accessibility::Disable {}).await;
         }))
         .await;
     }
@@ -288,14 +277,9 @@ impl Tab {
             // The compositor may still give a frame; if not, no screenshot rather than a hang.
             let r = self
                 .client
-                .call_raw_within(
-                    Some(&self.session),
-                    "Page.captureScreenshot",
-                    json!({ "format": "png" }),
-                    Duration::from_millis(1500),
-                )
+                .execute_within(Some(&self.session), &CaptureScreenshot::PNG, Duration::from_millis(1500))
                 .await;
-            r.ok().and_then(|raw| serde_json::from_str::<Shot>(raw.get()).ok()).map(|s| s.data)
+            r.ok().map(|s| s.data)
         } else {
             None
         };
@@ -320,74 +304,58 @@ impl Tab {
 
     /// Backend ids of elements with pointer/touch listeners, as recorded by the
     /// probe script. One cheap call when there are none (the common case).
-    async fn pointer_listeners(&self, session: &sightline_cdp::SessionId) -> Vec<i64> {
-        let count: Result<Value, _> = self
-            .cdp(session, "Runtime.evaluate", json!({ "expression": "window.__sightline ? window.__sightline.pointerCount() : 0", "returnByValue": true }))
-            .await;
-        if count.ok().and_then(|v| v["result"]["value"].as_u64()).unwrap_or(0) == 0 {
+    async fn pointer_listeners(&self, session: &SessionId) -> Vec<i64> {
+        const COUNT: &str = "window.__sightline ? window.__sightline.pointerCount() : 0";
+        let count = self.cdp(session, &Evaluate::new(COUNT).by_value()).await;
+        if count.ok().and_then(|v| v.result.value?.as_u64()).unwrap_or(0) == 0 {
             return Vec::new();
         }
         // Every remote object made here lives in one group, released at the end.
         const GROUP: &str = "sightline-pointer";
-        let list: Result<Value, _> = self
-            .cdp(
-                session,
-                "Runtime.evaluate",
-                json!({ "expression": "window.__sightline.pointerElements()", "objectGroup": GROUP }),
-            )
-            .await;
-        let Some(array) = list.ok().and_then(|v| v["result"]["objectId"].as_str().map(str::to_string)) else {
+        let list = self.cdp(session, &Evaluate::new("window.__sightline.pointerElements()").in_group(GROUP)).await;
+        let Some(array) = list.ok().and_then(|v| v.result.object_id) else {
             return Vec::new();
         };
-        let props: Result<Value, _> =
-            self.cdp(session, "Runtime.getProperties", json!({ "objectId": array, "ownProperties": true })).await;
+        let props = self.cdp(session, &GetProperties { object_id: &array, own_properties: true }).await;
         let ids: Vec<String> = props
-            .ok()
-            .and_then(|p| p["result"].as_array().cloned())
+            .map(|p| p.result)
             .unwrap_or_default()
-            .iter()
-            .filter(|p| p["name"].as_str().is_some_and(|n| n.parse::<u32>().is_ok()))
-            .filter_map(|p| p["value"]["objectId"].as_str().map(str::to_string))
+            .into_iter()
+            .filter(|p| p.name.parse::<u32>().is_ok())
+            .filter_map(|p| p.value?.object_id)
             .collect();
         // Bounded concurrency: at most 64 calls in flight, however many elements the page made.
         let mut out = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(64) {
-            let described = join_all(
-                chunk.iter().map(|id| self.cdp::<Value>(session, "DOM.describeNode", json!({ "objectId": id }))),
-            )
-            .await;
-            out.extend(described.into_iter().filter_map(|d| d.ok()?["node"]["backendNodeId"].as_i64()));
+            let described =
+                join_all(chunk.iter().map(|id| async move { self.cdp(session, &DescribeNode::object(id)).await }))
+                    .await;
+            out.extend(described.into_iter().filter_map(|d| Some(d.ok()?.node.backend_node_id.0)));
         }
-        let _: Result<Value, _> =
-            self.cdp(session, "Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP })).await;
+        let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
         out
     }
 
     /// The backend id of the element with keyboard focus in this target (through
     /// open shadow roots), or `None` when focus is on the document itself.
-    async fn focused_element(&self, session: &sightline_cdp::SessionId) -> Option<i64> {
+    async fn focused_element(&self, session: &SessionId) -> Option<i64> {
         const FOCUSED: &str = "(() => { let a = document.activeElement; \
             while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; \
             return a && a !== document.body && a !== document.documentElement ? a : null })()";
-        let v: Value = self
-            .eval_isolated(session, json!({ "expression": FOCUSED, "objectGroup": "sightline-focus" }))
-            .await
-            .ok()?;
-        let object = v["result"]["objectId"].as_str()?.to_string();
-        let d: Result<Value, _> = self.cdp(session, "DOM.describeNode", json!({ "objectId": object })).await;
-        let _: Result<Value, _> =
-            self.cdp(session, "Runtime.releaseObjectGroup", json!({ "objectGroup": "sightline-focus" })).await;
-        d.ok()?["node"]["backendNodeId"].as_i64()
+        const GROUP: &str = "sightline-focus";
+        let v = self.eval_isolated(session, Evaluate::new(FOCUSED).in_group(GROUP)).await.ok()?;
+        let object = v.result.object_id?;
+        let d = self.cdp(session, &DescribeNode::object(&object)).await;
+        let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
+        Some(d.ok()?.node.backend_node_id.0)
     }
 
     /// Which `<iframe>` element (in which session's capture) holds an OOPIF.
-    async fn frame_owner(&self, frame_id: &str, sessions: &[sightline_cdp::SessionId]) -> Option<FrameOwner> {
+    async fn frame_owner(&self, frame_id: &FrameId, sessions: &[SessionId]) -> Option<FrameOwner> {
         for (i, s) in sessions.iter().enumerate() {
-            let r: Result<Value, _> = self.cdp(s, "DOM.getFrameOwner", json!({ "frameId": frame_id })).await;
-            if let Ok(v) = r {
-                if let Some(b) = v["backendNodeId"].as_i64() {
-                    return Some(FrameOwner { frame: i, backend_node_id: b });
-                }
+            if let Ok(v) = self.cdp(s, &GetFrameOwner { frame_id }).await {
+                // The page model keeps backend ids as plain numbers.
+                return Some(FrameOwner { frame: i, backend_node_id: v.backend_node_id.0 });
             }
         }
         None

@@ -1,11 +1,11 @@
 //! Key events for typed text, as a keyboard would send them.
 
-use serde_json::{json, Value};
+use sightline_cdp::protocol::input::{DispatchKeyEvent, KeyEventKind};
 
 /// `Input.dispatchKeyEvent` params for pressing and releasing the key that types `c`.
 /// `\n` is Enter (submits a form from a text input, breaks a line in a textarea);
 /// `\t` is Tab (moves focus); `\u{8}` is Backspace.
-pub(crate) fn key_events(c: char) -> [Value; 2] {
+pub(crate) fn key_events(c: char) -> [DispatchKeyEvent; 2] {
     match c {
         '\n' | '\r' => named("Enter", 13, Some("\r")),
         '\t' => named("Tab", 9, None),
@@ -14,22 +14,28 @@ pub(crate) fn key_events(c: char) -> [Value; 2] {
             let s = c.to_string();
             let (code, vk) = code_of(c);
             [
-                json!({ "type": "keyDown", "key": s, "text": s, "unmodifiedText": s, "code": code, "windowsVirtualKeyCode": vk }),
-                json!({ "type": "keyUp", "key": s, "code": code, "windowsVirtualKeyCode": vk }),
+                DispatchKeyEvent {
+                    text: Some(s.clone()),
+                    unmodified_text: Some(s.clone()),
+                    ..DispatchKeyEvent::key(KeyEventKind::KeyDown, &s, &code, vk)
+                },
+                DispatchKeyEvent::key(KeyEventKind::KeyUp, &s, &code, vk),
             ]
         }
     }
 }
 
 /// A non-character key such as `End` or `Backspace`.
-pub(crate) fn named(key: &str, vk: u32, text: Option<&str>) -> [Value; 2] {
+pub(crate) fn named(key: &str, vk: u32, text: Option<&str>) -> [DispatchKeyEvent; 2] {
     let down = match text {
-        Some(t) => {
-            json!({ "type": "keyDown", "key": key, "code": key, "windowsVirtualKeyCode": vk, "text": t, "unmodifiedText": t })
-        }
-        None => json!({ "type": "rawKeyDown", "key": key, "code": key, "windowsVirtualKeyCode": vk }),
+        Some(t) => DispatchKeyEvent {
+            text: Some(t.to_string()),
+            unmodified_text: Some(t.to_string()),
+            ..DispatchKeyEvent::key(KeyEventKind::KeyDown, key, key, vk)
+        },
+        None => DispatchKeyEvent::key(KeyEventKind::RawKeyDown, key, key, vk),
     };
-    [down, json!({ "type": "keyUp", "key": key, "code": key, "windowsVirtualKeyCode": vk })]
+    [down, DispatchKeyEvent::key(KeyEventKind::KeyUp, key, key, vk)]
 }
 
 /// The key names `press_key` accepts (besides any single character).
@@ -51,7 +57,7 @@ pub const NAMED_KEYS: &[&str] = &[
 ];
 
 /// A named key (`Enter`, `Tab`, `Escape`, `ArrowDown`, …) or a single character.
-pub(crate) fn key_by_name(name: &str) -> Option<[Value; 2]> {
+pub(crate) fn key_by_name(name: &str) -> Option<[DispatchKeyEvent; 2]> {
     let vk = match name {
         "Enter" => return Some(named("Enter", 13, Some("\r"))),
         "Tab" => 9,
@@ -101,6 +107,8 @@ mod tests {
 
     #[test]
     fn enter_and_letters() {
+        // As sent on the wire.
+        let key_events = |c| key_events(c).map(|e| serde_json::to_value(e).unwrap());
         let [down, up] = key_events('\n');
         assert_eq!(down["key"], "Enter");
         assert_eq!(down["text"], "\r");

@@ -18,14 +18,16 @@ mod world;
 
 use std::sync::Arc;
 
-use serde_json::json;
+use sightline_cdp::protocol::{browser, target};
 use sightline_cdp::{Chromium, Client, LaunchOptions};
 
 pub use actions::{Direction, NAMED_KEYS};
 pub use capture::{CaptureOptions, Captured};
 pub use error::{BrowserError, Refusal};
 pub use selectors::Probe;
-pub use settle::SettleOptions;
+pub use settle::{SettleOptions, Settled};
+/// The protocol's ids, as they travel through this layer and the API above it.
+pub use sightline_cdp::{BackendNodeId, BrowserContextId, FrameId, SessionId, TargetId};
 pub use tab::{Tab, TabOptions};
 
 /// How to get a browser.
@@ -57,8 +59,7 @@ impl Browser {
 
     /// The browser's product string, e.g. `Chrome/156.0…`.
     pub async fn version(&self) -> Result<String, BrowserError> {
-        let v: serde_json::Value = self.client().call(None, "Browser.getVersion", json!({})).await?;
-        Ok(v["product"].as_str().unwrap_or_default().to_string())
+        Ok(self.client().execute(None, &browser::GetVersion {}).await?.product)
     }
 
     /// Open a tab in a fresh browser context.
@@ -67,34 +68,28 @@ impl Browser {
     }
 
     /// A new browser context (cookies and storage shared by the tabs opened in it).
-    pub async fn new_context(&self) -> Result<String, BrowserError> {
-        let v: serde_json::Value =
-            self.client().call(None, "Target.createBrowserContext", json!({ "disposeOnDetach": true })).await?;
-        Ok(v["browserContextId"].as_str().unwrap_or_default().to_string())
+    pub async fn new_context(&self) -> Result<BrowserContextId, BrowserError> {
+        let created = self.client().execute(None, &target::CreateBrowserContext { dispose_on_detach: true }).await?;
+        Ok(created.browser_context_id)
     }
 
     /// Open a tab in an existing context (which the tab does not own).
-    pub async fn new_tab_in(&self, context: &str, opts: TabOptions) -> Result<Tab, BrowserError> {
-        Tab::open(self.clone(), opts, Some(context.to_string())).await
+    pub async fn new_tab_in(&self, context: &BrowserContextId, opts: TabOptions) -> Result<Tab, BrowserError> {
+        Tab::open(self.clone(), opts, Some(context.clone())).await
     }
 
     /// Page targets in a context and who opened them: (target id, opener target id).
-    pub async fn pages_in(&self, context: &str) -> Result<Vec<(String, Option<String>)>, BrowserError> {
-        let v: serde_json::Value = self.client().call(None, "Target.getTargets", json!({})).await?;
-        Ok(v["targetInfos"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter(|t| t["type"] == "page" && t["browserContextId"].as_str() == Some(context))
-                    .map(|t| {
-                        (
-                            t["targetId"].as_str().unwrap_or_default().to_string(),
-                            t["openerId"].as_str().map(str::to_string),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default())
+    pub async fn pages_in(
+        &self,
+        context: &BrowserContextId,
+    ) -> Result<Vec<(TargetId, Option<TargetId>)>, BrowserError> {
+        let targets = self.client().execute(None, &target::GetTargets {}).await?;
+        Ok(targets
+            .target_infos
+            .into_iter()
+            .filter(|t| t.kind == "page" && t.browser_context_id.as_ref() == Some(context))
+            .map(|t| (t.target_id, t.opener_id))
+            .collect())
     }
 
     /// The process group of a launched browser (for last-resort cleanup).

@@ -6,7 +6,9 @@
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
+use sightline_cdp::protocol::page::CaptureScreenshot;
+use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, ExceptionDetails};
 
 use crate::{BrowserError, Tab};
 
@@ -31,29 +33,33 @@ const DESCRIBE: &str = r#"function () {
 impl Tab {
     /// The first element matching `selector`, as a remote object id.
     pub async fn query(&self, selector: &str) -> Result<Option<String>, BrowserError> {
-        let doc: Value = self.eval_isolated(&self.session, json!({ "expression": "document" })).await?;
-        let Some(doc) = doc["result"]["objectId"].as_str() else { return Ok(None) };
-        let r: Value = self
-            .call(
-                "Runtime.callFunctionOn",
-                json!({ "objectId": doc, "functionDeclaration": "function (s) { return this.querySelector(s); }", "arguments": [{ "value": selector }] }),
-            )
+        let doc = self.eval_isolated(&self.session, Evaluate::new("document")).await?;
+        let Some(doc) = doc.result.object_id else { return Ok(None) };
+        let r = self
+            .call(&CallFunctionOn {
+                object_id: &doc,
+                function_declaration: "function (s) { return this.querySelector(s); }",
+                arguments: &[CallArgument::value(selector)],
+                return_by_value: false,
+            })
             .await?;
-        if let Some(e) = r.get("exceptionDetails") {
-            let msg = e["exception"]["description"].as_str().unwrap_or("invalid selector");
-            return Err(BrowserError::PageScript(msg.lines().next().unwrap_or_default().to_string()));
+        if let Some(e) = r.exception_details {
+            let msg = e.exception.and_then(|x| x.description).unwrap_or_else(|| "invalid selector".into());
+            return Err(page_script(&msg));
         }
-        Ok(r["result"]["objectId"].as_str().map(str::to_string))
+        Ok(r.result.object_id)
     }
 
     async fn probe_object(&self, object: &str) -> Result<Probe, BrowserError> {
-        let v: Value = self
-            .call(
-                "Runtime.callFunctionOn",
-                json!({ "objectId": object, "functionDeclaration": DESCRIBE, "returnByValue": true }),
-            )
+        let v = self
+            .call(&CallFunctionOn {
+                object_id: object,
+                function_declaration: DESCRIBE,
+                arguments: &[],
+                return_by_value: true,
+            })
             .await?;
-        serde_json::from_value(v["result"]["value"].clone()).map_err(|e| BrowserError::Unexpected(e.to_string()))
+        serde_json::from_value(v.result.value.unwrap_or_default()).map_err(|e| BrowserError::Unexpected(e.to_string()))
     }
 
     /// Wait (polling every 50 ms, until the caller gives up) for a match, visible if asked.
@@ -79,7 +85,7 @@ impl Tab {
                 &self.session,
                 &obj,
                 "function () { this.scrollIntoView({ block: 'center', inline: 'center' }); }",
-                json!([]),
+                &[],
             )
             .await?;
             p = self.probe_object(&obj).await?;
@@ -103,30 +109,29 @@ impl Tab {
         } else {
             "function () { return (this.innerText || this.textContent || '').trim(); }"
         };
-        self.call_on(&self.session, &obj, f, json!([])).await
+        self.call_on(&self.session, &obj, f, &[]).await
     }
 
     /// Evaluate an expression in the main frame; its JSON value (promises awaited).
     pub async fn eval_json(&self, expression: &str) -> Result<Value, BrowserError> {
-        let v: Value = self
-            .call(
-                "Runtime.evaluate",
-                json!({ "expression": expression, "returnByValue": true, "awaitPromise": true, "userGesture": true }),
-            )
-            .await?;
-        if let Some(e) = v.get("exceptionDetails") {
-            let msg = e["exception"]["description"].as_str().or(e["text"].as_str()).unwrap_or("exception");
-            return Err(BrowserError::PageScript(msg.lines().next().unwrap_or_default().to_string()));
+        let v = self.call(&Evaluate::new(expression).by_value().await_promise(true).user_gesture()).await?;
+        if let Some(e) = v.exception_details {
+            return Err(page_script(ExceptionDetails::message(&e).unwrap_or("exception")));
         }
-        Ok(v["result"]["value"].clone())
+        Ok(v.result.value.unwrap_or_default())
     }
 
     /// The viewport as PNG bytes.
     pub async fn screenshot_png(&self) -> Result<Vec<u8>, BrowserError> {
         use base64::Engine;
-        let v: Value = self.call("Page.captureScreenshot", json!({ "format": "png" })).await?;
+        let v = self.call(&CaptureScreenshot::PNG).await?;
         base64::engine::general_purpose::STANDARD
-            .decode(v["data"].as_str().unwrap_or_default())
+            .decode(v.data)
             .map_err(|e| BrowserError::Unexpected(format!("screenshot: {e}")))
     }
+}
+
+/// The first line of what the page's script threw.
+fn page_script(message: &str) -> BrowserError {
+    BrowserError::PageScript(message.lines().next().unwrap_or_default().to_string())
 }

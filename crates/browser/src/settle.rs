@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use sightline_cdp::protocol::runtime::Evaluate;
 
 use crate::{BrowserError, Tab};
 
@@ -36,6 +36,28 @@ impl Default for SettleOptions {
     }
 }
 
+/// How a wait for a stable page ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use = "a wait can time out; say what happens then"]
+pub enum Settled {
+    /// The page is stable.
+    Stable,
+    /// A JavaScript dialog is open: the page is paused, and that is its state until
+    /// the dialog is answered.
+    Dialog,
+    /// The wait hit its limit: a main-frame load still running after
+    /// [`SettleOptions::load_timeout`] (`loading`), or a page still busy after
+    /// [`SettleOptions::cap`].
+    TimedOut { after: Duration, loading: bool },
+}
+
+impl Settled {
+    /// True when the wait ended on its limit, not on a stable page.
+    pub fn timed_out(self) -> bool {
+        matches!(self, Settled::TimedOut { .. })
+    }
+}
+
 /// What the probe saw.
 #[derive(Debug, Default, Clone, Copy)]
 struct Probe {
@@ -49,12 +71,7 @@ impl Tab {
     /// Reset the in-page probe's notion of "since the action".
     pub(crate) async fn mark(&self) -> Instant {
         let started = Instant::now();
-        let _: Result<Value, _> = self
-            .call(
-                "Runtime.evaluate",
-                json!({ "expression": "window.__sightline && window.__sightline.mark()", "returnByValue": true }),
-            )
-            .await;
+        let _ = self.call(&Evaluate::new("window.__sightline && window.__sightline.mark()").by_value()).await;
         started
     }
 
@@ -64,14 +81,8 @@ impl Tab {
         } else {
             "window.__sightline ? window.__sightline.probe() : null"
         };
-        let v: Value = self
-            .call(
-                "Runtime.evaluate",
-                json!({ "expression": expression, "returnByValue": true, "awaitPromise": after_frame }),
-            )
-            .await
-            .ok()?;
-        let a = v["result"]["value"].as_array()?;
+        let v = self.call(&Evaluate::new(expression).by_value().await_promise(after_frame)).await.ok()?.result.value?;
+        let a = v.as_array()?;
         Some(Probe {
             timers: a.first()?.as_u64()? as u32,
             quiet_ms: a.get(1)?.as_f64()?,
@@ -97,8 +108,17 @@ impl Tab {
         (loading, st.inflight.values().filter(|t| **t >= since).count() + frames + usize::from(started_before))
     }
 
+    /// After an action: wait for a stable page, and take the page as it is when the
+    /// wait times out. A page that never rests (a long-poll, an endless spinner) is
+    /// still the action's outcome; the next capture shows it as it is.
+    pub(crate) async fn wait_after(&self, since: Instant) -> Result<(), BrowserError> {
+        let _outcome = self.settle(since).await?;
+        Ok(())
+    }
+
     /// Wait until the page is stable, counting requests started after `since`.
-    pub async fn settle(&self, since: Instant) -> Result<(), BrowserError> {
+    /// Reports how the wait ended: a timeout is not an error; the caller decides.
+    pub async fn settle(&self, since: Instant) -> Result<Settled, BrowserError> {
         let o = self.opts.settle.clone();
         let start = Instant::now();
         let mut first = true;
@@ -106,20 +126,20 @@ impl Tab {
             self.check_alive()?;
             // A JavaScript dialog pauses the page: it is the stable state until answered.
             if *self.dialog.borrow() {
-                return Ok(());
+                return Ok(Settled::Dialog);
             }
             let (loading, _) = self.network(since);
             if loading {
                 if start.elapsed() >= o.load_timeout {
                     tracing::debug!(after = ?start.elapsed(), "settle: still loading at the load timeout");
-                    return Ok(());
+                    return Ok(Settled::TimedOut { after: start.elapsed(), loading: true });
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
                 continue;
             }
             if start.elapsed() >= o.cap {
                 tracing::debug!(after = ?start.elapsed(), "settle: not quiet at the cap");
-                return Ok(());
+                return Ok(Settled::TimedOut { after: start.elapsed(), loading: false });
             }
             // The first probe waits a frame and a task, so whatever the action set off
             // (a navigation, a fetch, a re-render) has reported itself before we read the tracker.
@@ -137,7 +157,7 @@ impl Tab {
             };
             if quiet {
                 tracing::debug!(after = ?start.elapsed(), ?probe, inflight, "settled");
-                return Ok(());
+                return Ok(Settled::Stable);
             }
             let wait = match &probe {
                 Some(p) if settled(p) => {

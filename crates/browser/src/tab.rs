@@ -5,11 +5,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use serde_json::{json, Value};
-use sightline_cdp::{Client, Event, SessionId};
+use sightline_cdp::protocol::{dom, emulation, fetch, inspector, network, page, runtime, target};
+use sightline_cdp::{
+    BackendNodeId, BrowserContextId, Client, Command, Event, EventParams, FrameId, SessionId, TargetId,
+};
 
-use crate::settle::{SettleOptions, PROBE_SCRIPT};
+use crate::settle::{SettleOptions, Settled, PROBE_SCRIPT};
 use crate::{Browser, BrowserError};
 
 /// How a tab is set up.
@@ -26,16 +27,22 @@ impl Default for TabOptions {
     }
 }
 
+/// What we ask of every page and frame session: attach its child targets (flattened),
+/// paused until we have set them up.
+const AUTO_ATTACH: target::SetAutoAttach =
+    target::SetAutoAttach { auto_attach: true, wait_for_debugger_on_start: true, flatten: true };
+
 /// An out-of-process iframe attached to this tab.
 #[derive(Debug, Clone)]
 pub(crate) struct OopFrame {
-    pub frame_id: String,
+    pub frame_id: FrameId,
     pub session: SessionId,
 }
 
 #[derive(Default)]
 pub(crate) struct Tracker {
-    pub main_frame: String,
+    /// Unknown until the first `Page.getFrameTree` answers.
+    pub main_frame: Option<FrameId>,
     /// request id → when it started.
     pub inflight: HashMap<String, Instant>,
     pub main_loading: bool,
@@ -50,7 +57,7 @@ pub(crate) struct Tracker {
     /// Main-frame navigations committed so far (a document replaced).
     pub navigations: u64,
     /// Per frame id: documents committed in that frame so far.
-    pub frame_navigations: HashMap<String, u64>,
+    pub frame_navigations: HashMap<FrameId, u64>,
     pub dead: Option<tokio::sync::watch::Sender<bool>>,
     /// An open JavaScript dialog, and the session whose page opened it.
     pub dialog: Option<(sightline_page::JsDialog, SessionId)>,
@@ -58,7 +65,7 @@ pub(crate) struct Tracker {
     /// Why the last intercepted main-frame navigation failed (see `Tab::navigate`).
     pub nav_error: Option<String>,
     /// Out-of-process frames attached and not yet done loading, since when.
-    pub oopif_loading: HashMap<String, Instant>,
+    pub oopif_loading: HashMap<FrameId, Instant>,
 }
 
 impl Tracker {
@@ -81,8 +88,8 @@ pub struct Tab {
     pub(crate) dialog: tokio::sync::watch::Receiver<bool>,
     pub(crate) browser: Browser,
     pub(crate) client: Client,
-    pub(crate) target_id: String,
-    pub(crate) context_id: Option<String>,
+    pub(crate) target_id: TargetId,
+    pub(crate) context_id: Option<BrowserContextId>,
     /// Whether closing the tab disposes its context.
     pub(crate) owned_context: bool,
     pub(crate) session: SessionId,
@@ -91,55 +98,37 @@ pub struct Tab {
     events: tokio::task::JoinHandle<()>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AttachedToTarget {
-    session_id: String,
-    target_info: TargetInfo,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct TargetInfo {
-    target_id: String,
-    #[serde(rename = "type")]
-    kind: String,
-}
-
 impl Tab {
     pub(crate) async fn open(
         browser: Browser,
         opts: TabOptions,
-        shared_context: Option<String>,
+        shared_context: Option<BrowserContextId>,
     ) -> Result<Tab, BrowserError> {
         let client = browser.client().clone();
         let (context_id, owned_context) = match shared_context {
-            Some(c) => (Some(c), false),
+            Some(c) => (c, false),
             None => {
-                let ctx: Value =
-                    client.call(None, "Target.createBrowserContext", json!({ "disposeOnDetach": true })).await?;
-                (ctx["browserContextId"].as_str().map(str::to_string), true)
+                let ctx = client.execute(None, &target::CreateBrowserContext { dispose_on_detach: true }).await?;
+                (ctx.browser_context_id, true)
             }
         };
-        let created: Value = client
-            .call(None, "Target.createTarget", json!({ "url": "about:blank", "browserContextId": context_id }))
+        let created = client
+            .execute(None, &target::CreateTarget { url: "about:blank", browser_context_id: Some(&context_id) })
             .await?;
-        let target_id = created["targetId"].as_str().unwrap_or_default().to_string();
-        Tab::attach_session(browser, target_id, context_id, owned_context, opts).await
+        Tab::attach_session(browser, created.target_id, Some(context_id), owned_context, opts).await
     }
 
     /// Attach a flattened session to a page target and start following it.
     async fn attach_session(
         browser: Browser,
-        target_id: String,
-        context_id: Option<String>,
+        target_id: TargetId,
+        context_id: Option<BrowserContextId>,
         owned_context: bool,
         opts: TabOptions,
     ) -> Result<Tab, BrowserError> {
         let client = browser.client().clone();
-        let attached: Value =
-            client.call(None, "Target.attachToTarget", json!({ "targetId": target_id, "flatten": true })).await?;
-        let session = SessionId(attached["sessionId"].as_str().unwrap_or_default().to_string());
+        let session =
+            client.execute(None, &target::AttachToTarget { target_id: &target_id, flatten: true }).await?.session_id;
         let (dead_tx, dead) = tokio::sync::watch::channel(false);
         let (dialog_tx, dialog) = tokio::sync::watch::channel(false);
         let state = Arc::new(Mutex::new(Tracker {
@@ -152,40 +141,37 @@ impl Tab {
         let tab =
             Tab { dead, dialog, browser, client, target_id, context_id, owned_context, session, opts, state, events };
         tab.setup_session(&tab.session.clone(), true).await?;
-        let tree: Value = tab.call("Page.getFrameTree", json!({})).await?;
-        tab.state.lock().unwrap().main_frame =
-            tree["frameTree"]["frame"]["id"].as_str().unwrap_or_default().to_string();
+        let tree = tab.call(&page::GetFrameTree {}).await?;
+        tab.state.lock().unwrap().main_frame = Some(tree.frame_tree.frame.id);
         Ok(tab)
     }
 
     /// Attach to a page target that already exists (a popup the page opened).
     /// The tab shares its opener's browser context and does not own it.
-    pub async fn attach(browser: Browser, target_id: &str, opts: TabOptions) -> Result<Tab, BrowserError> {
-        let tab = Tab::attach_session(browser, target_id.to_string(), None, false, opts).await?;
-        let _: Result<Value, _> = tab.call("Runtime.runIfWaitingForDebugger", json!({})).await;
+    pub async fn attach(browser: Browser, target_id: &TargetId, opts: TabOptions) -> Result<Tab, BrowserError> {
+        let tab = Tab::attach_session(browser, target_id.clone(), None, false, opts).await?;
+        let _ = tab.call(&runtime::RunIfWaitingForDebugger {}).await;
         Ok(tab)
     }
 
     /// Wait until a tab that was attached while loading (a popup) has loaded its
-    /// document, then for a stable page. Capped by the load timeout.
-    pub async fn wait_loaded(&self) -> Result<(), BrowserError> {
+    /// document, then for a stable page. Capped by the load timeout; says how the wait ended.
+    pub async fn wait_loaded(&self) -> Result<Settled, BrowserError> {
         let start = Instant::now();
         loop {
-            let v: Result<Value, _> = self
-                .eval_isolated(
-                    &self.session,
-                    json!({ "expression": "[document.readyState, location.href]", "returnByValue": true }),
-                )
+            let v = self
+                .eval_isolated(&self.session, runtime::Evaluate::new("[document.readyState, location.href]").by_value())
                 .await;
             match v {
                 Ok(v) => {
-                    let ready = v["result"]["value"][0].as_str() == Some("complete");
-                    let blank = v["result"]["value"][1].as_str() == Some("about:blank");
+                    let value = v.result.value.unwrap_or_default();
+                    let ready = value[0].as_str() == Some("complete");
+                    let blank = value[1].as_str() == Some("about:blank");
                     if ready && (!blank || start.elapsed() > Duration::from_millis(500)) {
                         break;
                     }
                 }
-                Err(BrowserError::DialogOpen) => return Ok(()),
+                Err(BrowserError::DialogOpen) => return Ok(Settled::Dialog),
                 Err(e @ (BrowserError::Crashed | BrowserError::TabClosed | BrowserError::Cdp(_))) => {
                     if self.check_alive().is_err() {
                         return Err(e);
@@ -205,61 +191,60 @@ impl Tab {
     pub(crate) async fn setup_session(&self, s: &SessionId, page: bool) -> Result<(), BrowserError> {
         let c = &self.client;
         let (w, h) = self.opts.viewport;
-        let mut calls = vec![
+        let s = Some(s);
+        let metrics =
+            emulation::SetDeviceMetricsOverride { width: w, height: h, device_scale_factor: 1.0, mobile: false };
+        // Sent together (each is written to the socket on its first poll), in this order.
+        let (inspector, page_enable, network, probe, auto_attach, metrics, lifecycle) = tokio::join!(
             // Inspector.targetCrashed only arrives with the domain enabled.
-            c.call_raw(Some(s), "Inspector.enable", json!({})),
-            c.call_raw(Some(s), "Page.enable", json!({})),
-            c.call_raw(Some(s), "Network.enable", json!({})),
-            c.call_raw(Some(s), "Page.addScriptToEvaluateOnNewDocument", json!({ "source": PROBE_SCRIPT })),
-            c.call_raw(
-                Some(s),
-                "Target.setAutoAttach",
-                json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true }),
-            ),
-        ];
-        if page {
-            calls.push(c.call_raw(
-                Some(s),
-                "Emulation.setDeviceMetricsOverride",
-                json!({ "width": w, "height": h, "deviceScaleFactor": 1, "mobile": false }),
-            ));
-            calls.push(c.call_raw(Some(s), "Page.setLifecycleEventsEnabled", json!({ "enabled": true })));
-        }
-        for r in futures_util::future::join_all(calls).await {
-            r?;
-        }
+            c.execute(s, &inspector::Enable {}),
+            c.execute(s, &page::Enable {}),
+            c.execute(s, &network::Enable {}),
+            c.execute(s, &page::AddScriptToEvaluateOnNewDocument { source: PROBE_SCRIPT }),
+            c.execute(s, &AUTO_ATTACH),
+            async {
+                if page {
+                    c.execute(s, &metrics).await.map(Some)
+                } else {
+                    Ok(None)
+                }
+            },
+            async {
+                if page {
+                    c.execute(s, &page::SetLifecycleEventsEnabled { enabled: true }).await.map(Some)
+                } else {
+                    Ok(None)
+                }
+            },
+        );
+        inspector?;
+        page_enable?;
+        network?;
+        probe?;
+        auto_attach?;
+        metrics?;
+        lifecycle?;
         Ok(())
     }
 
     /// A command on the page session.
-    pub(crate) async fn call<T: serde::de::DeserializeOwned>(
-        &self,
-        method: &str,
-        params: Value,
-    ) -> Result<T, BrowserError> {
-        self.cdp(&self.session.clone(), method, params).await
+    pub(crate) async fn call<C: Command>(&self, cmd: &C) -> Result<C::Response, BrowserError> {
+        self.cdp(&self.session, cmd).await
     }
 
     /// A command on one of this tab's sessions. Fails at once when the page is
     /// dead, and aborts the wait if it dies meanwhile (a crashed renderer never answers).
-    pub(crate) async fn cdp<T: serde::de::DeserializeOwned>(
-        &self,
-        session: &SessionId,
-        method: &str,
-        params: Value,
-    ) -> Result<T, BrowserError> {
-        let raw = self.cdp_raw(session, method, params, std::time::Duration::from_secs(60)).await?;
-        serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("{method}: {e}")))
+    pub(crate) async fn cdp<C: Command>(&self, session: &SessionId, cmd: &C) -> Result<C::Response, BrowserError> {
+        self.cdp_within(session, cmd, Duration::from_secs(60)).await
     }
 
-    /// [`Tab::cdp`] returning raw JSON, with its own time limit.
-    pub(crate) async fn cdp_raw(
+    /// [`Tab::cdp`] with its own time limit.
+    pub(crate) async fn cdp_within<C: Command>(
         &self,
         session: &SessionId,
-        method: &str,
-        params: Value,
-        limit: std::time::Duration,
-    ) -> Result<Box<serde_json::value::RawValue>, BrowserError> {
+        cmd: &C,
+        limit: Duration,
+    ) -> Result<C::Response, BrowserError> {
         self.check_alive()?;
         // While a JavaScript dialog is open the page's main thread is paused: a call
         // that needs it would wait for good. Such calls fail at once, and a call that
@@ -270,7 +255,7 @@ impl Tab {
         let mut dead = self.dead.clone();
         let mut dialog = self.dialog.clone();
         tokio::select! {
-            r = self.client.call_raw_within(Some(session), method, params, limit) => Ok(r?),
+            r = self.client.execute_within(Some(session), cmd, limit) => Ok(r?),
             _ = dead.wait_for(|d| *d) => Err(if self.is_closed() { BrowserError::TabClosed } else { BrowserError::Crashed }),
             _ = dialog.wait_for(|d| *d) => Err(BrowserError::DialogOpen),
         }
@@ -301,14 +286,8 @@ impl Tab {
     /// Accept or dismiss the open JavaScript dialog, then wait for the page.
     pub async fn answer_dialog(&self, accept: bool) -> Result<(), BrowserError> {
         let Some((d, session)) = self.state.lock().unwrap().dialog.clone() else { return Ok(()) };
-        let mut params = json!({ "accept": accept });
-        if let (true, Some(t)) = (accept, d.prompt_text.as_ref()) {
-            params["promptText"] = json!(t);
-        }
-        let r = self
-            .client
-            .call_raw_within(Some(&session), "Page.handleJavaScriptDialog", params, Duration::from_secs(10))
-            .await;
+        let answer = page::HandleJavaScriptDialog { accept, prompt_text: d.prompt_text.as_deref().filter(|_| accept) };
+        let r = self.client.execute_within(Some(&session), &answer, Duration::from_secs(10)).await;
         {
             // Closed now (or already gone): the page runs again.
             let mut st = self.state.lock().unwrap();
@@ -323,7 +302,7 @@ impl Tab {
             }
         }
         let since = Instant::now();
-        self.settle(since).await
+        self.wait_after(since).await
     }
 
     pub(crate) fn check_alive(&self) -> Result<(), BrowserError> {
@@ -346,52 +325,54 @@ impl Tab {
         st.detached && !st.crashed && !self.client.is_closed()
     }
 
-    /// The CDP session of a frame capture: 0 is the page, then the OOPIFs in capture order.
-    /// The CDP frame id of the page's main frame.
-    pub(crate) fn main_frame(&self) -> String {
+    /// The CDP frame id of the page's main frame (known once the tab is attached).
+    pub(crate) fn main_frame(&self) -> Option<FrameId> {
         self.state.lock().unwrap().main_frame.clone()
     }
 
+    /// The CDP session of a frame capture: 0 is the page, then the OOPIFs in capture order.
     pub(crate) fn sessions(&self) -> Vec<SessionId> {
         let st = self.state.lock().unwrap();
         std::iter::once(self.session.clone()).chain(st.oopifs.iter().map(|f| f.session.clone())).collect()
     }
 
-    /// Send one raw CDP command to the page session (benchmarks and diagnostics).
-    pub async fn raw_call(
-        &self,
-        method: &str,
-        params: Value,
-    ) -> Result<Box<serde_json::value::RawValue>, BrowserError> {
+    /// Send one CDP command to the page session as is (benchmarks and diagnostics):
+    /// no dialog or crash guard, so a command that never gets its answer (`Page.crash`)
+    /// shows how the client itself copes.
+    pub async fn execute<C: Command>(&self, cmd: &C) -> Result<C::Response, BrowserError> {
         self.check_alive()?;
-        Ok(self.client.call_raw(Some(&self.session), method, params).await?)
+        Ok(self.client.execute(Some(&self.session), cmd).await?)
     }
 
     /// Whether a backend node (in the session of capture frame `session`) is still in its document.
-    pub async fn node_alive(&self, session: &SessionId, backend: i64) -> Result<bool, BrowserError> {
+    pub async fn node_alive(&self, session: &SessionId, backend: BackendNodeId) -> Result<bool, BrowserError> {
         let r = self.resolve_isolated(session, backend, None).await;
         let object = match r {
-            Ok(v) => v["object"]["objectId"].as_str().map(str::to_string),
+            Ok(v) => v.object.object_id,
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => None,
             Err(e) => return Err(e),
         };
         let Some(object) = object else { return Ok(false) };
-        let v: Value = self
-            .cdp(session, "Runtime.callFunctionOn", json!({ "objectId": object, "functionDeclaration": "function(){return this.isConnected}", "returnByValue": true }))
-            .await?;
-        Ok(v["result"]["value"].as_bool().unwrap_or(false))
+        let connected = runtime::CallFunctionOn {
+            object_id: &object,
+            function_declaration: "function(){return this.isConnected}",
+            arguments: &[],
+            return_by_value: true,
+        };
+        let v = self.cdp(session, &connected).await?;
+        Ok(v.result.value.and_then(|v| v.as_bool()).unwrap_or(false))
     }
 
     /// Scroll a node into view (centred when it was outside).
-    pub async fn scroll_node_into_view(&self, session: &SessionId, backend: i64) -> Result<(), BrowserError> {
+    pub async fn scroll_node_into_view(&self, session: &SessionId, backend: BackendNodeId) -> Result<(), BrowserError> {
         let since = self.mark().await;
-        let _: Value = self.cdp(session, "DOM.scrollIntoViewIfNeeded", json!({ "backendNodeId": backend })).await?;
-        self.settle(since).await
+        self.cdp(session, &dom::ScrollIntoViewIfNeeded { backend_node_id: backend }).await?;
+        self.wait_after(since).await
     }
 
     /// Evaluate a fixed expression in the main frame and return its value. For
     /// diagnostics and tests; agents never reach this.
-    pub async fn evaluate(&self, expression: &str) -> Result<Value, BrowserError> {
+    pub async fn evaluate(&self, expression: &str) -> Result<serde_json::Value, BrowserError> {
         self.eval_json(expression).await
     }
 
@@ -401,18 +382,18 @@ impl Tab {
     }
 
     /// How many documents have committed in a frame (its loader identity, as a number).
-    pub fn frame_generation(&self, frame_id: &str) -> u64 {
+    pub fn frame_generation(&self, frame_id: &FrameId) -> u64 {
         self.state.lock().unwrap().frame_navigations.get(frame_id).copied().unwrap_or(0)
     }
 
     /// The CDP target id (kept inside Sightline; never shown to callers).
-    pub fn target_id(&self) -> &str {
+    pub fn target_id(&self) -> &TargetId {
         &self.target_id
     }
 
-    /// The browser context this tab lives in.
-    pub fn context_id(&self) -> Option<&str> {
-        self.context_id.as_deref()
+    /// The browser context this tab lives in (unknown for an attached popup).
+    pub fn context_id(&self) -> Option<&BrowserContextId> {
+        self.context_id.as_ref()
     }
 
     /// The page's CDP session (the main frame and its same-process frames).
@@ -432,11 +413,9 @@ impl Tab {
 
     /// Close the target and its browser context.
     pub async fn close(self) {
-        let _: Result<Value, _> =
-            self.client.call(None, "Target.closeTarget", json!({ "targetId": self.target_id })).await;
+        let _ = self.client.execute(None, &target::CloseTarget { target_id: &self.target_id }).await;
         if let Some(ctx) = self.context_id.as_ref().filter(|_| self.owned_context) {
-            let _: Result<Value, _> =
-                self.client.call(None, "Target.disposeBrowserContext", json!({ "browserContextId": ctx })).await;
+            let _ = self.client.execute(None, &target::DisposeBrowserContext { browser_context_id: ctx }).await;
         }
         self.events.abort();
     }
@@ -468,9 +447,8 @@ async fn track(
             ev.session.as_ref() == Some(&page) || st.oopifs.iter().any(|f| Some(&f.session) == ev.session.as_ref())
         };
         if !ours {
-            if ev.method == "Target.detachedFromTarget" && ev.session.is_none() {
-                let v: Value = ev.parse().unwrap_or_default();
-                if v["sessionId"].as_str() == Some(page.0.as_str()) {
+            if let Some(d) = ev.decode::<target::DetachedFromTarget>().filter(|_| ev.session.is_none()) {
+                if d.session_id == page {
                     state.lock().unwrap().mark_dead(false);
                 }
             }
@@ -478,10 +456,10 @@ async fn track(
         }
         let now = Instant::now();
         match ev.method.as_str() {
-            "Network.requestWillBeSent" => {
-                let v: Value = ev.parse().unwrap_or_default();
-                let kind = v["type"].as_str().unwrap_or("");
-                tracing::trace!(id = %v["requestId"], kind, url = %sightline_page::cut(v["request"]["url"].as_str().unwrap_or(""), 80), "request");
+            network::RequestWillBeSent::METHOD => {
+                let Some(v) = ev.decode::<network::RequestWillBeSent>() else { continue };
+                let kind = v.kind.as_deref().unwrap_or("");
+                tracing::trace!(id = %v.request_id, kind, url = %sightline_page::cut(&v.request.url, 80), "request");
                 // Requests that never say they are done, or that no person waits for:
                 // sockets, streams, media, beacons, prefetches, reports.
                 if !matches!(
@@ -495,87 +473,81 @@ async fn track(
                         | "CSPViolationReport"
                         | "SignedExchange"
                 ) {
-                    if let Some(id) = v["requestId"].as_str() {
-                        let mut st = state.lock().unwrap();
-                        st.inflight.insert(id.to_string(), now);
-                    }
-                }
-            }
-            "Network.loadingFinished" | "Network.loadingFailed" => {
-                let v: Value = ev.parse().unwrap_or_default();
-                if let Some(id) = v["requestId"].as_str() {
                     let mut st = state.lock().unwrap();
-                    st.inflight.remove(id);
+                    st.inflight.insert(v.request_id, now);
                 }
             }
-            "Page.frameStartedLoading" | "Page.frameStoppedLoading" => {
-                let v: Value = ev.parse().unwrap_or_default();
+            network::LoadingFinished::METHOD | network::LoadingFailed::METHOD => {
+                let id = match ev.decode::<network::LoadingFinished>() {
+                    Some(v) => v.request_id,
+                    None => match ev.decode::<network::LoadingFailed>() {
+                        Some(v) => v.request_id,
+                        None => continue,
+                    },
+                };
+                state.lock().unwrap().inflight.remove(&id);
+            }
+            page::FrameStartedLoading::METHOD | page::FrameStoppedLoading::METHOD => {
+                let stopped = ev.is::<page::FrameStoppedLoading>();
+                let frame_id = match ev.decode::<page::FrameStartedLoading>() {
+                    Some(v) => v.frame_id,
+                    None => match ev.decode::<page::FrameStoppedLoading>() {
+                        Some(v) => v.frame_id,
+                        None => continue,
+                    },
+                };
                 let mut st = state.lock().unwrap();
                 if ev.session.as_ref() != Some(&page) {
-                    if let Some(f) = v["frameId"].as_str() {
-                        if ev.method == "Page.frameStoppedLoading" {
-                            st.oopif_loading.remove(f);
-                        } else {
-                            st.oopif_loading.insert(f.to_string(), now);
-                        }
+                    if stopped {
+                        st.oopif_loading.remove(&frame_id);
+                    } else {
+                        st.oopif_loading.insert(frame_id.clone(), now);
                     }
                 }
-                if ev.session.as_ref() == Some(&page) && v["frameId"].as_str() == Some(st.main_frame.as_str()) {
-                    st.main_loading = ev.method == "Page.frameStartedLoading";
+                if ev.session.as_ref() == Some(&page) && st.main_frame.as_ref() == Some(&frame_id) {
+                    st.main_loading = !stopped;
                     st.main_loading_since = st.main_loading.then_some(now);
                     st.nav_requested = None;
                 }
             }
-            "Page.frameRequestedNavigation" => {
-                let v: Value = ev.parse().unwrap_or_default();
+            page::FrameRequestedNavigation::METHOD => {
+                let Some(v) = ev.decode::<page::FrameRequestedNavigation>() else { continue };
                 let mut st = state.lock().unwrap();
-                if ev.session.as_ref() == Some(&page) && v["frameId"].as_str() == Some(st.main_frame.as_str()) {
+                if ev.session.as_ref() == Some(&page) && st.main_frame.as_ref() == Some(&v.frame_id) {
                     st.nav_requested = Some(now);
                 }
             }
-            "Page.frameNavigated" => {
-                let v: Value = ev.parse().unwrap_or_default();
+            page::FrameNavigated::METHOD => {
+                let Some(v) = ev.decode::<page::FrameNavigated>() else { continue };
                 let mut st = state.lock().unwrap();
-                if let Some(id) = v["frame"]["id"].as_str() {
-                    *st.frame_navigations.entry(id.to_string()).or_insert(0) += 1;
-                }
-                if v["frame"]["parentId"].is_null() && ev.session.as_ref() == Some(&page) {
-                    if let Some(id) = v["frame"]["id"].as_str() {
-                        st.main_frame = id.to_string();
-                    }
+                *st.frame_navigations.entry(v.frame.id.clone()).or_insert(0) += 1;
+                if v.frame.parent_id.is_none() && ev.session.as_ref() == Some(&page) {
+                    st.main_frame = Some(v.frame.id);
                     st.navigations += 1;
                     // Requests of the old document no longer matter.
                     st.inflight.retain(|_, t| now.duration_since(*t) < Duration::from_millis(50));
                 }
             }
-            "Fetch.requestPaused" => {
+            fetch::RequestPaused::METHOD => {
                 // Only enabled while `navigate` runs: a main-frame document that failed to
                 // load is aborted instead of committing Chromium's error page, so the
                 // previous document stays, alive and as it was.
-                let v: Value = ev.parse().unwrap_or_default();
-                let id = v["requestId"].as_str().unwrap_or_default().to_string();
+                let Some(v) = ev.decode::<fetch::RequestPaused>() else { continue };
                 // A network failure has no HTTP status; an HTTP error page (a 405 with an
                 // empty body) is a page and goes through.
                 // Sightline's egress proxy answers a failed or refused connection itself;
                 // its headers say so, and that is a failed load too, not a page.
-                let header = |name: &str| {
-                    v["responseHeaders"].as_array().and_then(|hs| {
-                        hs.iter()
-                            .find(|h| h["name"].as_str().is_some_and(|n| n.eq_ignore_ascii_case(name)))
-                            .and_then(|h| h["value"].as_str().map(str::to_string))
-                    })
-                };
-                let failed = v["responseErrorReason"]
-                    .as_str()
-                    .filter(|_| v["responseStatusCode"].is_null())
-                    .map(str::to_string)
-                    .or_else(|| header("x-sightline-egress-error").map(|e| format!("net::{e}")))
+                let failed = v
+                    .response_error_reason
+                    .clone()
+                    .filter(|_| v.response_status_code.is_none())
+                    .or_else(|| v.header("x-sightline-egress-error").map(|e| format!("net::{e}")))
                     .or_else(|| {
-                        header("x-sightline-refused").map(|r| format!("refused by the egress policy (rule {r})"))
+                        v.header("x-sightline-refused").map(|r| format!("refused by the egress policy (rule {r})"))
                     });
                 let main = {
                     let mut st = state.lock().unwrap();
-                    let main = v["frameId"].as_str() == Some(st.main_frame.as_str());
+                    let main = v.frame_id.is_some() && v.frame_id == st.main_frame;
                     if let (true, Some(reason)) = (main, failed.as_ref()) {
                         st.nav_error = Some(reason.clone());
                     }
@@ -584,27 +556,21 @@ async fn track(
                 let c = client.clone();
                 let s = ev.session.clone();
                 tokio::spawn(async move {
+                    let id = v.request_id.as_str();
                     let _ = if main && failed.is_some() {
-                        c.call_raw(
-                            s.as_ref(),
-                            "Fetch.failRequest",
-                            json!({ "requestId": id, "errorReason": "Aborted" }),
-                        )
-                        .await
+                        c.execute(s.as_ref(), &fetch::FailRequest { request_id: id, error_reason: "Aborted" }).await
                     } else {
-                        c.call_raw(s.as_ref(), "Fetch.continueRequest", json!({ "requestId": id })).await
+                        c.execute(s.as_ref(), &fetch::ContinueRequest { request_id: id }).await
                     };
                 });
             }
-            "Page.javascriptDialogOpening" => {
-                let v: Value = ev.parse().unwrap_or_default();
-                let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-                let kind = text("type");
+            page::JavascriptDialogOpening::METHOD => {
+                let Some(v) = ev.decode::<page::JavascriptDialogOpening>() else { continue };
                 let dialog = sightline_page::JsDialog {
-                    prompt_text: (kind == "prompt").then(|| text("defaultPrompt")),
-                    kind,
-                    message: text("message"),
-                    url: text("url"),
+                    prompt_text: (v.kind == "prompt").then(|| v.default_prompt.unwrap_or_default()),
+                    kind: v.kind,
+                    message: v.message,
+                    url: v.url,
                 };
                 let mut st = state.lock().unwrap();
                 if let Some(s) = ev.session.clone() {
@@ -614,69 +580,58 @@ async fn track(
                     }
                 }
             }
-            "Page.javascriptDialogClosed" => {
+            page::JavascriptDialogClosed::METHOD => {
                 let mut st = state.lock().unwrap();
                 st.dialog = None;
                 if let Some(tx) = &st.dialog_tx {
                     let _ = tx.send(false);
                 }
             }
-            "Inspector.targetCrashed" if ev.session.as_ref() == Some(&page) => {
+            inspector::TargetCrashed::METHOD if ev.session.as_ref() == Some(&page) => {
                 state.lock().unwrap().mark_dead(true);
             }
-            "Target.attachedToTarget" => {
-                if let Some(a) = ev.parse::<AttachedToTarget>() {
-                    let s = SessionId(a.session_id);
-                    if a.target_info.kind == "iframe" {
-                        {
-                            let mut st = state.lock().unwrap();
-                            st.oopifs.push(OopFrame { frame_id: a.target_info.target_id.clone(), session: s.clone() });
-                            st.oopif_loading.insert(a.target_info.target_id.clone(), now);
-                        }
-                        // The frame was attached paused (waitForDebuggerOnStart): set up what we
-                        // watch (crashes, loading, requests, the settle probe), then let it run,
-                        // so nothing in it runs unobserved.
-                        let c = client.clone();
-                        tokio::spawn(async move {
-                            let _ = c.call_raw(Some(&s), "Inspector.enable", json!({})).await;
-                            let _ = c.call_raw(Some(&s), "Page.enable", json!({})).await;
-                            let _ = c.call_raw(Some(&s), "Network.enable", json!({})).await;
-                            let _ = c
-                                .call_raw(
-                                    Some(&s),
-                                    "Target.setAutoAttach",
-                                    json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true }),
-                                )
-                                .await;
-                            let _ = c
-                                .call_raw(
-                                    Some(&s),
-                                    "Page.addScriptToEvaluateOnNewDocument",
-                                    json!({ "source": PROBE_SCRIPT }),
-                                )
-                                .await;
-                            let _ = c.call_raw(Some(&s), "Runtime.runIfWaitingForDebugger", json!({})).await;
-                        });
-                    } else {
-                        // A worker's script request is reported here but finishes in the
-                        // worker's own session, which we do not follow: stop counting it.
-                        state.lock().unwrap().inflight.remove(&a.target_info.target_id);
-                        // Workers and the like: let them run, we do not drive them.
-                        let c = client.clone();
-                        tokio::spawn(async move {
-                            let _ = c.call_raw(Some(&s), "Runtime.runIfWaitingForDebugger", json!({})).await;
-                        });
+            target::AttachedToTarget::METHOD => {
+                let Some(a) = ev.decode::<target::AttachedToTarget>() else { continue };
+                let s = a.session_id;
+                if a.target_info.kind == "iframe" {
+                    // An out-of-process iframe's target id is its frame id.
+                    let frame_id = FrameId(a.target_info.target_id.0);
+                    {
+                        let mut st = state.lock().unwrap();
+                        st.oopifs.push(OopFrame { frame_id: frame_id.clone(), session: s.clone() });
+                        st.oopif_loading.insert(frame_id, now);
                     }
+                    // The frame was attached paused (waitForDebuggerOnStart): set up what we
+                    // watch (crashes, loading, requests, the settle probe), then let it run,
+                    // so nothing in it runs unobserved.
+                    let c = client.clone();
+                    tokio::spawn(async move {
+                        let s = Some(&s);
+                        let _ = c.execute(s, &inspector::Enable {}).await;
+                        let _ = c.execute(s, &page::Enable {}).await;
+                        let _ = c.execute(s, &network::Enable {}).await;
+                        let _ = c.execute(s, &AUTO_ATTACH).await;
+                        let _ = c.execute(s, &page::AddScriptToEvaluateOnNewDocument { source: PROBE_SCRIPT }).await;
+                        let _ = c.execute(s, &runtime::RunIfWaitingForDebugger {}).await;
+                    });
+                } else {
+                    // A worker's script request is reported here but finishes in the
+                    // worker's own session, which we do not follow: stop counting it
+                    // (its request id is the worker's target id).
+                    state.lock().unwrap().inflight.remove(a.target_info.target_id.as_str());
+                    // Workers and the like: let them run, we do not drive them.
+                    let c = client.clone();
+                    tokio::spawn(async move {
+                        let _ = c.execute(Some(&s), &runtime::RunIfWaitingForDebugger {}).await;
+                    });
                 }
             }
-            "Target.detachedFromTarget" => {
-                let v: Value = ev.parse().unwrap_or_default();
-                if let Some(sid) = v["sessionId"].as_str() {
-                    let mut st = state.lock().unwrap();
-                    st.oopifs.retain(|f| f.session.0 != sid);
-                    if let Some(t) = v["targetId"].as_str() {
-                        st.oopif_loading.remove(t);
-                    }
+            target::DetachedFromTarget::METHOD => {
+                let Some(v) = ev.decode::<target::DetachedFromTarget>() else { continue };
+                let mut st = state.lock().unwrap();
+                st.oopifs.retain(|f| f.session != v.session_id);
+                if let Some(t) = v.target_id {
+                    st.oopif_loading.remove(&FrameId(t.0));
                 }
             }
             _ => {}

@@ -13,8 +13,10 @@
 //! two reads of what it recorded (`settle`, pointer listeners); and
 //! `browser.eval()` of the scripting pack, whose point is to run in the page.
 
-use serde_json::{json, Value};
-use sightline_cdp::SessionId;
+use sightline_cdp::protocol::dom::{ResolveNode, ResolveNodeReply};
+use sightline_cdp::protocol::page::CreateIsolatedWorld;
+use sightline_cdp::protocol::runtime::{Evaluate, EvaluateReply};
+use sightline_cdp::{BackendNodeId, ExecutionContextId, FrameId, SessionId};
 
 use crate::{BrowserError, Tab};
 
@@ -24,31 +26,31 @@ pub(crate) const WORLD: &str = "sightline";
 impl Tab {
     /// The CDP frame id a session's document belongs to (the page's main frame,
     /// or the out-of-process frame the session was attached for).
-    fn frame_of_session(&self, session: &SessionId) -> Option<String> {
+    fn frame_of_session(&self, session: &SessionId) -> Option<FrameId> {
         if *session == self.session {
-            return Some(self.main_frame());
+            return self.main_frame();
         }
         let st = self.state.lock().unwrap();
         st.oopifs.iter().find(|f| f.session == *session).map(|f| f.frame_id.clone())
     }
 
     /// The execution context of Sightline's isolated world in a session's frame.
-    pub(crate) async fn world(&self, session: &SessionId) -> Result<i64, BrowserError> {
+    pub(crate) async fn world(&self, session: &SessionId) -> Result<ExecutionContextId, BrowserError> {
         let frame = self
             .frame_of_session(session)
             .ok_or_else(|| BrowserError::Unexpected("no frame for this session".to_string()))?;
-        let v: Value =
-            self.cdp(session, "Page.createIsolatedWorld", json!({ "frameId": frame, "worldName": WORLD })).await?;
-        v["executionContextId"]
-            .as_i64()
-            .ok_or_else(|| BrowserError::Unexpected("Page.createIsolatedWorld gave no context".to_string()))
+        let world = self.cdp(session, &CreateIsolatedWorld { frame_id: &frame, world_name: WORLD }).await?;
+        Ok(world.execution_context_id)
     }
 
-    /// `Runtime.evaluate` in the isolated world of a session's frame (`params`
-    /// as for `Runtime.evaluate`; the context is filled in).
-    pub(crate) async fn eval_isolated(&self, session: &SessionId, mut params: Value) -> Result<Value, BrowserError> {
-        params["contextId"] = self.world(session).await?.into();
-        self.cdp(session, "Runtime.evaluate", params).await
+    /// `Runtime.evaluate` in the isolated world of a session's frame (the context is filled in).
+    pub(crate) async fn eval_isolated(
+        &self,
+        session: &SessionId,
+        eval: Evaluate<'_>,
+    ) -> Result<EvaluateReply, BrowserError> {
+        let context_id = Some(self.world(session).await?);
+        self.cdp(session, &Evaluate { context_id, ..eval }).await
     }
 
     /// `DOM.resolveNode` into the isolated world, so functions called on the
@@ -58,20 +60,16 @@ impl Tab {
     pub(crate) async fn resolve_isolated(
         &self,
         session: &SessionId,
-        backend: i64,
+        backend: BackendNodeId,
         group: Option<&str>,
-    ) -> Result<Value, BrowserError> {
-        let mut p = json!({ "backendNodeId": backend });
-        if let Some(g) = group {
-            p["objectGroup"] = g.into();
-        }
+    ) -> Result<ResolveNodeReply, BrowserError> {
+        let main_world = ResolveNode { object_group: group, ..ResolveNode::backend(backend) };
         if let Ok(ctx) = self.world(session).await {
-            let mut q = p.clone();
-            q["executionContextId"] = ctx.into();
-            if let Ok(v) = self.cdp::<Value>(session, "DOM.resolveNode", q).await {
+            let isolated = ResolveNode { execution_context_id: Some(ctx), ..main_world };
+            if let Ok(v) = self.cdp(session, &isolated).await {
                 return Ok(v);
             }
         }
-        self.cdp(session, "DOM.resolveNode", p).await
+        self.cdp(session, &main_world).await
     }
 }

@@ -21,17 +21,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::CdpError;
-
-/// A flattened target session id (`Target.attachToTarget {flatten: true}`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct SessionId(pub String);
+use crate::protocol::inspector::{Detached, TargetCrashed};
+use crate::protocol::target::DetachedFromTarget;
+use crate::protocol::{Command, EventParams};
+use crate::{CdpError, SessionId};
 
 /// One CDP event, with the session it came from (`None` for the browser).
 #[derive(Debug, Clone)]
@@ -42,9 +40,17 @@ pub struct Event {
 }
 
 impl Event {
-    /// Decode the event's params.
-    pub fn parse<T: DeserializeOwned>(&self) -> Option<T> {
+    /// The event's params as `E`, when this is `E`'s event and they decode.
+    pub fn decode<E: EventParams>(&self) -> Option<E> {
+        if self.method != E::METHOD {
+            return None;
+        }
         serde_json::from_str(self.params.get()).ok()
+    }
+
+    /// True when this is `E`'s event.
+    pub fn is<E: EventParams>(&self) -> bool {
+        self.method == E::METHOD
     }
 }
 
@@ -65,7 +71,7 @@ struct Subscriber {
 #[derive(Default)]
 struct Pending {
     /// Each waiting call, with the session it was sent to.
-    calls: HashMap<u64, (Option<String>, oneshot::Sender<Reply>)>,
+    calls: HashMap<u64, (Option<SessionId>, oneshot::Sender<Reply>)>,
     closed: bool,
 }
 
@@ -191,20 +197,28 @@ impl Client {
         }
     }
 
-    /// Send a command and decode its result.
-    pub async fn call<T: DeserializeOwned>(
-        &self,
-        session: Option<&SessionId>,
-        method: &str,
-        params: impl Serialize,
-    ) -> Result<T, CdpError> {
-        let raw = self.call_raw(session, method, params).await?;
-        serde_json::from_str(raw.get())
-            .map_err(|e| CdpError::Decode { method: method.to_string(), detail: e.to_string() })
+    /// Send a typed command (to a page or frame session, or to the browser with
+    /// `None`) and decode its reply. A reply that does not decode fails with
+    /// [`CdpError::Decode`].
+    pub async fn execute<C: Command>(&self, session: Option<&SessionId>, cmd: &C) -> Result<C::Response, CdpError> {
+        self.execute_within(session, cmd, self.inner.timeout).await
     }
 
-    /// Send a command and return its result as raw JSON (no `Value` tree is built).
-    pub async fn call_raw(
+    /// [`Client::execute`] with its own time limit.
+    pub async fn execute_within<C: Command>(
+        &self,
+        session: Option<&SessionId>,
+        cmd: &C,
+        limit: Duration,
+    ) -> Result<C::Response, CdpError> {
+        let raw = self.call_raw_within(session, C::METHOD, cmd, limit).await?;
+        C::decode(raw).map_err(|e| CdpError::Decode { method: C::METHOD.to_string(), detail: e.to_string() })
+    }
+
+    /// Send a command by name and return its result as raw JSON (the transport under
+    /// [`Client::execute`]; kept to this crate so every call site is typed).
+    #[cfg(test)]
+    pub(crate) async fn call_raw(
         &self,
         session: Option<&SessionId>,
         method: &str,
@@ -214,7 +228,7 @@ impl Client {
     }
 
     /// [`Client::call_raw`] with its own time limit.
-    pub async fn call_raw_within(
+    pub(crate) async fn call_raw_within(
         &self,
         session: Option<&SessionId>,
         method: &str,
@@ -222,7 +236,7 @@ impl Client {
         limit: Duration,
     ) -> Result<Box<RawValue>, CdpError> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let text = serde_json::to_string(&Request { id, method, params, session_id: session.map(|s| s.0.as_str()) })
+        let text = serde_json::to_string(&Request { id, method, params, session_id: session.map(SessionId::as_str) })
             .map_err(|e| CdpError::Decode { method: method.to_string(), detail: e.to_string() })?;
         let (tx, rx) = oneshot::channel();
         {
@@ -231,7 +245,7 @@ impl Client {
             if pending.closed {
                 return Err(CdpError::Disconnected);
             }
-            pending.calls.insert(id, (session.map(|s| s.0.clone()), tx));
+            pending.calls.insert(id, (session.cloned(), tx));
         }
         let _guard = PendingGuard { inner: &self.inner, id };
         if self.inner.out.send(Message::Text(text.into())).is_err() {
@@ -306,22 +320,17 @@ impl Inner {
             let _ = tx.send(reply);
         } else if let Some(method) = msg.method {
             // A crashed or detached target never answers: fail its calls now.
-            match (method, &msg.session_id) {
-                ("Inspector.targetCrashed", Some(s)) => self.fail_session(s, "crashed"),
-                ("Inspector.detached", Some(s)) => self.fail_session(s, "was detached"),
-                ("Target.detachedFromTarget", None) => {
-                    #[derive(Deserialize)]
-                    struct Detached {
-                        #[serde(rename = "sessionId")]
-                        session_id: String,
-                    }
-                    if let Some(d) = msg.params.and_then(|p| serde_json::from_str::<Detached>(p.get()).ok()) {
+            let session = msg.session_id.map(SessionId);
+            match (method, &session) {
+                (TargetCrashed::METHOD, Some(s)) => self.fail_session(s, "crashed"),
+                (Detached::METHOD, Some(s)) => self.fail_session(s, "was detached"),
+                (DetachedFromTarget::METHOD, None) => {
+                    if let Some(d) = msg.params.and_then(|p| serde_json::from_str::<DetachedFromTarget>(p.get()).ok()) {
                         self.fail_session(&d.session_id, "was detached");
                     }
                 }
                 _ => {}
             }
-            let session = msg.session_id.map(SessionId);
             let params: Arc<RawValue> = match msg.params {
                 Some(p) => Arc::from(p.to_owned()),
                 None => Arc::from(RawValue::from_string("{}".into()).unwrap()),
@@ -348,11 +357,11 @@ impl Inner {
         }
     }
 
-    fn fail_session(&self, session: &str, reason: &'static str) {
+    fn fail_session(&self, session: &SessionId, reason: &'static str) {
         let gone: Vec<oneshot::Sender<Reply>> = {
             let mut pending = self.pending.lock().unwrap();
             let ids: Vec<u64> =
-                pending.calls.iter().filter(|(_, (s, _))| s.as_deref() == Some(session)).map(|(id, _)| *id).collect();
+                pending.calls.iter().filter(|(_, (s, _))| s.as_ref() == Some(session)).map(|(id, _)| *id).collect();
             ids.into_iter().filter_map(|id| pending.calls.remove(&id)).map(|(_, tx)| tx).collect()
         };
         for tx in gone {
@@ -441,11 +450,23 @@ mod tests {
                 #[allow(dead_code)]
                 x: u32,
             }
-            let e = c.call::<X>(None, "Test.wrongType", serde_json::json!({})).await.err().unwrap();
+            #[derive(Serialize)]
+            struct WrongType {}
+            impl Command for WrongType {
+                const METHOD: &'static str = "Test.wrongType";
+                type Response = X;
+            }
+            #[derive(Serialize)]
+            struct Fine {}
+            impl Command for Fine {
+                const METHOD: &'static str = "Test.fine";
+                type Response = serde_json::Value;
+            }
+            let e = c.execute(None, &WrongType {}).await.err().unwrap();
             assert!(matches!(e, CdpError::Decode { .. }), "{e:?}");
             assert!(t.elapsed() < Duration::from_secs(2), "took {:?}", t.elapsed());
             // The connection is still good.
-            let ok: serde_json::Value = c.call(None, "Test.fine", serde_json::json!({})).await.unwrap();
+            let ok: serde_json::Value = c.execute(None, &Fine {}).await.unwrap();
             assert_eq!(ok["x"], 1);
         });
     }

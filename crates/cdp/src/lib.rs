@@ -9,16 +9,22 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), sightline_cdp::CdpError> {
 //! use sightline_cdp::{Chromium, LaunchOptions};
+//! use sightline_cdp::protocol::browser::GetVersion;
 //! let chrome = Chromium::launch(&LaunchOptions::default()).await?;
-//! let version: serde_json::Value = chrome.client().call(None, "Browser.getVersion", serde_json::json!({})).await?;
-//! println!("{}", version["product"]);
+//! // Typed end to end: the struct names its method and its reply.
+//! let version = chrome.client().execute(None, &GetVersion {}).await?;
+//! println!("{}", version.product);
 //! # Ok(()) }
 //! ```
 
 mod client;
 mod error;
+mod ids;
 mod launch;
+pub mod protocol;
 
-pub use client::{Client, Event, EventReceiver, SessionId, EVENT_QUEUE};
+pub use client::{Client, Event, EventReceiver, EVENT_QUEUE};
 pub use error::CdpError;
+pub use ids::{BackendNodeId, BrowserContextId, ExecutionContextId, FrameId, SessionId, TargetId};
 pub use launch::{find_chromium, needs_no_sandbox, resolve_endpoint, Chromium, LaunchOptions, BASE_FLAGS};
+pub use protocol::{Command, EventParams};

@@ -28,4 +28,6 @@ mod sandbox;
 pub use driver::{CancelToken, Cx, Driver, DriverError, Mark, MarkSet};
 pub use policy::{DefaultPolicy, Denied, Egress, EgressGate, Policy, Request};
 pub use primitives::{describe, Prim, PRIMITIVES};
-pub use sandbox::{listing, Pack, ScriptError, ScriptOptions, ScriptOutcome, ScriptRun, Vision, VisionError, MAX_LOG_LINE};
+pub use sandbox::{
+    listing, Pack, ScriptError, ScriptOptions, ScriptOutcome, ScriptRun, Vision, VisionError, MAX_LOG_LINE,
+};

@@ -92,15 +92,17 @@ pub async fn new_session(cfg: &GridConfig) -> Result<GridSession, GridError> {
                     .unwrap_or(text),
             });
         }
-        let id = value["sessionId"].as_str().unwrap_or_default().to_string();
+        let id = value["sessionId"].as_str().filter(|id| !id.is_empty()).map(str::to_string);
         let cdp = value["capabilities"]["se:cdp"].as_str().map(str::to_string);
-        match cdp {
-            Some(cdp) if !id.is_empty() => Ok(GridSession { grid: base(&cfg.url), id, cdp }),
-            _ => {
+        match (id, cdp) {
+            (Some(id), Some(cdp)) => Ok(GridSession { grid: base(&cfg.url), id, cdp }),
+            (Some(id), None) => {
                 let s = GridSession { grid: base(&cfg.url), id: id.clone(), cdp: String::new() };
                 delete_blocking(&s);
                 Err(GridError::NoCdp { session: id })
             }
+            // No session to drive, and none to delete.
+            (None, _) => Err(GridError::Refused { status, error: "no session id".into(), message: text }),
         }
     })
     .await

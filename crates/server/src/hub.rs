@@ -252,8 +252,13 @@ impl Hub {
         };
         let started = async {
             let bound = api.dispatch("bind_browser", json!({ "session": id })).await?.value;
-            let target = bound["target_id"].as_str().unwrap_or_default().to_string();
-            let tab_id = bound["tabs"][0]["tab_id"].as_str().unwrap_or_default().to_string();
+            let id_of = |v: &Value, what: &str| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| ServerError::Browser(format!("bind_browser answered without a {what}")))
+            };
+            let target = id_of(&bound["target_id"], "target_id")?;
+            let tab_id = id_of(&bound["tabs"][0]["tab_id"], "tab_id")?;
             api.dispatch(
                 "get_state",
                 json!({ "session": id, "target_id": target, "tab_id": tab_id, "screenshot": req.screenshot }),

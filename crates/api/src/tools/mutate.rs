@@ -10,7 +10,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use sightline_browser::{CaptureOptions, Captured, Direction, Tab};
+use sightline_browser::{BackendNodeId, CaptureOptions, Captured, Direction, FrameId, Tab};
 use sightline_page::semantic::ActionKind;
 use sightline_page::ElementIndex;
 
@@ -128,7 +128,7 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
         }
     };
     if stored.format == Format::SemanticV2 {
-        let frame_id = captured.view.frame_of(node).unwrap_or_default().to_string();
+        let frame_id = FrameId(captured.view.frame_of(node).unwrap_or_default().to_string());
         let then = stored.frame_generations.get(&frame_id).copied().unwrap_or(0);
         if tab.frame_generation(&frame_id) != then {
             return Err(ToolError::proof(
@@ -143,7 +143,7 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
         .get(frame)
         .cloned()
         .ok_or_else(|| ToolError::proof(Proof::TabTarget, "the frame's target is gone"))?;
-    if !tab.node_alive(&session, backend).await? {
+    if !tab.node_alive(&session, BackendNodeId(backend)).await? {
         return Err(ToolError::proof(
             Proof::NodeLiveness,
             format!("the element of {reference} was removed from the page"),
@@ -154,7 +154,7 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
     if let Some(e) = captured.view.elements.iter().find(|e| e.node == node) {
         return Ok(Proven { index: e.index, tab, captured });
     }
-    tab.scroll_node_into_view(&session, backend).await?;
+    tab.scroll_node_into_view(&session, BackendNodeId(backend)).await?;
     let fresh = Arc::new(tab.capture_with(CaptureOptions::default()).await?);
     let found = fresh
         .view

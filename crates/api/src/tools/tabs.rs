@@ -42,11 +42,10 @@ pub struct NavigateParams {
 pub(crate) async fn discover_popups(s: &mut Session) -> Result<(), ToolError> {
     let pages = s.browser.pages_in(&s.context).await.map_err(ToolError::browser)?;
     for (target, opener) in pages {
-        if s.tabs.iter().any(|t| t.tab.target_id() == target) {
+        if s.tabs.iter().any(|t| *t.tab.target_id() == target) {
             continue;
         }
-        let opener_tab =
-            opener.as_deref().and_then(|o| s.tabs.iter().find(|t| t.tab.target_id() == o)).map(|t| t.id.clone());
+        let opener_tab = opener.and_then(|o| s.tabs.iter().find(|t| *t.tab.target_id() == o)).map(|t| t.id.clone());
         let Some(opener_tab) = opener_tab else { continue };
         let tab = Tab::attach(s.browser.clone(), &target, s.tabs[0].tab.options().clone())
             .await

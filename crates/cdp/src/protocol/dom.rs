@@ -1,0 +1,130 @@
+//! `DOM`: resolving, describing and locating nodes.
+
+use serde::{Deserialize, Serialize};
+
+use super::runtime::RemoteObject;
+use super::{Command, Empty};
+use crate::{BackendNodeId, ExecutionContextId, FrameId};
+
+/// `DOM.resolveNode`: a remote object for a backend node.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveNode<'a> {
+    pub backend_node_id: BackendNodeId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_group: Option<&'a str>,
+    /// The world to resolve into (default: the node's frame's main world).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution_context_id: Option<ExecutionContextId>,
+}
+
+impl ResolveNode<'_> {
+    /// Resolve into the node's frame's main world, in no object group.
+    pub fn backend(id: BackendNodeId) -> Self {
+        ResolveNode { backend_node_id: id, object_group: None, execution_context_id: None }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ResolveNodeReply {
+    pub object: RemoteObject,
+}
+
+impl Command for ResolveNode<'_> {
+    const METHOD: &'static str = "DOM.resolveNode";
+    type Response = ResolveNodeReply;
+}
+
+/// `DOM.describeNode`, by backend id or by remote object.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribeNode<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend_node_id: Option<BackendNodeId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_id: Option<&'a str>,
+}
+
+impl<'a> DescribeNode<'a> {
+    pub fn backend(id: BackendNodeId) -> Self {
+        DescribeNode { backend_node_id: Some(id), object_id: None }
+    }
+
+    pub fn object(id: &'a str) -> Self {
+        DescribeNode { backend_node_id: None, object_id: Some(id) }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DescribeNodeReply {
+    pub node: Node,
+}
+
+/// `DOM.Node` (the fields we read).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    pub backend_node_id: BackendNodeId,
+    #[serde(default)]
+    pub local_name: Option<String>,
+    /// Flat `[name, value, name, value, …]`.
+    #[serde(default)]
+    pub attributes: Vec<String>,
+}
+
+impl Command for DescribeNode<'_> {
+    const METHOD: &'static str = "DOM.describeNode";
+    type Response = DescribeNodeReply;
+}
+
+/// `DOM.getNodeForLocation` (main-document coordinates).
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetNodeForLocation {
+    pub x: i64,
+    pub y: i64,
+    #[serde(rename = "includeUserAgentShadowDOM")]
+    pub include_user_agent_shadow_dom: bool,
+    pub ignore_pointer_events_none: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetNodeForLocationReply {
+    pub backend_node_id: BackendNodeId,
+}
+
+impl Command for GetNodeForLocation {
+    const METHOD: &'static str = "DOM.getNodeForLocation";
+    type Response = GetNodeForLocationReply;
+}
+
+/// `DOM.scrollIntoViewIfNeeded`.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScrollIntoViewIfNeeded {
+    pub backend_node_id: BackendNodeId,
+}
+
+impl Command for ScrollIntoViewIfNeeded {
+    const METHOD: &'static str = "DOM.scrollIntoViewIfNeeded";
+    type Response = Empty;
+}
+
+/// `DOM.getFrameOwner`: the `<iframe>` element holding a frame.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetFrameOwner<'a> {
+    pub frame_id: &'a FrameId,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetFrameOwnerReply {
+    pub backend_node_id: BackendNodeId,
+}
+
+impl Command for GetFrameOwner<'_> {
+    const METHOD: &'static str = "DOM.getFrameOwner";
+    type Response = GetFrameOwnerReply;
+}

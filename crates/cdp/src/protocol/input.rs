@@ -1,0 +1,102 @@
+//! `Input`: real mouse, wheel and key events.
+
+use serde::Serialize;
+
+use super::{Command, Empty};
+
+/// `Input.dispatchMouseEvent`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DispatchMouseEvent {
+    #[serde(rename = "type")]
+    pub kind: MouseEventKind,
+    pub x: f64,
+    pub y: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub button: Option<MouseButton>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buttons: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub click_count: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta_x: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta_y: Option<f64>,
+}
+
+impl DispatchMouseEvent {
+    /// An event of `kind` at a viewport point, nothing else set.
+    pub fn at(kind: MouseEventKind, x: f64, y: f64) -> Self {
+        DispatchMouseEvent { kind, x, y, button: None, buttons: None, click_count: None, delta_x: None, delta_y: None }
+    }
+}
+
+impl Command for DispatchMouseEvent {
+    const METHOD: &'static str = "Input.dispatchMouseEvent";
+    type Response = Empty;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum MouseEventKind {
+    MousePressed,
+    MouseReleased,
+    MouseMoved,
+    MouseWheel,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum MouseButton {
+    Left,
+}
+
+/// `Input.dispatchKeyEvent`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DispatchKeyEvent {
+    #[serde(rename = "type")]
+    pub kind: KeyEventKind,
+    pub key: String,
+    pub code: String,
+    pub windows_virtual_key_code: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unmodified_text: Option<String>,
+    /// Bit field: Alt=1, Ctrl=2, Meta=4, Shift=8.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modifiers: Option<u32>,
+    /// Editing commands to run (`selectAll`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
+}
+
+impl DispatchKeyEvent {
+    /// A key event with no text, modifiers or commands.
+    pub fn key(kind: KeyEventKind, key: &str, code: &str, windows_virtual_key_code: u32) -> Self {
+        DispatchKeyEvent {
+            kind,
+            key: key.to_string(),
+            code: code.to_string(),
+            windows_virtual_key_code,
+            text: None,
+            unmodified_text: None,
+            modifiers: None,
+            commands: Vec::new(),
+        }
+    }
+}
+
+impl Command for DispatchKeyEvent {
+    const METHOD: &'static str = "Input.dispatchKeyEvent";
+    type Response = Empty;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum KeyEventKind {
+    KeyDown,
+    KeyUp,
+    RawKeyDown,
+}

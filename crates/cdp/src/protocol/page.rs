@@ -1,0 +1,254 @@
+//! `Page`: frames, navigation, dialogs, screenshots.
+
+use serde::{Deserialize, Serialize};
+
+use super::{unit_command, Command, Empty, EventParams};
+use crate::{ExecutionContextId, FrameId};
+
+unit_command!(
+    /// `Page.enable`.
+    Enable = "Page.enable"
+);
+unit_command!(
+    /// `Page.stopLoading`.
+    StopLoading = "Page.stopLoading"
+);
+unit_command!(
+    /// `Page.crash` (tests: the renderer crashes and never answers).
+    Crash = "Page.crash"
+);
+
+/// `Page.getFrameTree`.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct GetFrameTree {}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetFrameTreeReply {
+    pub frame_tree: FrameTree,
+}
+
+/// `Page.FrameTree` (the root frame; children are not read).
+#[derive(Debug, Clone, Deserialize)]
+pub struct FrameTree {
+    pub frame: Frame,
+}
+
+impl Command for GetFrameTree {
+    const METHOD: &'static str = "Page.getFrameTree";
+    type Response = GetFrameTreeReply;
+}
+
+/// `Page.Frame` (the fields we read).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Frame {
+    pub id: FrameId,
+    /// `None` for a top-level frame.
+    #[serde(default)]
+    pub parent_id: Option<FrameId>,
+}
+
+/// `Page.createIsolatedWorld`: the same world for the same frame and name until
+/// the frame's document changes.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateIsolatedWorld<'a> {
+    pub frame_id: &'a FrameId,
+    pub world_name: &'a str,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateIsolatedWorldReply {
+    pub execution_context_id: ExecutionContextId,
+}
+
+impl Command for CreateIsolatedWorld<'_> {
+    const METHOD: &'static str = "Page.createIsolatedWorld";
+    type Response = CreateIsolatedWorldReply;
+}
+
+/// `Page.addScriptToEvaluateOnNewDocument`.
+#[derive(Debug, Clone, Serialize)]
+pub struct AddScriptToEvaluateOnNewDocument<'a> {
+    pub source: &'a str,
+}
+
+impl Command for AddScriptToEvaluateOnNewDocument<'_> {
+    const METHOD: &'static str = "Page.addScriptToEvaluateOnNewDocument";
+    type Response = Empty;
+}
+
+/// `Page.setLifecycleEventsEnabled`.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SetLifecycleEventsEnabled {
+    pub enabled: bool,
+}
+
+impl Command for SetLifecycleEventsEnabled {
+    const METHOD: &'static str = "Page.setLifecycleEventsEnabled";
+    type Response = Empty;
+}
+
+/// `Page.handleJavaScriptDialog`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleJavaScriptDialog<'a> {
+    pub accept: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<&'a str>,
+}
+
+impl Command for HandleJavaScriptDialog<'_> {
+    const METHOD: &'static str = "Page.handleJavaScriptDialog";
+    type Response = Empty;
+}
+
+/// `Page.captureScreenshot` (PNG of the viewport).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct CaptureScreenshot {
+    pub format: &'static str,
+}
+
+impl CaptureScreenshot {
+    pub const PNG: CaptureScreenshot = CaptureScreenshot { format: "png" };
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct CaptureScreenshotReply {
+    /// Base64 image data.
+    pub data: String,
+}
+
+impl Command for CaptureScreenshot {
+    const METHOD: &'static str = "Page.captureScreenshot";
+    type Response = CaptureScreenshotReply;
+}
+
+/// `Page.navigate`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Navigate<'a> {
+    pub url: &'a str,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NavigateReply {
+    /// Set when the navigation failed (`net::ERR_…`).
+    #[serde(default)]
+    pub error_text: Option<String>,
+}
+
+impl Command for Navigate<'_> {
+    const METHOD: &'static str = "Page.navigate";
+    type Response = NavigateReply;
+}
+
+/// `Page.getNavigationHistory`.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct GetNavigationHistory {}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NavigationHistory {
+    pub current_index: usize,
+    pub entries: Vec<NavigationEntry>,
+}
+
+impl NavigationHistory {
+    /// The id of the current entry.
+    pub fn current(&self) -> Option<i64> {
+        self.entries.get(self.current_index).map(|e| e.id)
+    }
+}
+
+/// `Page.NavigationEntry` (the fields we read).
+#[derive(Debug, Clone, Deserialize)]
+pub struct NavigationEntry {
+    pub id: i64,
+}
+
+impl Command for GetNavigationHistory {
+    const METHOD: &'static str = "Page.getNavigationHistory";
+    type Response = NavigationHistory;
+}
+
+/// `Page.navigateToHistoryEntry`.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NavigateToHistoryEntry {
+    pub entry_id: i64,
+}
+
+impl Command for NavigateToHistoryEntry {
+    const METHOD: &'static str = "Page.navigateToHistoryEntry";
+    type Response = Empty;
+}
+
+/// `Page.frameStartedLoading`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameStartedLoading {
+    pub frame_id: FrameId,
+}
+
+impl EventParams for FrameStartedLoading {
+    const METHOD: &'static str = "Page.frameStartedLoading";
+}
+
+/// `Page.frameStoppedLoading`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameStoppedLoading {
+    pub frame_id: FrameId,
+}
+
+impl EventParams for FrameStoppedLoading {
+    const METHOD: &'static str = "Page.frameStoppedLoading";
+}
+
+/// `Page.frameRequestedNavigation`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameRequestedNavigation {
+    pub frame_id: FrameId,
+}
+
+impl EventParams for FrameRequestedNavigation {
+    const METHOD: &'static str = "Page.frameRequestedNavigation";
+}
+
+/// `Page.frameNavigated`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct FrameNavigated {
+    pub frame: Frame,
+}
+
+impl EventParams for FrameNavigated {
+    const METHOD: &'static str = "Page.frameNavigated";
+}
+
+/// `Page.javascriptDialogOpening`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct JavascriptDialogOpening {
+    pub url: String,
+    pub message: String,
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub default_prompt: Option<String>,
+}
+
+impl EventParams for JavascriptDialogOpening {
+    const METHOD: &'static str = "Page.javascriptDialogOpening";
+}
+
+/// `Page.javascriptDialogClosed`.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+pub struct JavascriptDialogClosed {}
+
+impl EventParams for JavascriptDialogClosed {
+    const METHOD: &'static str = "Page.javascriptDialogClosed";
+}
