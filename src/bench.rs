@@ -40,6 +40,17 @@ pub fn generated_page(n: usize) -> String {
     html
 }
 
+/// The element index of the generated page's counter button.
+fn counter_index(state: &StateObject) -> Result<u64> {
+    let i = state
+        .element_index
+        .0
+        .iter()
+        .position(|d| d.text_content.as_deref().is_some_and(|t| t.starts_with("Counter") || t.starts_with("Clicked")))
+        .context("counter button not indexed")?;
+    Ok(i as u64 + 1)
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -203,17 +214,7 @@ async fn measure_rss(browser: &Browser, a: &Args, url: &str, n: usize, actions: 
             0 => json!({"action": "scroll", "direction": "down", "pixels": 400}),
             1 => json!({"action": "scroll", "direction": "up", "pixels": 400}),
             _ => {
-                let counter = env
-                    .state()
-                    .element_index
-                    .0
-                    .iter()
-                    .position(|d| {
-                        d.text_content.as_deref().is_some_and(|t| t.starts_with("Counter") || t.starts_with("Clicked"))
-                    })
-                    .context("counter button not indexed")?
-                    + 1;
-                json!({"action": "click_element", "element_index": counter})
+                json!({"action": "click_element", "element_index": counter_index(env.state())?})
             }
         };
         let turn = env.step(&action.to_string()).await;
@@ -376,16 +377,7 @@ async fn measure(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) 
         }
     }
     for round in 0..=runs {
-        let counter = env
-            .state()
-            .element_index
-            .0
-            .iter()
-            .position(|d| {
-                d.text_content.as_deref().is_some_and(|t| t.starts_with("Counter") || t.starts_with("Clicked"))
-            })
-            .context("counter button not indexed")? as u64
-            + 1;
+        let counter = counter_index(env.state())?;
         let t = Instant::now();
         let turn = env.step(&json!({"action": "click_element", "element_index": counter}).to_string()).await;
         let d = t.elapsed();
