@@ -43,12 +43,10 @@ impl Tab {
         // Click listeners first: too many in view and the walk is not worth it.
         let clicks = self.click_listeners(session).await;
         let Some(clicks) = clicks else { return Ok(None) };
-        let world = self.world(session).await?;
         let args = serde_json::to_string(&(frame.0.as_str(), COMPUTED_STYLES))
             .map_err(|e| BrowserError::Unexpected(e.to_string()))?;
         let expression = format!("({WALK})(...{args})");
-        let eval = Evaluate { context_id: Some(world), ..Evaluate::new(&expression).by_value() };
-        let reply = self.cdp(session, &eval).await?;
+        let reply = self.eval_isolated(session, Evaluate::new(&expression).by_value()).await?;
         if let Some(ex) = reply.exception_details {
             tracing::debug!(?ex, "walk threw; taking the full snapshot");
             return Ok(None);
@@ -60,11 +58,8 @@ impl Tab {
         let mut snap = Snapshot { documents: walked.documents, strings: walked.strings };
         // Backend ids of the kept elements.
         const GROUP: &str = "sightline-walk";
-        let list = Evaluate {
-            context_id: Some(world),
-            ..Evaluate::new("globalThis.__sightlineKept").in_group(GROUP)
-        };
-        let array = self.cdp(session, &list).await?.result.object_id;
+        let array = self.eval_isolated(session, Evaluate::new("globalThis.__sightlineKept").in_group(GROUP)).await?;
+        let array = array.result.object_id;
         let Some(array) = array else { return Ok(None) };
         let props = self.cdp(session, &GetProperties { object_id: &array, own_properties: true }).await?;
         let mut objects: Vec<(usize, String)> = props
