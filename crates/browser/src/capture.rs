@@ -35,6 +35,9 @@ pub struct CaptureOptions {
     /// viewport walk would do: views that read beyond the viewport ask for it.
     /// Implied by `accessibility` and `all_rects`.
     pub whole_document: bool,
+    /// Take the viewport walk even on a page small enough that its full
+    /// snapshot costs less (the equivalence tests compare the two there).
+    pub walk_small_pages: bool,
 }
 
 /// A capture and what was derived from it.
@@ -66,10 +69,16 @@ impl Tab {
     /// extent) cost as much as the rest of the snapshot when asked for every
     /// node, and the model reads them for a few elements: unless `all_rects`,
     /// they are fetched for those alone ([`Snapshot::rects_needed`]).
-    /// With `walk`, the viewport walk is tried first ([`Tab::walk`]).
-    async fn snapshot(&self, session: &SessionId, all_rects: bool, walk: bool) -> Result<(Snapshot, bool), BrowserError> {
-        let walked = if walk && !all_rects {
-            match self.walk(session).await {
+    /// With `walk`, the viewport walk is tried first ([`Tab::walk`]); `Some(true)`
+    /// tries it on small pages too.
+    async fn snapshot(
+        &self,
+        session: &SessionId,
+        all_rects: bool,
+        walk: Option<bool>,
+    ) -> Result<(Snapshot, bool), BrowserError> {
+        let walked = if let (Some(small_pages_too), false) = (walk, all_rects) {
+            match self.walk(session, small_pages_too).await {
                 Ok(s) => s,
                 Err(e) => {
                     tracing::debug!(error = %e, "viewport walk failed; taking the full snapshot");
@@ -97,7 +106,7 @@ impl Tab {
             let needed = snap.rects_needed();
             if needed.len() > RECTS_ONE_BY_ONE {
                 // A page of many scroll boxes: one snapshot with every rect is cheaper.
-                return Box::pin(self.snapshot(session, true, false)).await;
+                return Box::pin(self.snapshot(session, true, None)).await;
             }
             if !needed.is_empty() {
                 let found = self.dom_rects(session, &needed).await?;
@@ -189,7 +198,8 @@ impl Tab {
             return Ok(self.dialog_capture(dialog, screenshot, started).await);
         }
         let sessions = self.sessions();
-        let walk = !(opts.whole_document || opts.accessibility || opts.all_rects);
+        // Whether to try the walk, and whether on small pages too.
+        let walk = (!(opts.whole_document || opts.accessibility || opts.all_rects)).then_some(opts.walk_small_pages);
         let oop: Vec<FrameId> = self.state.lock().unwrap().oopifs.iter().map(|f| f.frame_id.clone()).collect();
         let shot = async {
             if screenshot {

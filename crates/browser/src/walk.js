@@ -48,14 +48,19 @@
     };
     // First child whose top is below the viewport, and first whose top is in or below it.
     const search = (pred) => { let lo = 0, hi = els.length; while (lo < hi) { const m = (lo + hi) >> 1; if (pred(rect(m))) hi = m; else lo = m + 1; } return lo; };
-    const below = search((r) => r.top > VH);
+    let below = search((r) => r.top > VH);
     let start = search((r) => r.top >= 0);
-    // Children that start above the viewport can reach into it: step back until
-    // eight in a row end above it.
-    for (let above = 0; start > 0 && above < 8; ) { start--; if (rect(start).bottom < 0) above++; else above = 0; }
+    // Boxes of one line differ in top (baseline alignment), and children that
+    // start above the viewport can reach into it: step out from both ends until
+    // eight in a row are wholly outside.
+    for (let out = 0; start > 0 && out < 8; ) { start--; if (rect(start).bottom < 0) out++; else out = 0; }
+    for (let out = 0, j = below; j < els.length && out < 8; j++) {
+      if (rect(j).top > VH) out++; else { out = 0; below = j + 1; }
+    }
     if (broken) return null;
+    // In flow, a later child never sits wholly above an earlier one.
     const probes = [...seen.entries()].sort((a, b) => a[0] - b[0]);
-    for (let q = 1; q < probes.length; q++) if (probes[q][1].top < probes[q - 1][1].top) return null;
+    for (let q = 1; q < probes.length; q++) if (probes[q][1].bottom < probes[q - 1][1].top) return null;
     return [start === 0 ? 0 : els[start - 1] + 1, below >= els.length ? kids.length : els[below]];
   }
 
@@ -91,7 +96,7 @@
     if (t === ELEMENT && node.shadowRoot) stack.push(node.shadowRoot, i);
   }
   const n = nodes.length;
-  TM.pass1 = performance.now() - T0;
+  TM.pass1 = performance.now() - T0; TM.visited = n; TM.pruned = pruned.length;
   const end = new Int32Array(n);
   for (let i = 0; i < n; i++) end[i] = i;
   for (let i = n - 1; i > 0; i--) if (end[i] > end[parent[i]]) end[parent[i]] = end[i];
