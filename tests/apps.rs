@@ -416,3 +416,61 @@ fn todomvc_row_reads_as_one_line() {
         assert_eq!(stored_todos(&env).await, owned(&[("Buy milk", false), ("Read a book", false)]));
     })
 }
+
+/// The state of a tab from the viewport walk and from the full snapshot, once the
+/// page holds still; and whether the walk was taken.
+async fn walk_and_full(env: &sightline_api::Env) -> (String, String, bool) {
+    use sightline_browser::CaptureOptions;
+    let tab = env.tab();
+    let state = |c: &sightline_browser::Captured| sightline_api::StateObject::from_view(&c.view, None).to_json_line();
+    for _ in 0..4 {
+        let full = tab.capture_with(CaptureOptions { whole_document: true, ..Default::default() }).await.expect("capture");
+        let walk = tab.capture_with(CaptureOptions::default()).await.expect("capture");
+        let again = tab.capture_with(CaptureOptions { whole_document: true, ..Default::default() }).await.expect("capture");
+        if state(&full) == state(&again) {
+            return (state(&walk), state(&full), walk.walked);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    panic!("the page never held still");
+}
+
+/// On real apps the viewport walk gives the state the full snapshot gives:
+/// TodoMVC with items (pseudo-element check marks, a hovered row), Django's
+/// admin (a changelist, a form with inlines, scrolled).
+#[test]
+fn the_viewport_walk_reads_real_apps_as_the_full_snapshot_does() {
+    run(async {
+        let mut differ = Vec::new();
+        let (_server, url) = todomvc().await;
+        let mut env = env(&url).await;
+        for title in ["Buy milk", "Walk the dog"] {
+            let field = find(env.state(), "textbox", "What needs to be done?");
+            act(&mut env, json!({"action": "input_text", "element_index": field, "text": format!("{title}\n")})).await;
+        }
+        let toggle = find_on_line(env.state(), "Walk the dog", "checkbox", "");
+        click(&mut env, toggle).await;
+        let (walk, full, walked) = walk_and_full(&env).await;
+        assert!(walked, "TodoMVC was not walked");
+        if walk != full {
+            differ.push(format!("TodoMVC\n  full: {full}\n  walk: {walk}"));
+        }
+        env.close().await;
+        let dj = Django::start();
+        let mut env = common::env(&dj.url("/admin/")).await;
+        open_questions(&mut env, &dj).await;
+        let (walk, full, walked) = walk_and_full(&env).await;
+        assert!(walked, "Django's changelist was not walked");
+        if walk != full {
+            differ.push(format!("Django changelist\n  full: {full}\n  walk: {walk}"));
+        }
+        click_named(&mut env, "link", "Add question").await;
+        scroll_to(&mut env, "button", "Save").await;
+        let (walk, full, _) = walk_and_full(&env).await;
+        if walk != full {
+            differ.push(format!("Django add form, scrolled\n  full: {full}\n  walk: {walk}"));
+        }
+        env.close().await;
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    })
+}

@@ -80,6 +80,8 @@ fn scripts_run_in_the_isolated_world_except_the_listed_ones() {
         "settle.rs: \"window.__sightline && window.__sightline.mark(",
         "settle.rs: expression",
         "selectors.rs: expression",
+        "walk.rs: COUNT",
+        "walk.rs: \"window.__sightline.clickElementsInView(",
     ]);
     assert_eq!(main_world, allowed, "main-world scripts: add a new one to ARCHITECTURE.md's table, and here");
 }

@@ -198,6 +198,8 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         .capture_with(CaptureOptions {
             screenshot: req.screenshot,
             accessibility: semantic,
+            // Refs reach beyond the viewport.
+            whole_document: true,
             ..CaptureOptions::default()
         })
         .await?;

@@ -62,6 +62,16 @@ fn dialog_is_outcome(r: Result<(), BrowserError>) -> Result<(), BrowserError> {
 }
 
 /// How long one input event's handlers may run before they are stopped.
+/// Whether `this` (or what it contains) is what a pointer at viewport point
+/// `(x, y)` of the top document hits, through open shadow roots.
+const ON_TOP: &str = r#"function (x, y) {
+  if (this.ownerDocument !== document) return 'no';
+  let h = document.elementFromPoint(x, y);
+  while (h && h.shadowRoot) { const inner = h.shadowRoot.elementFromPoint(x, y); if (!inner || inner === h) break; h = inner; }
+  for (let n = h; n; n = n.parentNode || n.host) if (n === this) return 'yes';
+  return 'no';
+}"#;
+
 const HANDLER_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 fn describe_element(e: &Element) -> String {
@@ -140,6 +150,15 @@ impl Tab {
         let object = self.object_id(session, e.backend_node_id, e.index).await?;
         if self.call_on(session, &object, "function(){return this.isConnected ? 'yes' : 'no'}", &[]).await? != "yes" {
             return Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Detached });
+        }
+        if found.is_none() && e.frame == 0 {
+            // A node the capture has no id for: the viewport capture gives none to
+            // pseudo-elements (`::after` of the target). Ask the page which element
+            // is on top there, as a pointer sees it.
+            let args = [CallArgument::value(x), CallArgument::value(y)];
+            if self.call_on(session, &object, ON_TOP, &args).await? == "yes" {
+                return Ok(());
+            }
         }
         let by = match found {
             // What is under the point holds the element: it moved or was hidden since the state.

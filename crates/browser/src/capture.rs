@@ -31,6 +31,10 @@ pub struct CaptureOptions {
     /// Ask the snapshot for the DOM rects of every node (`state --record` keeps
     /// the complete capture), not only of the elements the model reads them for.
     pub all_rects: bool,
+    /// Capture the whole document (`DOMSnapshot.captureSnapshot`) even where the
+    /// viewport walk would do: views that read beyond the viewport ask for it.
+    /// Implied by `accessibility` and `all_rects`.
+    pub whole_document: bool,
 }
 
 /// A capture and what was derived from it.
@@ -42,6 +46,9 @@ pub struct Captured {
     pub capture: Capture,
     /// The CDP session of each frame capture (`capture.frames[i]`).
     pub sessions: Vec<SessionId>,
+    /// Whether the main frame was captured by the viewport walk (else by the
+    /// full `DOMSnapshot`).
+    pub walked: bool,
     /// Wall time of the CDP calls, and of building the view.
     pub cdp_time: Duration,
     pub model_time: Duration,
@@ -59,29 +66,45 @@ impl Tab {
     /// extent) cost as much as the rest of the snapshot when asked for every
     /// node, and the model reads them for a few elements: unless `all_rects`,
     /// they are fetched for those alone ([`Snapshot::rects_needed`]).
-    async fn snapshot(&self, session: &SessionId, all_rects: bool) -> Result<Snapshot, BrowserError> {
-        let snapshot = CaptureSnapshot {
-            computed_styles: COMPUTED_STYLES,
-            include_paint_order: true,
-            include_dom_rects: all_rects,
+    /// With `walk`, the viewport walk is tried first ([`Tab::walk`]).
+    async fn snapshot(&self, session: &SessionId, all_rects: bool, walk: bool) -> Result<(Snapshot, bool), BrowserError> {
+        let walked = if walk && !all_rects {
+            match self.walk(session).await {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::debug!(error = %e, "viewport walk failed; taking the full snapshot");
+                    None
+                }
+            }
+        } else {
+            None
         };
-        // Kept raw by the client, parsed once here.
-        let raw = self.cdp_within(session, &snapshot, CAPTURE_LIMIT).await?;
-        let mut snap: Snapshot =
-            serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))?;
-        drop(raw);
+        let walked_it = walked.is_some();
+        let mut snap = match walked {
+            Some(s) => s,
+            None => {
+                let snapshot = CaptureSnapshot {
+                    computed_styles: COMPUTED_STYLES,
+                    include_paint_order: true,
+                    include_dom_rects: all_rects,
+                };
+                // Kept raw by the client, parsed once here.
+                let raw = self.cdp_within(session, &snapshot, CAPTURE_LIMIT).await?;
+                serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))?
+            }
+        };
         if !all_rects {
             let needed = snap.rects_needed();
             if needed.len() > RECTS_ONE_BY_ONE {
                 // A page of many scroll boxes: one snapshot with every rect is cheaper.
-                return Box::pin(self.snapshot(session, true)).await;
+                return Box::pin(self.snapshot(session, true, false)).await;
             }
             if !needed.is_empty() {
                 let found = self.dom_rects(session, &needed).await?;
                 snap.fill_rects(&found);
             }
         }
-        Ok(snap)
+        Ok((snap, walked_it))
     }
 
     /// The DOM rects of a few elements, read in an isolated world (page scripts
@@ -166,6 +189,7 @@ impl Tab {
             return Ok(self.dialog_capture(dialog, screenshot, started).await);
         }
         let sessions = self.sessions();
+        let walk = !(opts.whole_document || opts.accessibility || opts.all_rects);
         let oop: Vec<FrameId> = self.state.lock().unwrap().oopifs.iter().map(|f| f.frame_id.clone()).collect();
         let shot = async {
             if screenshot {
@@ -184,7 +208,7 @@ impl Tab {
                 }
             };
             let (snap, pointer, ax, focused) =
-                tokio::join!(self.snapshot(s, opts.all_rects), self.pointer_listeners(s), ax, self.focused_element(s));
+                tokio::join!(self.snapshot(s, opts.all_rects, walk), self.pointer_listeners(s), ax, self.focused_element(s));
             snap.map(|snap| (snap, pointer, ax, focused))
         }));
         let owners = join_all(oop.iter().map(|frame_id| self.frame_owner(frame_id, &sessions)));
@@ -196,9 +220,13 @@ impl Tab {
         let mut frame_sessions = Vec::with_capacity(snaps.len());
         // Session index → frame index, for the frames we keep.
         let mut kept: Vec<Option<usize>> = vec![None; sessions.len()];
+        let mut walked = false;
         for (i, snap) in snaps.into_iter().enumerate() {
             match snap {
-                Ok((snapshot, pointer_listeners, ax, focused)) => {
+                Ok(((snapshot, was_walked), pointer_listeners, ax, focused)) => {
+                    if i == 0 {
+                        walked = was_walked;
+                    }
                     let owner = if i == 0 {
                         None
                     } else {
@@ -228,7 +256,7 @@ impl Tab {
         let model_time = t.elapsed();
         self.ax_names(&mut view, &frame_sessions).await;
         tracing::debug!(cdp = ?cdp_time, model = ?model_time, frames = frame_sessions.len(), elements = view.elements.len(), "captured");
-        Ok(Captured { view, screenshot, capture, sessions: frame_sessions, cdp_time, model_time })
+        Ok(Captured { view, screenshot, capture, sessions: frame_sessions, walked, cdp_time, model_time })
     }
 
     /// Names for elements the DOM rules left unnamed, from Chromium's accessibility
@@ -297,6 +325,7 @@ impl Tab {
             screenshot: shot,
             capture,
             sessions: vec![self.session.clone()],
+            walked: false,
             cdp_time,
             model_time: t.elapsed(),
         }

@@ -14,6 +14,7 @@ mod keys;
 mod selectors;
 mod settle;
 mod tab;
+mod walk;
 mod world;
 
 use std::sync::Arc;

@@ -28,17 +28,47 @@
   // reports click and mousedown listeners, not these. Weakly held, so detached nodes can go.
   const pointerTargets = [];
   const POINTER = new Set(['pointerdown', 'pointerup', 'touchstart', 'touchend', 'dblclick', 'contextmenu', 'mouseup']);
+  // Elements given click/mousedown/mouseup listeners: the DOM snapshot reports
+  // these itself, the viewport walk (in another world) cannot see them.
+  const clickTargets = [], clickSeen = new WeakSet();
+  const CLICK = new Set(['click', 'mousedown', 'mouseup', 'DOMActivate']);
+  const noteClick = (el) => {
+    if (!clickSeen.has(el) && clickTargets.length < 20000) { clickSeen.add(el); clickTargets.push(new WeakRef(el)); }
+  };
   const ael = EventTarget.prototype.addEventListener;
   EventTarget.prototype.addEventListener = function (type, listener, options) {
-    try { if (POINTER.has(type) && this instanceof Element && pointerTargets.length < 5000) pointerTargets.push(new WeakRef(this)); } catch (e) {}
+    try {
+      if (this instanceof Element) {
+        if (POINTER.has(type) && pointerTargets.length < 5000) pointerTargets.push(new WeakRef(this));
+        if (CLICK.has(type) && listener) noteClick(this);
+      }
+    } catch (e) {}
     return ael.call(this, type, listener, options);
   };
+  for (const prop of ['onclick', 'onmousedown', 'onmouseup']) {
+    try {
+      const d = Object.getOwnPropertyDescriptor(HTMLElement.prototype, prop);
+      const set = d.set;
+      Object.defineProperty(HTMLElement.prototype, prop, { ...d, set(v) { try { if (v) noteClick(this); } catch (e) {} return set.call(this, v); } });
+    } catch (e) {}
+  }
   try { Object.defineProperty(EventTarget.prototype.addEventListener, 'toString', { value: () => 'function addEventListener() { [native code] }' }); } catch (e) {}
   new MutationObserver(() => { lastMutation = now(); })
     .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   const api = {
     mark() { markedAt = now(); lastMutation = -1; pending.clear(); },
     pointerCount() { return pointerTargets.length; },
+    clickCount() { return clickTargets.length; },
+    clickElementsInView() {
+      const out = [], w = innerWidth, h = innerHeight;
+      for (const r of clickTargets) {
+        const e = r.deref();
+        if (!e || !e.isConnected) continue;
+        const b = e.getBoundingClientRect();
+        if (b.right >= 0 && b.bottom >= 0 && b.left <= w && b.top <= h) out.push(e);
+      }
+      return out;
+    },
     pointerElements() {
       const out = [];
       for (const r of pointerTargets) { const e = r.deref(); if (e && e.isConnected) out.push(e); }

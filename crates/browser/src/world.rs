@@ -26,7 +26,7 @@ pub(crate) const WORLD: &str = "sightline";
 impl Tab {
     /// The CDP frame id a session's document belongs to (the page's main frame,
     /// or the out-of-process frame the session was attached for).
-    fn frame_of_session(&self, session: &SessionId) -> Option<FrameId> {
+    pub(crate) fn frame_of_session(&self, session: &SessionId) -> Option<FrameId> {
         if *session == self.session {
             return self.main_frame();
         }

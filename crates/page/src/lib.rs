@@ -30,7 +30,7 @@ mod url;
 
 pub use arena::NodeId;
 pub use capture::{
-    AxNode, AxProperty, AxValue, Capture, DomRects, FrameCapture, FrameOwner, JsDialog, RectRequest, Snapshot,
+    AxNode, DocumentSnapshot, AxProperty, AxValue, Capture, DomRects, FrameCapture, FrameOwner, JsDialog, RectRequest, Snapshot,
     Viewport, COMPUTED_STYLES,
 };
 pub use content::token;

@@ -1,0 +1,329 @@
+// The viewport walk: runs in Sightline's isolated world (page scripts cannot see
+// it or redefine what it reads). It returns, as a JSON string, one document shaped
+// like `DOMSnapshot.captureSnapshot`'s reply, holding only what the page model
+// reads for the element-index state: the nodes whose boxes meet the viewport,
+// their ancestors, small subtrees in view whole, what has no box under kept
+// elements (options, <head>), the text in view, and what kept elements refer to
+// by id (labels, aria-labelledby…). Paint order is computed from the CSS stacking
+// rules. It returns null where it could not give what the full snapshot gives
+// (a frame in view, generated content it cannot read, too many nodes): the caller
+// then takes the full snapshot. The kept elements are left in
+// `globalThis.__sightlineKept`, in node order, for their backend ids.
+(function (frameId, styleNames) {
+  'use strict';
+  const doc = document;
+  const VW = innerWidth, VH = innerHeight, SX = scrollX, SY = scrollY;
+  const SMALL = 64, MAX_KEPT = 6000;
+  const ELEMENT = 1, TEXT = 3, DOCUMENT = 9, FRAGMENT = 11;
+  const NO_TEXT = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
+  const FRAMES = new Set(['IFRAME', 'FRAME', 'OBJECT', 'EMBED', 'FENCEDFRAME', 'PORTAL']);
+  const REFS = ['for', 'aria-labelledby', 'aria-describedby', 'aria-controls', 'aria-owns', 'aria-activedescendant',
+    'aria-details', 'aria-errormessage', 'list', 'form', 'popovertarget', 'commandfor', 'headers'];
+
+  // Pass 1: every node in pre-order (shadow roots before children), with its
+  // parent, and for elements whether their box meets the viewport.
+  const nodes = [], parent = [], flag = [];
+  const IN_VIEW = 1, NO_BOX = 2;
+  const stack = [doc, -1];
+  while (stack.length) {
+    const p = stack.pop(), node = stack.pop();
+    const i = nodes.length;
+    nodes.push(node); parent.push(p); flag.push(0);
+    const t = node.nodeType;
+    if (t === ELEMENT) {
+      const r = node.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0 && r.x === 0 && r.y === 0 && node.getClientRects().length === 0) {
+        flag[i] = NO_BOX;
+      } else if (r.right >= 0 && r.bottom >= 0 && r.left <= VW && r.top <= VH) {
+        flag[i] = IN_VIEW;
+      }
+    }
+    if (t === TEXT || (t === ELEMENT && NO_TEXT.has(node.nodeName))) continue;
+    const kids = node.childNodes;
+    for (let k = kids.length - 1; k >= 0; k--) {
+      const c = kids[k], ct = c.nodeType;
+      if (ct === ELEMENT || ct === TEXT) stack.push(c, i);
+    }
+    if (t === ELEMENT && node.shadowRoot) stack.push(node.shadowRoot, i);
+  }
+  const n = nodes.length;
+  const end = new Int32Array(n);
+  for (let i = 0; i < n; i++) end[i] = i;
+  for (let i = n - 1; i > 0; i--) if (end[i] > end[parent[i]]) end[parent[i]] = end[i];
+  const index = new Map();
+
+  // What to keep.
+  const keep = new Uint8Array(n);
+  const up = (i) => { while (i >= 0 && !keep[i]) { keep[i] = 1; i = parent[i]; } };
+  const whole = (i) => { up(i); for (let j = i; j <= end[i]; j++) keep[j] = 1; };
+  up(0);
+  for (let i = 0; i < n; i++) {
+    if (flag[i] !== IN_VIEW) continue;
+    if (end[i] - i <= SMALL) whole(i); else up(i);
+  }
+  // Elements without a box under kept elements (options, <head>, hidden inputs), whole.
+  for (let i = 1; i < n; i++) {
+    if (!keep[i] && flag[i] === NO_BOX && keep[parent[i]]) whole(i);
+  }
+  // What kept elements refer to by id, whole; and the labels of kept controls.
+  const refd = [];
+  for (let i = 0; i < n; i++) {
+    if (!keep[i] || nodes[i].nodeType !== ELEMENT) continue;
+    const el = nodes[i];
+    for (const a of REFS) {
+      const v = el.getAttribute(a);
+      if (!v) continue;
+      const root = el.getRootNode();
+      for (const id of v.split(/\s+/)) {
+        if (!id) continue;
+        const target = root.getElementById ? root.getElementById(id) : null;
+        if (target) refd.push(target);
+      }
+    }
+    if (el.labels) for (const l of el.labels) refd.push(l);
+  }
+  if (refd.length) {
+    for (let i = 0; i < n; i++) index.set(nodes[i], i);
+    for (const el of refd) { const i = index.get(el); if (i !== undefined) whole(i); }
+  }
+  // Text under kept elements: what is in view, and whitespace beside kept siblings.
+  const textRects = new Map();
+  const range = doc.createRange();
+  const meets = (r) => r.right >= 0 && r.bottom >= 0 && r.left <= VW && r.top <= VH;
+  for (let i = 1; i < n; i++) {
+    const node = nodes[i];
+    if (node.nodeType !== TEXT || !keep[parent[i]]) continue;
+    range.selectNodeContents(node);
+    const rects = range.getClientRects();
+    textRects.set(i, rects);
+    if (keep[i]) continue;
+    let yes = false;
+    for (const r of rects) if (meets(r)) { yes = true; break; }
+    if (!yes && rects.length && node.data.trim() === '') {
+      const prev = node.previousSibling, next = node.nextSibling;
+      yes = (prev && keep[i - 1] && nodes[i - 1] === prev) || (next && i + 1 < n && keep[i + 1] && nodes[i + 1] === next);
+    }
+    if (yes) keep[i] = 1;
+  }
+  let kept = 0;
+  for (let i = 0; i < n; i++) kept += keep[i];
+  if (kept > MAX_KEPT) return null;
+
+  // The snapshot.
+  const strings = [], sidx = new Map();
+  const S = (s) => {
+    s = s == null ? '' : String(s);
+    let k = sidx.get(s);
+    if (k === undefined) { k = strings.length; strings.push(s); sidx.set(s, k); }
+    return k;
+  };
+  const N = { parentIndex: [], nodeType: [], shadowRootType: { index: [], value: [] }, nodeName: [], nodeValue: [],
+    backendNodeId: [], attributes: [], textValue: { index: [], value: [] }, inputValue: { index: [], value: [] },
+    inputChecked: { index: [] }, optionSelected: { index: [] }, contentDocumentIndex: { index: [], value: [] },
+    isClickable: { index: [] }, pseudoType: { index: [], value: [] } };
+  const L = { nodeIndex: [], styles: [], bounds: [], text: [], paintOrders: [] };
+  const T = { layoutIndex: [], bounds: [] };
+  const newIndex = new Int32Array(n).fill(-1);
+  const keptElements = [], keptIndices = [];
+  const styleOf = new Map(); // node index → style string ids
+  const layerInfo = [];      // {i, k (new index), layer props}
+  const layoutOfNode = new Map(); // new node index → [layout indices]
+  const box = (r) => [r.left + SX, r.top + SY, r.width, r.height];
+  const transform = (s, tt) => {
+    if (tt === 'uppercase') return s.toUpperCase();
+    if (tt === 'lowercase') return s.toLowerCase();
+    if (tt === 'capitalize') return s.replace(/(^|[\s\u00a0])(\S)/g, (m, a, b) => a + b.toUpperCase());
+    return s;
+  };
+  const addLayout = (k, bounds, styles, text) => {
+    const li = L.nodeIndex.length;
+    L.nodeIndex.push(k); L.styles.push(styles); L.bounds.push(bounds); L.text.push(text); L.paintOrders.push(0);
+    let a = layoutOfNode.get(k); if (!a) layoutOfNode.set(k, a = []); a.push(li);
+    return li;
+  };
+  let syntheticId = -2;
+  let bail = false;
+  const textTransformOf = new Map();
+
+  for (let i = 0; i < n && !bail; i++) {
+    if (!keep[i]) continue;
+    const node = nodes[i], t = node.nodeType;
+    const k = N.parentIndex.length;
+    newIndex[i] = k;
+    N.parentIndex.push(i === 0 ? -1 : newIndex[parent[i]]);
+    N.nodeType.push(t);
+    N.backendNodeId.push(t === ELEMENT ? -1 : syntheticId--);
+    if (t === DOCUMENT) {
+      N.nodeName.push(S('#document')); N.nodeValue.push(S('')); N.attributes.push([]);
+      const se = doc.scrollingElement || doc.documentElement;
+      const li = addLayout(k, [0, 0, se ? se.scrollWidth : VW, se ? se.scrollHeight : VH], styleNames.map(() => S('')), -1);
+      styleOf.set(i, L.styles[li]);
+      continue;
+    }
+    if (t === FRAGMENT) {
+      N.nodeName.push(S('#document-fragment')); N.nodeValue.push(S('')); N.attributes.push([]);
+      N.shadowRootType.index.push(k); N.shadowRootType.value.push(S(node.mode));
+      continue;
+    }
+    if (t === TEXT) {
+      N.nodeName.push(S('#text')); N.nodeValue.push(S(node.data)); N.attributes.push([]);
+      const rects = textRects.get(i);
+      let p = parent[i];
+      while (p >= 0 && !styleOf.has(p)) p = parent[p];
+      if (rects && rects.length && p >= 0) {
+        const all = range; all.selectNodeContents(node);
+        const li = addLayout(k, box(all.getBoundingClientRect()), styleOf.get(p), S(transform(node.data, textTransformOf.get(p))));
+        for (const r of rects) { T.layoutIndex.push(li); T.bounds.push(box(r)); }
+      }
+      continue;
+    }
+    // An element.
+    const el = node, name = el.nodeName;
+    if (FRAMES.has(name) && flag[i] !== NO_BOX) { bail = true; break; }
+    N.nodeName.push(S(name)); N.nodeValue.push(S(''));
+    const attrs = [];
+    for (const a of el.attributes) attrs.push(S(a.name), S(a.value));
+    N.attributes.push(attrs);
+    keptElements.push(el); keptIndices.push(k);
+    if (name === 'INPUT') {
+      N.inputValue.index.push(k); N.inputValue.value.push(S(el.value));
+      if ((el.type === 'checkbox' || el.type === 'radio') && el.checked) N.inputChecked.index.push(k);
+    } else if (name === 'TEXTAREA') {
+      N.textValue.index.push(k); N.textValue.value.push(S(el.value));
+    } else if (name === 'OPTION' && el.selected) {
+      N.optionSelected.index.push(k);
+    }
+    let disabled = false;
+    try { disabled = el.matches(':disabled'); } catch (e) {}
+    let clickable = false;
+    if (!disabled) {
+      clickable = el.isContentEditable || el.hasAttribute('onclick') || el.hasAttribute('onmousedown') ||
+        el.hasAttribute('onmouseup');
+      if (!clickable && (name === 'A' || name === 'AREA' || name === 'a')) clickable = el.hasAttribute('href');
+    }
+    if (clickable) N.isClickable.index.push(k);
+    if (flag[i] === NO_BOX) continue;
+    const cs = getComputedStyle(el);
+    const styles = styleNames.map((s) => S(cs.getPropertyValue(s)));
+    styleOf.set(i, styles);
+    textTransformOf.set(i, cs.textTransform);
+    addLayout(k, box(el.getBoundingClientRect()), styles, name === 'BR' ? S('\n') : -1);
+    layerInfo.push({ i, k, cs, el, parentLayer: null, children: [], order: -1 });
+    // Generated content before and after.
+    for (const which of ['before', 'after']) {
+      const ps = getComputedStyle(el, '::' + which);
+      const content = ps.content;
+      if (!content || content === 'none' || content === 'normal' || ps.display === 'none') continue;
+      let text = '';
+      const re = /\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|attr\(\s*([^)\s]+)\s*\))/y;
+      let m, at = 0;
+      re.lastIndex = 0;
+      while ((m = re.exec(content))) {
+        at = re.lastIndex;
+        if (m[3] !== undefined) text += el.getAttribute(m[3]) || '';
+        else text += (m[1] !== undefined ? m[1] : m[2]).replace(/\\(.)/g, '$1');
+      }
+      if (content.slice(at).trim() !== '') { bail = true; break; }
+      const pk = N.parentIndex.length;
+      N.parentIndex.push(k); N.nodeType.push(ELEMENT); N.backendNodeId.push(syntheticId--);
+      N.nodeName.push(S('::' + which)); N.nodeValue.push(S('')); N.attributes.push([]);
+      N.pseudoType.index.push(pk); N.pseudoType.value.push(S(which));
+      const pstyles = styleNames.map((s) => S(ps.getPropertyValue(s)));
+      const bounds = box(el.getBoundingClientRect());
+      addLayout(pk, bounds, pstyles, -1);
+      if (text !== '') addLayout(pk, bounds, pstyles, S(transform(text, ps.textTransform)));
+    }
+  }
+  if (bail) return null;
+
+  // Paint order: Chromium numbers paint layers in the order it paints them and
+  // gives every box the number of its layer.
+  const root = { k: 0, sc: true, stacked: true, z: 0, children: [], order: -1, top: false };
+  const layerOfOld = new Map([[0, root]]);
+  const topLayer = [];
+  for (const info of layerInfo) {
+    const cs = info.cs, el = info.el;
+    const pos = cs.position, zi = cs.zIndex;
+    const isRoot = el === doc.documentElement;
+    let parentDisplay = '';
+    const pe = el.parentElement;
+    if (pe) { const pcs = getComputedStyle(pe); parentDisplay = pcs.display; }
+    const flexItem = /flex|grid/.test(parentDisplay) && pos === 'static';
+    const none = (v) => !v || v === 'none';
+    const wc = cs.willChange;
+    const contain = cs.contain;
+    const effects = parseFloat(cs.opacity) < 1 || !none(cs.transform) || !none(cs.translate) || !none(cs.rotate) ||
+      !none(cs.scale) || !none(cs.filter) || !none(cs.backdropFilter) || !none(cs.clipPath) ||
+      !none(cs.maskImage || cs.webkitMaskImage) || cs.mixBlendMode !== 'normal' || cs.isolation === 'isolate' ||
+      !none(cs.perspective) || /transform|opacity|filter|perspective|translate|rotate|scale/.test(wc) ||
+      /paint|layout|strict|content/.test(contain);
+    const sc = isRoot || effects || pos === 'fixed' || pos === 'sticky' ||
+      ((pos === 'absolute' || pos === 'relative') && zi !== 'auto') || (flexItem && zi !== 'auto');
+    const stacked = sc || pos !== 'static';
+    const clips = (v) => v !== 'visible' && v !== 'clip';
+    const layer = stacked || clips(cs.overflowX) || clips(cs.overflowY) ||
+      ['VIDEO', 'CANVAS', 'IFRAME', 'EMBED', 'OBJECT'].includes(el.nodeName);
+    if (!layer) continue;
+    let top = false;
+    try { top = el.matches(':modal, :popover-open, :fullscreen'); } catch (e) {}
+    const L2 = { k: info.k, sc, stacked, z: zi === 'auto' ? 0 : parseInt(zi, 10) || 0, children: [], order: -1, top };
+    layerOfOld.set(info.i, L2);
+  }
+  // Each layer's parent: the nearest ancestor with a layer (top-layer elements hang from the root).
+  const enclosing = new Int32Array(n).fill(-1); // old index → old index of its enclosing layer's node
+  for (let i = 0; i < n; i++) {
+    if (!keep[i]) continue;
+    if (layerOfOld.has(i)) { enclosing[i] = i; continue; }
+    enclosing[i] = i === 0 ? 0 : enclosing[parent[i]];
+  }
+  for (const [i, l] of layerOfOld) {
+    if (i === 0) continue;
+    if (l.top) { topLayer.push(l); continue; }
+    const p = layerOfOld.get(enclosing[parent[i]]) || root;
+    p.children.push(l);
+  }
+  let counter = 0;
+  const collect = (l, out) => {
+    for (const c of l.children) {
+      if (c.stacked) out.push(c);
+      if (!c.sc) collect(c, out);
+    }
+  };
+  const visit = (l) => {
+    l.order = counter++;
+    let zs = [];
+    if (l.sc) { collect(l, zs); if (l === root) zs = zs.concat(topLayer); }
+    const neg = zs.filter((c) => c.z < 0).map((c, j) => [c, j]).sort((a, b) => a[0].z - b[0].z || a[1] - b[1]);
+    const pos = zs.filter((c) => c.z >= 0).map((c, j) => [c, j]).sort((a, b) => a[0].z - b[0].z || a[1] - b[1]);
+    for (const [c] of neg) visit(c);
+    for (const c of l.children) if (!c.stacked) visit(c);
+    for (const [c] of pos) visit(c);
+  };
+  visit(root);
+  for (let i = 0; i < n; i++) {
+    if (!keep[i]) continue;
+    const l = layerOfOld.get(enclosing[i]) || root;
+    const lis = layoutOfNode.get(newIndex[i]);
+    if (lis) for (const li of lis) L.paintOrders[li] = l.order;
+  }
+  // Pseudo-elements paint in their element's layer.
+  for (const [k, lis] of layoutOfNode) {
+    const p = N.parentIndex[k];
+    if (N.pseudoType.index.includes(k) && p >= 0) {
+      const owner = layoutOfNode.get(p);
+      if (owner) for (const li of lis) L.paintOrders[li] = L.paintOrders[owner[0]];
+    }
+  }
+
+  globalThis.__sightlineKept = keptElements;
+  const se = doc.scrollingElement || doc.documentElement;
+  return JSON.stringify({
+    documents: [{
+      documentURL: S(doc.URL), title: S(doc.title), baseURL: S(doc.baseURI), frameId: S(frameId),
+      nodes: N, layout: L, textBoxes: T, scrollOffsetX: SX, scrollOffsetY: SY,
+      contentWidth: se ? se.scrollWidth : VW, contentHeight: se ? se.scrollHeight : VH,
+    }],
+    strings,
+    kept: keptIndices,
+  });
+})
