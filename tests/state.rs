@@ -241,6 +241,10 @@ fn rects_on_demand_give_the_state_of_a_full_capture() {
             (format!("/frames.html?other={other_port}"), ""),
             ("/scroll.html".into(), "document.getElementById('box').scrollTop = 70; scrollTo(0, 40)"),
             ("/fidelity/targets.html".into(), "document.getElementById('box').scrollTop = 15"),
+            // Long runs of children, searched for the ones in view: a list, a table, cards.
+            ("/long.html".into(), "scrollTo(0, 3000)"),
+            ("/long.html".into(), "scrollTo(0, 9011)"),
+            ("/long.html".into(), "scrollTo(0, document.body.scrollHeight)"),
         ];
         let dirs = [fixtures_dir(), fixtures_dir().join("fidelity")];
         for dir in &dirs {
@@ -284,7 +288,13 @@ fn rects_on_demand_give_the_state_of_a_full_capture() {
             env.close().await;
         }
         assert_eq!(compared, pages.len());
-        eprintln!("walked {} of {} pages: {walked:?}", walked.len(), pages.len());
+        // The walk is taken on every page without a frame in view (frames take the full snapshot).
+        for (path, _) in &pages {
+            let file = path.split('?').next().unwrap_or(path).trim_start_matches('/');
+            let html = std::fs::read_to_string(fixtures_dir().join(file)).unwrap_or_default();
+            assert_eq!(walked.contains(path), !html.contains("<iframe"), "{path}: walked {walked:?}");
+        }
         assert!(differ.is_empty(), "the viewport capture changed the state on {} pages:\n{}", differ.len(), differ.join("\n"));
     })
 }
+

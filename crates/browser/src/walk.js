@@ -12,6 +12,7 @@
 (function (frameId, styleNames) {
   'use strict';
   const doc = document;
+  const T0 = performance.now(), TM = {};
   const VW = innerWidth, VH = innerHeight, SX = scrollX, SY = scrollY;
   const SMALL = 64, MAX_KEPT = 6000;
   const ELEMENT = 1, TEXT = 3, DOCUMENT = 9, FRAGMENT = 11;
@@ -20,9 +21,47 @@
   const REFS = ['for', 'aria-labelledby', 'aria-describedby', 'aria-controls', 'aria-owns', 'aria-activedescendant',
     'aria-details', 'aria-errormessage', 'list', 'form', 'popovertarget', 'commandfor', 'headers'];
 
+  // A long run of children in normal block flow is laid out in document order:
+  // a binary search on their tops finds the ones in view without reading every
+  // box (a feed, a table body, a page of 5,000 cards). Returns the childNodes
+  // range to visit, or null where the order cannot be relied on.
+  const RUN = 32;
+  const FLOW = new Set(['block', 'flow-root', 'list-item', 'inline-block', 'table-row-group']);
+  function visibleRun(node, kids) {
+    const cs = getComputedStyle(node);
+    if (!FLOW.has(cs.display) || cs.writingMode !== 'horizontal-tb') return null;
+    const els = [];
+    for (let k = 0; k < kids.length; k++) if (kids[k].nodeType === ELEMENT) els.push(k);
+    const seen = new Map();
+    let broken = false;
+    const rect = (j) => {
+      let r = seen.get(j);
+      if (r === undefined) {
+        const e = kids[els[j]];
+        r = e.getBoundingClientRect();
+        if (r.width === 0 && r.height === 0 && r.x === 0 && r.y === 0) broken = true;
+        const ps = getComputedStyle(e).position;
+        if (ps === 'absolute' || ps === 'fixed') broken = true;
+        seen.set(j, r);
+      }
+      return r;
+    };
+    // First child whose top is below the viewport, and first whose top is in or below it.
+    const search = (pred) => { let lo = 0, hi = els.length; while (lo < hi) { const m = (lo + hi) >> 1; if (pred(rect(m))) hi = m; else lo = m + 1; } return lo; };
+    const below = search((r) => r.top > VH);
+    let start = search((r) => r.top >= 0);
+    // Children that start above the viewport can reach into it: step back until
+    // eight in a row end above it.
+    for (let above = 0; start > 0 && above < 8; ) { start--; if (rect(start).bottom < 0) above++; else above = 0; }
+    if (broken) return null;
+    const probes = [...seen.entries()].sort((a, b) => a[0] - b[0]);
+    for (let q = 1; q < probes.length; q++) if (probes[q][1].top < probes[q - 1][1].top) return null;
+    return [start === 0 ? 0 : els[start - 1] + 1, below >= els.length ? kids.length : els[below]];
+  }
+
   // Pass 1: every node in pre-order (shadow roots before children), with its
   // parent, and for elements whether their box meets the viewport.
-  const nodes = [], parent = [], flag = [];
+  const nodes = [], parent = [], flag = [], pruned = [];
   const IN_VIEW = 1, NO_BOX = 2;
   const stack = [doc, -1];
   while (stack.length) {
@@ -40,13 +79,19 @@
     }
     if (t === TEXT || (t === ELEMENT && NO_TEXT.has(node.nodeName))) continue;
     const kids = node.childNodes;
-    for (let k = kids.length - 1; k >= 0; k--) {
+    let from = 0, to = kids.length;
+    if (t === ELEMENT && node.childElementCount >= RUN) {
+      const run = visibleRun(node, kids);
+      if (run) { from = run[0]; to = run[1]; if (from > 0 || to < kids.length) pruned.push(i); }
+    }
+    for (let k = to - 1; k >= from; k--) {
       const c = kids[k], ct = c.nodeType;
       if (ct === ELEMENT || ct === TEXT) stack.push(c, i);
     }
     if (t === ELEMENT && node.shadowRoot) stack.push(node.shadowRoot, i);
   }
   const n = nodes.length;
+  TM.pass1 = performance.now() - T0;
   const end = new Int32Array(n);
   for (let i = 0; i < n; i++) end[i] = i;
   for (let i = n - 1; i > 0; i--) if (end[i] > end[parent[i]]) end[parent[i]] = end[i];
@@ -55,11 +100,18 @@
   // What to keep.
   const keep = new Uint8Array(n);
   const up = (i) => { while (i >= 0 && !keep[i]) { keep[i] = 1; i = parent[i]; } };
-  const whole = (i) => { up(i); for (let j = i; j <= end[i]; j++) keep[j] = 1; };
+  let bail = false;
+  // A subtree kept whole must be complete: not one whose children were searched.
+  const complete = (i) => { for (const p of pruned) if (p >= i && p <= end[i]) return false; return true; };
+  const whole = (i) => {
+    up(i);
+    for (let j = i; j <= end[i]; j++) keep[j] = 1;
+    if (!complete(i)) bail = true;
+  };
   up(0);
   for (let i = 0; i < n; i++) {
     if (flag[i] !== IN_VIEW) continue;
-    if (end[i] - i <= SMALL) whole(i); else up(i);
+    if (end[i] - i <= SMALL && complete(i)) whole(i); else up(i);
   }
   // Elements without a box under kept elements (options, <head>, hidden inputs), whole.
   for (let i = 1; i < n; i++) {
@@ -84,8 +136,9 @@
   }
   if (refd.length) {
     for (let i = 0; i < n; i++) index.set(nodes[i], i);
-    for (const el of refd) { const i = index.get(el); if (i !== undefined) whole(i); }
+    for (const el of refd) { const i = index.get(el); if (i !== undefined) whole(i); else bail = true; }
   }
+  if (bail) return null;
   // Text under kept elements: what is in view, and whitespace beside kept siblings.
   const textRects = new Map();
   const range = doc.createRange();
@@ -107,6 +160,7 @@
   }
   let kept = 0;
   for (let i = 0; i < n; i++) kept += keep[i];
+  TM.keep = performance.now() - T0;
   if (kept > MAX_KEPT) return null;
 
   // The snapshot.
@@ -142,7 +196,6 @@
     return li;
   };
   let syntheticId = -2;
-  let bail = false;
   const textTransformOf = new Map();
 
   for (let i = 0; i < n && !bail; i++) {
@@ -235,6 +288,7 @@
     }
   }
   if (bail) return null;
+  TM.emit = performance.now() - T0;
 
   // Paint order: Chromium numbers paint layers in the order it paints them and
   // gives every box the number of its layer.
@@ -316,6 +370,7 @@
   }
 
   globalThis.__sightlineKept = keptElements;
+  TM.paint = performance.now() - T0;
   const se = doc.scrollingElement || doc.documentElement;
   return JSON.stringify({
     documents: [{
@@ -325,5 +380,6 @@
     }],
     strings,
     kept: keptIndices,
+    timing: TM,
   });
 })

@@ -33,6 +33,8 @@ struct Walked {
     strings: Vec<String>,
     /// Node indices of the elements kept, in the order of `__sightlineKept`.
     kept: Vec<usize>,
+    #[serde(default)]
+    timing: serde_json::Value,
 }
 
 impl Tab {
@@ -40,9 +42,11 @@ impl Tab {
     /// snapshot gives what the model reads.
     pub(crate) async fn walk(&self, session: &SessionId) -> Result<Option<Snapshot>, BrowserError> {
         let Some(frame) = self.frame_of_session(session) else { return Ok(None) };
+        let t0 = std::time::Instant::now();
         // Click listeners first: too many in view and the walk is not worth it.
         let clicks = self.click_listeners(session).await;
         let Some(clicks) = clicks else { return Ok(None) };
+        let t_clicks = t0.elapsed();
         let args = serde_json::to_string(&(frame.0.as_str(), COMPUTED_STYLES))
             .map_err(|e| BrowserError::Unexpected(e.to_string()))?;
         let expression = format!("({WALK})(...{args})");
@@ -55,6 +59,7 @@ impl Tab {
         let walked: Walked =
             serde_json::from_str(&json).map_err(|e| BrowserError::Unexpected(format!("walk: {e}")))?;
         drop(json);
+        let t_walk = t0.elapsed();
         let mut snap = Snapshot { documents: walked.documents, strings: walked.strings };
         // Backend ids of the kept elements.
         const GROUP: &str = "sightline-walk";
@@ -77,6 +82,7 @@ impl Tab {
             ids.extend(got);
         }
         let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
+        tracing::debug!(clicks = ?t_clicks, walk = ?t_walk, ids = ?t0.elapsed(), kept = walked.kept.len(), timing = %walked.timing, "walked");
         let Some(doc) = snap.documents.first_mut() else { return Ok(None) };
         if ids.len() != walked.kept.len() {
             return Ok(None);

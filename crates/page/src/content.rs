@@ -83,6 +83,8 @@ struct Exit {
     one_line: bool,
     dialog: bool,
     scroll_hint: Option<String>,
+    /// It set the line prefix (`# `, `- `): dropped if it showed nothing.
+    prefixed: bool,
 }
 
 impl Renderer<'_> {
@@ -120,6 +122,11 @@ impl Renderer<'_> {
     }
 
     fn exit(&mut self, e: Exit) {
+        if e.prefixed {
+            // A list item or heading that showed nothing (scrolled away, clipped)
+            // does not lend its `- ` or `#` to whatever text comes next.
+            self.flow.drop_unused_prefix();
+        }
         if e.one_line {
             self.one_line -= 1;
         }
@@ -219,14 +226,19 @@ impl Renderer<'_> {
         if dialog {
             self.flow.raw_line(if name.is_empty() { "[dialog]".into() } else { format!("[dialog {}]", quote(&name)) });
         }
+        let mut prefixed = false;
         if !quiet && self.one_line == 0 {
             match tag.as_str() {
                 "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                     let level = tag[1..].parse::<usize>().unwrap_or(1);
                     self.flow.set_prefix(&format!("{} ", "#".repeat(level)));
+                    prefixed = true;
                 }
                 // A list item that is laid out inline (a row of filter links) stays in its line.
-                "li" if matches!(display, Display::Block) => self.flow.set_prefix("- "),
+                "li" if matches!(display, Display::Block) => {
+                    self.flow.set_prefix("- ");
+                    prefixed = true;
+                }
                 _ => {}
             }
         }
@@ -251,7 +263,7 @@ impl Renderer<'_> {
         if one_line {
             self.one_line += 1;
         }
-        stack.push(Visit::Exit(Exit { node: id, display, one_line, dialog, scroll_hint }));
+        stack.push(Visit::Exit(Exit { node: id, display, one_line, dialog, scroll_hint, prefixed }));
         stack.extend(children.iter().rev().map(|&c| Visit::Enter(c, quiet_children)));
     }
 }

@@ -234,6 +234,13 @@ impl Flow {
         self.prefix = p.to_string();
     }
 
+    /// Forget the prefix if nothing was written after it.
+    pub fn drop_unused_prefix(&mut self) {
+        if self.cur.trim().is_empty() {
+            self.prefix.clear();
+        }
+    }
+
     /// Push a finished line of its own (`[dialog]` markers).
     pub fn raw_line(&mut self, s: String) {
         if self.single_line {
@@ -435,6 +442,21 @@ mod tests {
         );
         assert_eq!(flow_of(&["   leading ", "   spaced ", "   end   "]), "leading spaced end");
         assert_eq!(flow_of(&["a\u{a0}\u{a0}b"]), "a  b");
+    }
+
+    #[test]
+    fn a_prefix_that_showed_nothing_is_not_lent_to_the_next_line() {
+        let mut f = Flow::new();
+        f.set_prefix("- ");
+        f.drop_unused_prefix();
+        f.block_break();
+        f.text("Row 63", WhiteSpace::Collapse);
+        assert_eq!(f.finish(), vec!["Row 63".to_string()]);
+        let mut f = Flow::new();
+        f.set_prefix("- ");
+        f.text("Item", WhiteSpace::Collapse);
+        f.drop_unused_prefix();
+        assert_eq!(f.finish(), vec!["- Item".to_string()]);
     }
 
     #[test]
