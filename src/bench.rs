@@ -6,6 +6,9 @@
 //!   any DOM-based capture pays) and the raw `Page.captureScreenshot` call;
 //! - a full State Object without and with screenshot (capture, model, JSON);
 //! - click → next State Object (real mouse events, the wait, a new capture).
+//!
+//! And, when `./x bench` has installed them, the same pages' snapshots from
+//! two peer MCP servers beside our semantic_v2 snapshot (`bench_peers.rs`).
 
 use std::time::{Duration, Instant};
 
@@ -19,6 +22,7 @@ use sightline_cdp::protocol::page::CaptureScreenshot;
 use sightline_page::COMPUTED_STYLES;
 use sightline_serve::Server;
 
+use crate::bench_peers::{self, Measured, PEERS};
 use crate::cli::Args;
 use crate::run::{start_browser, tab_options};
 
@@ -94,11 +98,14 @@ pub async fn run(a: &Args) -> Result<u8> {
     let mut rows = Vec::new();
     let mut mark_rows = Vec::new();
     let mut sem_rows = Vec::new();
+    let mut peers = PeerRuns::new(a);
     for &n in &sizes {
         let url = site.url(&format!("/gen-{n}.html"));
         rows.push(measure(&browser, a, &url, n, runs).await?);
         mark_rows.push(measure_marks(&browser, a, &url, n, runs).await?);
         sem_rows.push(measure_semantic(&browser, a, &url, n, runs).await?);
+        // Right after ours, so that drift on a shared machine hits both alike.
+        peers.measure(&url, n, runs).await;
     }
     let rss = match (sizes.iter().max(), a.rss_actions.or(Some(200))) {
         (Some(&n), Some(actions)) if actions > 0 => {
@@ -162,6 +169,7 @@ pub async fn run(a: &Args) -> Result<u8> {
             r.content_chars,
         );
     }
+    print_peers(&peers, &sem_rows, runs);
     if let Some(r) = rss {
         println!("\nMemory (RSS of sightline + its browser, MiB), {} elements:\n", r.elements);
         println!("| after the first state | after {} actions | ratio |", r.actions);
@@ -170,6 +178,109 @@ pub async fn run(a: &Args) -> Result<u8> {
     }
     browser.shutdown().await;
     Ok(0)
+}
+
+/// Each peer's snapshot on each page (`sizes` order), or why it has none.
+/// A peer that is missing or fails is reported, never an error of the bench.
+struct PeerRuns {
+    /// Per peer: its version, or why it cannot run at all.
+    versions: Vec<Result<String>>,
+    /// The Chromium and viewport the peers' browsers share with ours.
+    setup: Result<bench_peers::Setup>,
+    /// Per page, per peer.
+    pages: Vec<Vec<Result<Measured>>>,
+}
+
+impl PeerRuns {
+    fn new(a: &Args) -> PeerRuns {
+        let setup = (|| {
+            Ok(bench_peers::Setup {
+                chrome: sightline_cdp::find_chromium(a.chrome.as_deref())?,
+                viewport: tab_options(a)?.viewport,
+            })
+        })();
+        PeerRuns { versions: PEERS.iter().map(|p| p.installed()).collect(), setup, pages: Vec::new() }
+    }
+
+    /// Playwright MCP and chrome-devtools-mcp on the generated page of `n` elements at `url`.
+    async fn measure(&mut self, url: &str, n: usize, runs: usize) {
+        if self.versions.iter().all(|v| v.is_err()) {
+            return;
+        }
+        let mut row = Vec::new();
+        for (peer, version) in PEERS.iter().zip(&self.versions) {
+            row.push(match (version, &self.setup) {
+                (Err(_), _) => Err(anyhow::anyhow!("not installed")),
+                (Ok(_), Err(e)) => Err(anyhow::anyhow!("{e:#}")),
+                (Ok(_), Ok(setup)) => bench_peers::measure(peer, setup, url, runs).await,
+            });
+        }
+        eprintln!("  {n} elements, peers: done");
+        self.pages.push(row);
+    }
+}
+
+fn print_peers(peers: &PeerRuns, sem_rows: &[SemRow], runs: usize) {
+    let names: Vec<String> = PEERS
+        .iter()
+        .zip(&peers.versions)
+        .filter_map(|(p, v)| Some(format!("{} {}", p.name, v.as_ref().ok()?)))
+        .collect();
+    if !peers.pages.is_empty() {
+        println!(
+            "\nPeers ({}), same pages: one snapshot tool call over MCP stdio, median of {runs} (ms); ratio = peer / semantic_v2:\n",
+            names.join(", ")
+        );
+        let mut head = String::from("| page | semantic_v2 snapshot |");
+        for p in &PEERS {
+            head += &format!(" {} {} | ratio |", p.name, p.snapshot_tool);
+        }
+        head += " semantic_v2 outline chars |";
+        for p in &PEERS {
+            head += &format!(" {} chars |", p.name);
+        }
+        println!("{head}");
+        println!("|{}", "---|".repeat(3 + 3 * PEERS.len()));
+        for (sem, row) in sem_rows.iter().zip(&peers.pages) {
+            let mut line = format!("| {} | {} |", sem.label, ms(sem.semantic));
+            for (m, v) in row.iter().zip(&peers.versions) {
+                line += &match (m, v) {
+                    (Ok(m), _) => {
+                        format!(" {} | {:.2}x |", ms(m.median), m.median.as_secs_f64() / sem.semantic.as_secs_f64())
+                    }
+                    (Err(_), Err(_)) => " skipped | - |".to_string(),
+                    (Err(_), Ok(_)) => " failed | - |".to_string(),
+                };
+            }
+            line += &format!(" {} |", sem.outline_chars);
+            for m in row {
+                line += &match m {
+                    Ok(m) => format!(" {} |", m.chars),
+                    Err(_) => " - |".to_string(),
+                };
+            }
+            println!("{line}");
+        }
+    }
+    let mut notes = Vec::new();
+    for (i, (p, v)) in PEERS.iter().zip(&peers.versions).enumerate() {
+        match v {
+            Err(e) => notes.push(format!("{}: skipped, {e:#}", p.name)),
+            Ok(_) => {
+                for (sem, row) in sem_rows.iter().zip(&peers.pages) {
+                    if let Err(e) = &row[i] {
+                        notes.push(format!("{} on {}: failed, {e:#}", p.name, sem.label));
+                    }
+                }
+            }
+        }
+    }
+    if !notes.is_empty() {
+        println!();
+        for n in notes {
+            println!("Peer {n}");
+        }
+    }
 }
 
 struct RssRow {

@@ -6,6 +6,7 @@
 
 mod agent_cmd;
 mod bench;
+mod bench_peers;
 mod bench_serve;
 mod cli;
 mod demo;
