@@ -28,17 +28,16 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 /// Where `./x bench` installs the peers (relative to the repository root, where `./x` runs).
 pub const PEERS_DIR: &str = "target/peers";
 
-/// The Chromium flags every peer's browser gets, besides its profile.
-const CHROME_FLAGS: &[&str] = &[
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-];
+/// The Chromium flags every peer's browser gets, besides its profile: the ones
+/// Sightline launches its own with (so both lay pages out alike), without the
+/// debugging port and start page, which each peer chooses itself.
+fn chrome_flags() -> impl Iterator<Item = &'static str> {
+    sightline_cdp::BASE_FLAGS
+        .iter()
+        .copied()
+        .filter(|f| !f.starts_with("--remote-debugging") && !f.starts_with("about:"))
+        .chain(["--no-sandbox"])
+}
 
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 const CALL_TIMEOUT: Duration = Duration::from_secs(180);
@@ -112,7 +111,7 @@ impl Peer {
         match self.kind {
             Kind::Playwright => {
                 // Chromium's own switches go through the config file; the CLI has no flag for them.
-                let mut args: Vec<String> = CHROME_FLAGS.iter().map(|f| f.to_string()).collect();
+                let mut args: Vec<String> = chrome_flags().map(str::to_string).collect();
                 args.push(crashes);
                 let config = json!({
                     "browser": {
@@ -133,7 +132,7 @@ impl Peer {
                     .arg(format!("--viewport={w}x{h}"))
                     // One page, no page ids to pass; nothing sent to Google's services.
                     .args(["--no-page-id-routing", "--no-usage-statistics", "--no-performance-crux"])
-                    .args(CHROME_FLAGS.iter().filter(|f| **f != "--headless").map(|f| format!("--chromeArg={f}")))
+                    .args(chrome_flags().filter(|f| *f != "--headless").map(|f| format!("--chromeArg={f}")))
                     .arg(format!("--chromeArg={crashes}"));
             }
         }

@@ -5,10 +5,10 @@
 // their ancestors, small subtrees in view whole, what has no box under kept
 // elements (options, <head>), the text in view, and what kept elements refer to
 // by id (labels, aria-labelledby…). Paint order is computed from the CSS stacking
-// rules. It returns null where it could not give what the full snapshot gives
-// (a frame in view, generated content it cannot read, too many nodes): the caller
-// then takes the full snapshot. The kept elements are left in
-// `globalThis.__sightlineKept`, in node order, for their backend ids.
+// rules. It returns `[json, ...keptElements]` (the kept elements in node order,
+// for their backend ids), or null where it could not give what the full snapshot
+// gives (a frame in view, generated content it cannot read, too many nodes): the
+// caller then takes the full snapshot.
 (function (frameId, styleNames) {
   'use strict';
   const doc = document;
@@ -229,8 +229,8 @@
       let p = parent[i];
       while (p >= 0 && !styleOf.has(p)) p = parent[p];
       if (rects && rects.length && p >= 0) {
-        const all = range; all.selectNodeContents(node);
-        const li = addLayout(k, box(all.getBoundingClientRect()), styleOf.get(p), S(transform(node.data, textTransformOf.get(p))));
+        range.selectNodeContents(node);
+        const li = addLayout(k, box(range.getBoundingClientRect()), styleOf.get(p), S(transform(node.data, textTransformOf.get(p))));
         for (const r of rects) { T.layoutIndex.push(li); T.bounds.push(box(r)); }
       }
       continue;
@@ -366,18 +366,15 @@
     if (lis) for (const li of lis) L.paintOrders[li] = l.order;
   }
   // Pseudo-elements paint in their element's layer.
-  for (const [k, lis] of layoutOfNode) {
-    const p = N.parentIndex[k];
-    if (N.pseudoType.index.includes(k) && p >= 0) {
-      const owner = layoutOfNode.get(p);
-      if (owner) for (const li of lis) L.paintOrders[li] = L.paintOrders[owner[0]];
-    }
+  for (const k of N.pseudoType.index) {
+    const owner = layoutOfNode.get(N.parentIndex[k]);
+    const lis = layoutOfNode.get(k);
+    if (owner && lis) for (const li of lis) L.paintOrders[li] = L.paintOrders[owner[0]];
   }
 
-  globalThis.__sightlineKept = keptElements;
   TM.paint = performance.now() - T0;
   const se = doc.scrollingElement || doc.documentElement;
-  return JSON.stringify({
+  return [JSON.stringify({
     documents: [{
       documentURL: S(doc.URL), title: S(doc.title), baseURL: S(doc.baseURI), frameId: S(frameId),
       nodes: N, layout: L, textBoxes: T, scrollOffsetX: SX, scrollOffsetY: SY,
@@ -386,5 +383,5 @@
     strings,
     kept: keptIndices,
     timing: TM,
-  });
+  }), ...keptElements];
 })

@@ -36,7 +36,7 @@ const CLICK_TARGETS_MAX: u64 = 200;
 struct Walked {
     documents: Vec<DocumentSnapshot>,
     strings: Vec<String>,
-    /// Node indices of the elements kept, in the order of `__sightlineKept`.
+    /// Node indices of the elements kept, in the order the walk returns them.
     kept: Vec<usize>,
     #[serde(default)]
     timing: serde_json::Value,
@@ -57,39 +57,52 @@ impl Tab {
         let args = serde_json::to_string(&(frame.0.as_str(), COMPUTED_STYLES))
             .map_err(|e| BrowserError::Unexpected(e.to_string()))?;
         let expression = format!("({WALK})(...{args})");
-        let reply = self.eval_isolated(session, Evaluate::new(&expression).by_value()).await?;
-        if let Some(ex) = reply.exception_details {
-            tracing::debug!(?ex, "walk threw; taking the full snapshot");
-            return Ok(None);
-        }
-        let Some(serde_json::Value::String(json)) = reply.result.value else { return Ok(None) };
-        let walked: Walked =
-            serde_json::from_str(&json).map_err(|e| BrowserError::Unexpected(format!("walk: {e}")))?;
-        drop(json);
-        let t_walk = t0.elapsed();
-        let mut snap = Snapshot { documents: walked.documents, strings: walked.strings };
-        // Backend ids of the kept elements.
+        // One call for the snapshot and the kept elements: the array's first item
+        // is the JSON, the others the elements, released with their group.
         const GROUP: &str = "sightline-walk";
-        let array = self.eval_isolated(session, Evaluate::new("globalThis.__sightlineKept").in_group(GROUP)).await?;
-        let array = array.result.object_id;
-        let Some(array) = array else { return Ok(None) };
-        let props = self.cdp(session, &GetProperties { object_id: &array, own_properties: true }).await?;
-        let mut objects: Vec<(usize, String)> = props
-            .result
-            .into_iter()
-            .filter_map(|p| Some((p.name.parse::<usize>().ok()?, p.value?.object_id?)))
-            .collect();
-        objects.sort_by_key(|o| o.0);
-        let mut ids: Vec<Option<i64>> = Vec::with_capacity(objects.len());
-        for chunk in objects.chunks(128) {
-            let got = join_all(chunk.iter().map(|(_, o)| async move {
-                self.cdp(session, &DescribeNode::object(o)).await.ok().map(|d| d.node.backend_node_id.0)
-            }))
-            .await;
-            ids.extend(got);
-        }
-        let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
-        tracing::debug!(clicks = ?t_clicks, walk = ?t_walk, ids = ?t0.elapsed(), kept = walked.kept.len(), timing = %walked.timing, "walked");
+        let reply = self.eval_isolated(session, Evaluate::new(&expression).in_group(GROUP)).await?;
+        let release = || async {
+            let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
+        };
+        let array = match (reply.exception_details, reply.result.object_id) {
+            (None, Some(array)) => array,
+            (ex, _) => {
+                tracing::debug!(?ex, "no walk (it gave up or threw); taking the full snapshot");
+                release().await;
+                return Ok(None);
+            }
+        };
+        let read = async {
+            let props = self.cdp(session, &GetProperties { object_id: &array, own_properties: true }).await?;
+            let mut json = None;
+            let mut objects: Vec<(usize, String)> = Vec::new();
+            for p in props.result {
+                let (Ok(i), Some(v)) = (p.name.parse::<usize>(), p.value) else { continue };
+                match (i, v.value, v.object_id) {
+                    (0, Some(serde_json::Value::String(s)), _) => json = Some(s),
+                    (i, _, Some(o)) if i > 0 => objects.push((i, o)),
+                    _ => {}
+                }
+            }
+            let Some(json) = json else { return Ok(None) };
+            let walked: Walked =
+                serde_json::from_str(&json).map_err(|e| BrowserError::Unexpected(format!("walk: {e}")))?;
+            objects.sort_by_key(|o| o.0);
+            let mut ids: Vec<Option<i64>> = Vec::with_capacity(objects.len());
+            for chunk in objects.chunks(128) {
+                let got = join_all(chunk.iter().map(|(_, o)| async move {
+                    self.cdp(session, &DescribeNode::object(o)).await.ok().map(|d| d.node.backend_node_id.0)
+                }))
+                .await;
+                ids.extend(got);
+            }
+            Ok::<_, BrowserError>(Some((walked, ids)))
+        };
+        let read = read.await;
+        release().await;
+        let Some((walked, ids)) = read? else { return Ok(None) };
+        let mut snap = Snapshot { documents: walked.documents, strings: walked.strings };
+        tracing::debug!(clicks = ?t_clicks, walk_and_ids = ?t0.elapsed(), kept = walked.kept.len(), timing = %walked.timing, "walked");
         let Some(doc) = snap.documents.first_mut() else { return Ok(None) };
         if ids.len() != walked.kept.len() {
             return Ok(None);
