@@ -65,6 +65,8 @@
         const e = r.deref();
         if (!e || !e.isConnected) continue;
         const b = e.getBoundingClientRect();
+        // Without a box (display: none, a collapsed list) it is nowhere, not at (0, 0).
+        if (b.width === 0 && b.height === 0 && e.getClientRects().length === 0) continue;
         if (b.right >= 0 && b.bottom >= 0 && b.left <= w && b.top <= h) out.push(e);
       }
       return out;

@@ -132,6 +132,7 @@ impl Tab {
         let counts = counts.as_array()?;
         let count = counts.first()?.as_i64()?;
         let elements = counts.get(1)?.as_u64()?;
+        tracing::debug!(click_listeners = count, elements, "before the walk");
         if elements < WALK_FROM && !small_pages_too {
             return None;
         }
@@ -152,6 +153,7 @@ impl Tab {
             .filter_map(|p| p.value?.object_id)
             .collect();
         if objects.len() as u64 > CLICK_TARGETS_MAX {
+            tracing::debug!(in_view = objects.len(), "too many click-listener elements in view for the walk");
             let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
             return None;
         }
