@@ -349,8 +349,7 @@ struct SemRow {
 /// What `get_browser_state` (semantic_v2) does per request, timed on the same tab
 /// as the raw CDP calls it needs.
 async fn measure_semantic(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) -> Result<SemRow> {
-    use sightline_browser::CaptureOptions;
-    use sightline_page::semantic::{self, Scope, SemanticOptions};
+    use sightline_page::semantic::{self, Scope};
     let tab = browser.new_tab(tab_options(a)?).await?;
     tab.navigate(url).await?;
     let params =
@@ -370,10 +369,7 @@ async fn measure_semantic(browser: &Browser, a: &Args, url: &str, n: usize, runs
         r2?;
         let d3 = t.elapsed();
         let t = Instant::now();
-        let mut c = tab
-            .capture_with(CaptureOptions { screenshot: false, accessibility: true, ..CaptureOptions::default() })
-            .await?;
-        let tree = semantic::build(&mut c.view, SemanticOptions::default());
+        let (c, tree) = sightline_api::capture_semantic(&tab, false, None).await?;
         let plan = semantic::plan(&tree, &Scope::Viewport);
         let shown = &plan.ranked[..plan.ranked.len().min(300)];
         let outline = semantic::outline(&tree, shown, |i| format!("p1:{}", i + 1));

@@ -167,6 +167,27 @@ fn semantic_response(
     v
 }
 
+/// The capture and semantic tree behind a semantic_v2 snapshot: the whole
+/// document (refs reach beyond the viewport) with roles, names and states read
+/// from the DOM ([`semantic::build`]), not from Chromium's accessibility tree,
+/// which costs as much as the whole document however few nodes are shown.
+/// Elements the DOM rules leave unnamed in view are still named by Chromium
+/// (one `getPartialAXTree` each, as for the element index).
+pub async fn capture_semantic(
+    tab: &sightline_browser::Tab,
+    screenshot: bool,
+    dom_node_limit: Option<usize>,
+) -> Result<(sightline_browser::Captured, SemanticTree), sightline_browser::BrowserError> {
+    let mut captured =
+        tab.capture_with(CaptureOptions { screenshot, whole_document: true, ..CaptureOptions::default() }).await?;
+    let mut opts = SemanticOptions::default();
+    if let Some(l) = dom_node_limit {
+        opts.dom_node_limit = l;
+    }
+    let tree = semantic::build(&mut captured.view, opts);
+    Ok((captured, tree))
+}
+
 /// Serve a snapshot request for one tab. Returns the response and a screenshot (base64) if asked.
 pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Value, ToolError> {
     if let Some(token) = &req.continuation {
@@ -194,15 +215,14 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         None => None,
     };
     let semantic = req.format == Format::SemanticV2;
-    let mut captured = tab
-        .capture_with(CaptureOptions {
-            screenshot: req.screenshot,
-            accessibility: semantic,
-            // Refs reach beyond the viewport.
-            whole_document: true,
-            ..CaptureOptions::default()
-        })
-        .await?;
+    let (mut captured, tree) = if semantic {
+        let (c, t) = capture_semantic(&tab, req.screenshot, req.dom_node_limit).await?;
+        (c, Some(Arc::new(t)))
+    } else {
+        // Refs reach beyond the viewport.
+        let opts = CaptureOptions { screenshot: req.screenshot, whole_document: true, ..CaptureOptions::default() };
+        (tab.capture_with(opts).await?, None)
+    };
     let id = session.ids.snapshot();
     session.retire_tab_snapshots(tab_id, Rule::NewerSnapshot);
     let frame_generations: HashMap<FrameId, u64> = captured
@@ -215,15 +235,6 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         })
         .collect();
     let screenshot = captured.screenshot.take();
-    let tree = if semantic {
-        let mut opts = SemanticOptions::default();
-        if let Some(l) = req.dom_node_limit {
-            opts.dom_node_limit = l;
-        }
-        Some(Arc::new(semantic::build(&mut captured.view, opts)))
-    } else {
-        None
-    };
     session.snapshots.insert(
         id.clone(),
         Stored {

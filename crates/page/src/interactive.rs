@@ -587,7 +587,7 @@ fn drop_redundant_labels(elements: &mut Vec<Element>, labels_of: &HashMap<NodeId
     }
 }
 
-fn expanded(arena: &Arena, id: NodeId) -> Option<bool> {
+pub(crate) fn expanded(arena: &Arena, id: NodeId) -> Option<bool> {
     let n = arena.node(id);
     if let Some(v) = n.attr("aria-expanded") {
         return Some(v.eq_ignore_ascii_case("true"));
@@ -765,6 +765,11 @@ fn editable_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Vec<Node
         .next()
         .map(|s| cut(&s, 80))
         .unwrap_or_default()
+}
+
+/// The name an author gave an element: `aria-label`, else `aria-labelledby`.
+pub(crate) fn aria_label(arena: &Arena, id: NodeId) -> Option<String> {
+    non_empty(arena.node(id).attr("aria-label")).map(|l| cut(&l, 80)).or_else(|| labelledby(arena, id))
 }
 
 /// The text of the elements `aria-labelledby` points at.

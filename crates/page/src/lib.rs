@@ -14,6 +14,7 @@
 //! ```
 
 mod arena;
+mod aria;
 mod capture;
 mod content;
 mod dialog;

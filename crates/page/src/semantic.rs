@@ -6,11 +6,12 @@
 //! *content* node (a heading, paragraph, list item, image, landmark, text…),
 //! with a visibility from the closed vocabulary below, decided from evidence.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use crate::arena::{Arena, NodeId, NodeKind};
+use crate::aria;
 use crate::capture::AxNode;
 use crate::facts::Facts;
 use crate::geometry::Rect;
@@ -195,36 +196,13 @@ const CONTENT_ROLES: &[&str] = &[
     "search",
 ];
 
-fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<&'static str> {
-    let n = arena.node(id);
-    Some(match n.tag.as_str() {
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "heading",
-        "p" => "paragraph",
-        "li" => "listitem",
-        "ul" | "ol" | "menu" => "list",
-        "img" if n.attr("alt").is_some_and(|a| !a.trim().is_empty()) => "image",
-        "td" => "cell",
-        "th" => "columnheader",
-        "table" => "table",
-        "caption" => "caption",
-        "dialog" => "dialog",
-        "main" => "main",
-        "nav" => "navigation",
-        "header" => "banner",
-        "footer" => "contentinfo",
-        "aside" => "complementary",
-        "form" => "form",
-        "section" if n.has_attr("aria-label") || n.has_attr("aria-labelledby") => "region",
-        "figure" => "figure",
-        "blockquote" => "blockquote",
-        "article" => "article",
-        "pre" | "code" => "code",
-        "label" => "label",
-        "legend" => "legend",
-        "dt" => "term",
-        "dd" => "definition",
-        _ => return None,
-    })
+/// Chromium's role names where they differ from ARIA's.
+fn normalize_role(r: &str) -> String {
+    match r {
+        "img" => "image".into(),
+        "disclosuretriangle" => "button".into(),
+        _ => r.into(),
+    }
 }
 
 fn ax_str(v: &Option<crate::capture::AxValue>) -> Option<String> {
@@ -273,6 +251,9 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
     // Labels, interactive candidates and the accessibility join are the view's own, shared with the element index.
     let facts = &view.facts;
     let arena = &mut view.arena;
+    let have_ax = !facts.ax.is_empty();
+    let index_labels: HashMap<NodeId, &str> =
+        view.elements.iter().filter(|e| !e.label.is_empty()).map(|e| (e.node, e.label.as_str())).collect();
     let vp = arena.viewport;
     let near = Rect::new(
         vp.x - vp.w * opts.near_margin,
@@ -333,17 +314,22 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
         let own_hidden = unrendered
             || n.has_attr("hidden")
             || proven_hidden(axn)
+            || aria::aria_hidden(arena, id)
             || n.layout.as_ref().is_some_and(|l| !l.style.visible)
             || n.opacity_hidden;
         let hidden = hidden || own_hidden;
         // A <label> is not a ref here: its control is, named by the label.
         let reason = facts.reason(id).filter(|r| *r != Reason::Label);
-        let ax_role = axn.and_then(|a| ax_str(&a.role)).map(|r| r.to_ascii_lowercase());
+        // Roles from Chromium's accessibility tree when the capture carries it, else from the DOM.
+        let ax_role = match axn {
+            Some(a) => ax_str(&a.role).map(|r| normalize_role(&r.to_ascii_lowercase())),
+            // Chromium leaves nodes out of its tree (display:none subtrees): the DOM says what they are.
+            None => aria::role(arena, id),
+        };
         let content_role = ax_role
             .clone()
             .filter(|r| CONTENT_ROLES.contains(&r.as_str()))
-            .map(|r| if r == "img" { "image".to_string() } else { r })
-            .or_else(|| implicit_content_role(arena, id).map(str::to_string));
+            .or_else(|| aria::implicit_content_role(arena, id).map(str::to_string));
         let is_action = reason.is_some() && !in_action;
         let is_content = !is_action && !in_action && content_role.is_some();
         let direct_text =
@@ -364,6 +350,7 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
                 .clone()
                 .filter(|r| !matches!(r.as_str(), "generic" | "none" | "statictext" | "labeltext"))
                 .or_else(|| interactive::role_of(arena, id))
+                .or_else(|| aria::implicit_content_role(arena, id).map(str::to_string))
                 .unwrap_or_else(|| "clickable".into())
         } else if is_content {
             content_role.clone().unwrap_or_default()
@@ -375,18 +362,32 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
         let name = if is_text {
             cut(&direct_text, 200)
         } else if is_action {
-            ax_name.unwrap_or_else(|| interactive::accessible_name(arena, id, &facts.labels_of, &descriptor))
+            ax_name.unwrap_or_else(|| {
+                let name = interactive::accessible_name(arena, id, &facts.labels_of, &descriptor);
+                if name.is_empty() {
+                    // The element index may have asked Chromium for the name the DOM rules miss.
+                    index_labels.get(&id).map(|l| l.to_string()).unwrap_or_default()
+                } else {
+                    name
+                }
+            })
         } else if TEXT_ROLES.contains(&role.as_str()) || role == "image" {
             ax_name.unwrap_or_else(|| {
                 let t = collapse(&visible_text(arena, id, 300, false));
-                if t.is_empty() {
-                    n.attr("alt").map(collapse).unwrap_or_default()
-                } else {
+                if !t.is_empty() {
                     t
+                } else if let Some(alt) = n.attr("alt").map(collapse).filter(|a| !a.is_empty()) {
+                    alt
+                } else {
+                    // A cell that shows only a control is named by it (`<td><input aria-label="Pick Ada">`).
+                    aria::author_names_inside(arena, id)
                 }
             })
-        } else {
+        } else if have_ax {
             ax_name.unwrap_or_default()
+        } else {
+            // A landmark, dialog or region is named by its author, not by its content.
+            interactive::aria_label(arena, id).or_else(|| aria::caption(arena, id)).unwrap_or_default()
         };
         let name = cut(&name, 200);
         let (visibility, click_point) = classify(arena, id, &near);
@@ -427,8 +428,14 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
                 states.push(("required", Value::Bool(true)));
             }
         }
-        if let Some(a) = axn {
+        if !have_ax {
+            states.extend(aria::states(arena, id, &role));
+        } else if let Some(a) = axn {
             for key in ["expanded", "selected", "focused", "level", "modal"] {
+                // A list item's level repeats the outline's indentation.
+                if key == "level" && !matches!(role.as_str(), "heading" | "treeitem" | "row") {
+                    continue;
+                }
                 if let Some(v) = ax_prop(a, key) {
                     if !(v.is_null() || key == "focused" && v == &Value::Bool(false)) {
                         states.push((
@@ -443,10 +450,6 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
                         ));
                     }
                 }
-            }
-        } else if role == "heading" {
-            if let Ok(l) = n.tag.trim_start_matches('h').parse::<u64>() {
-                states.push(("level", Value::from(l)));
             }
         }
         let value = if is_action {
