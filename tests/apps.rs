@@ -20,7 +20,7 @@ mod common;
 #[path = "apps/harness.rs"]
 mod harness;
 
-use common::{env, run};
+use common::{env, run, semantic_against_the_ax_tree};
 use harness::*;
 use serde_json::json;
 
@@ -435,11 +435,12 @@ async fn walk_and_full(env: &sightline_api::Env) -> (String, String, bool) {
     panic!("the page never held still");
 }
 
-/// On real apps the viewport walk gives the state the full snapshot gives:
-/// TodoMVC with items (pseudo-element check marks, a hovered row), Django's
-/// admin (a changelist, a form with inlines, scrolled).
+/// On real apps the viewport walk gives the state the full snapshot gives, and
+/// semantic_v2 read from the DOM gives the tree joined with Chromium's full
+/// accessibility tree: TodoMVC with items (pseudo-element check marks, a hovered
+/// row), Django's admin (a changelist, a form with inlines, scrolled).
 #[test]
-fn the_viewport_walk_reads_real_apps_as_the_full_snapshot_does() {
+fn the_viewport_walk_and_semantic_v2_read_real_apps_as_the_full_captures_do() {
     run(async {
         let mut differ = Vec::new();
         let (_server, url) = todomvc().await;
@@ -455,6 +456,9 @@ fn the_viewport_walk_reads_real_apps_as_the_full_snapshot_does() {
         if walk != full {
             differ.push(format!("TodoMVC\n  full: {full}\n  walk: {walk}"));
         }
+        if let Some(d) = semantic_against_the_ax_tree(env.tab()).await {
+            differ.push(format!("TodoMVC semantic_v2:{d}"));
+        }
         env.close().await;
         let dj = Django::start();
         let mut env = common::env(&dj.url("/admin/")).await;
@@ -464,11 +468,17 @@ fn the_viewport_walk_reads_real_apps_as_the_full_snapshot_does() {
         if walk != full {
             differ.push(format!("Django changelist\n  full: {full}\n  walk: {walk}"));
         }
+        if let Some(d) = semantic_against_the_ax_tree(env.tab()).await {
+            differ.push(format!("Django changelist semantic_v2:{d}"));
+        }
         click_named(&mut env, "link", "Add question").await;
         scroll_to(&mut env, "button", "Save").await;
         let (walk, full, _) = walk_and_full(&env).await;
         if walk != full {
             differ.push(format!("Django add form, scrolled\n  full: {full}\n  walk: {walk}"));
+        }
+        if let Some(d) = semantic_against_the_ax_tree(env.tab()).await {
+            differ.push(format!("Django add form semantic_v2:{d}"));
         }
         env.close().await;
         assert!(differ.is_empty(), "{}", differ.join("\n"));

@@ -443,33 +443,6 @@ fn outline_text_joins_inline_boxes_as_rendered() {
     })
 }
 
-/// The semantic tree of a capture as one line per node (what the model is shown of it).
-fn semantic_lines(view: &mut sightline_page::PageView) -> (Vec<String>, String) {
-    use sightline_page::semantic;
-    let tree = semantic::build(view, semantic::SemanticOptions::default());
-    let lines = tree
-        .nodes
-        .iter()
-        .map(|s| {
-            let states: Vec<String> = s.states.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let actions: Vec<&str> = s.actions.iter().map(|a| a.as_str()).collect();
-            format!(
-                "{} {:?} v={:?} [{}] ({}) {} p={} parent={:?}",
-                s.role,
-                s.name,
-                s.value,
-                states.join(","),
-                actions.join(","),
-                s.visibility.as_str(),
-                s.priority,
-                s.parent
-            )
-        })
-        .collect();
-    let plan = semantic::plan(&tree, &semantic::Scope::Viewport);
-    (lines, format!("{:?} css_hidden={}", plan.omitted, tree.css_hidden))
-}
-
 /// semantic_v2 read from the DOM alone gives what the join with Chromium's
 /// accessibility tree gives, on every fixture.
 #[test]
@@ -497,27 +470,7 @@ fn semantic_from_the_dom_matches_the_accessibility_join() {
         for path in &pages {
             let env = env(path).await;
             let tab = env.tab();
-            let mut with_ax = tab
-                .capture_with(sightline_browser::CaptureOptions { accessibility: true, ..Default::default() })
-                .await
-                .expect("capture");
-            let mut dom = tab
-                .capture_with(sightline_browser::CaptureOptions { whole_document: true, ..Default::default() })
-                .await
-                .expect("capture");
-            let (a, ao) = semantic_lines(&mut with_ax.view);
-            let (d, dd) = semantic_lines(&mut dom.view);
-            if a != d || ao != dd {
-                let mut diff = String::new();
-                for i in 0..a.len().max(d.len()) {
-                    let (x, y) = (a.get(i).map(String::as_str).unwrap_or("-"), d.get(i).map(String::as_str).unwrap_or("-"));
-                    if x != y {
-                        diff.push_str(&format!("\n  ax:  {x}\n  dom: {y}"));
-                    }
-                }
-                if ao != dd {
-                    diff.push_str(&format!("\n  omitted ax: {ao}\n  omitted dom: {dd}"));
-                }
+            if let Some(diff) = semantic_against_the_ax_tree(tab).await {
                 differ.push(format!("{path}:{diff}"));
             }
             env.close().await;

@@ -419,3 +419,57 @@ impl Drop for InProcServer {
         self.stop();
     }
 }
+
+/// The semantic tree of a capture as one line per node (what the model is shown of it).
+fn semantic_lines(view: &mut sightline_page::PageView) -> (Vec<String>, String) {
+    use sightline_page::semantic;
+    let tree = semantic::build(view, semantic::SemanticOptions::default());
+    let lines = tree
+        .nodes
+        .iter()
+        .map(|s| {
+            let states: Vec<String> = s.states.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let actions: Vec<&str> = s.actions.iter().map(|a| a.as_str()).collect();
+            format!(
+                "{} {:?} v={:?} [{}] ({}) {} p={} parent={:?}",
+                s.role,
+                s.name,
+                s.value,
+                states.join(","),
+                actions.join(","),
+                s.visibility.as_str(),
+                s.priority,
+                s.parent
+            )
+        })
+        .collect();
+    let plan = semantic::plan(&tree, &semantic::Scope::Viewport);
+    (lines, format!("{:?} css_hidden={}", plan.omitted, tree.css_hidden))
+}
+
+/// How the semantic tree semantic_v2 serves (roles, names and states from the
+/// DOM) differs from the one joined with Chromium's full accessibility tree,
+/// node by node; `None` when they agree.
+pub async fn semantic_against_the_ax_tree(tab: &Tab) -> Option<String> {
+    let mut with_ax = tab
+        .capture_with(sightline_browser::CaptureOptions { accessibility: true, ..Default::default() })
+        .await
+        .expect("capture");
+    let (mut served, _) = sightline_api::capture_semantic(tab, false, None).await.expect("semantic capture");
+    let (a, ao) = semantic_lines(&mut with_ax.view);
+    let (d, dd) = semantic_lines(&mut served.view);
+    if a == d && ao == dd {
+        return None;
+    }
+    let mut diff = String::new();
+    for i in 0..a.len().max(d.len()) {
+        let (x, y) = (a.get(i).map(String::as_str).unwrap_or("-"), d.get(i).map(String::as_str).unwrap_or("-"));
+        if x != y {
+            diff.push_str(&format!("\n  ax:  {x}\n  dom: {y}"));
+        }
+    }
+    if ao != dd {
+        diff.push_str(&format!("\n  omitted ax: {ao}\n  omitted dom: {dd}"));
+    }
+    Some(diff)
+}

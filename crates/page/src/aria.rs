@@ -45,7 +45,7 @@ pub fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<&'static str> 
         "ul" | "ol" | "menu" => "list",
         "img" if n.attr("alt").is_some_and(|a| !a.trim().is_empty()) => "image",
         "td" => "cell",
-        "th" => "columnheader",
+        "th" => th_role(arena, id),
         "table" => "table",
         "caption" => "caption",
         "dialog" => "dialog",
@@ -68,6 +68,47 @@ pub fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<&'static str> 
         _ => return None,
     })
 }
+
+/// A header cell heads its row or its column: by `scope`, else by where it
+/// stands (Chromium's rule: in a `<thead>` or a row of headers only, a column
+/// header; beside data cells, a row header).
+fn th_role(arena: &Arena, id: NodeId) -> &'static str {
+    let n = arena.node(id);
+    match n.attr("scope").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+        Some("row" | "rowgroup") => return "rowheader",
+        Some("col" | "colgroup") => return "columnheader",
+        _ => {}
+    }
+    let Some(row) = n.parent else { return "columnheader" };
+    if arena.node(row).parent.is_some_and(|g| arena.node(g).tag == "thead") {
+        return "columnheader";
+    }
+    if arena.node(row).children.iter().any(|&c| arena.node(c).tag == "td") {
+        "rowheader"
+    } else {
+        "columnheader"
+    }
+}
+
+/// Roles that take `aria-expanded` (Chromium reports it on no others).
+const EXPANDABLE: &[&str] = &[
+    "application",
+    "button",
+    "checkbox",
+    "columnheader",
+    "combobox",
+    "gridcell",
+    "link",
+    "listbox",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "row",
+    "rowheader",
+    "switch",
+    "tab",
+    "treeitem",
+];
 
 /// `aria-hidden="true"` hides the element and its subtree from the accessibility tree.
 pub fn aria_hidden(arena: &Arena, id: NodeId) -> bool {
@@ -92,7 +133,7 @@ const SELECTABLE: &[&str] = &["option", "tab", "row", "gridcell", "treeitem", "c
 pub fn states(arena: &Arena, id: NodeId, role: &str) -> Vec<(&'static str, Value)> {
     let n = arena.node(id);
     let mut out = Vec::new();
-    let expanded = interactive::expanded(arena, id).or_else(|| {
+    let expanded = interactive::expanded(arena, id).filter(|_| EXPANDABLE.contains(&role)).or_else(|| {
         // A drop-down select is a collapsed combobox until its popup opens.
         (n.tag == "select" && role == "combobox").then_some(false)
     });
@@ -144,8 +185,9 @@ pub fn caption(arena: &Arena, id: NodeId) -> Option<String> {
     (!t.is_empty()).then_some(t)
 }
 
-/// The author-given names (`aria-label`, `aria-labelledby`) of the elements
-/// inside one that shows no text, joined: what Chromium names it from its content.
+/// The author-given names (`aria-label`, `aria-labelledby`, an image's alt or
+/// title) of the elements inside one that shows no text, joined: what Chromium
+/// names it from its content.
 pub fn author_names_inside(arena: &Arena, id: NodeId) -> String {
     let mut names = Vec::new();
     let mut stack: Vec<NodeId> = arena.node(id).children.iter().rev().copied().collect();
@@ -158,9 +200,17 @@ pub fn author_names_inside(arena: &Arena, id: NodeId) -> String {
         if aria_hidden(arena, c) {
             continue;
         }
-        match interactive::aria_label(arena, c) {
+        let node = arena.node(c);
+        let img_name = || {
+            (node.tag == "img")
+                .then(|| node.attr("alt").or(node.attr("title")))
+                .flatten()
+                .map(collapse)
+                .filter(|a| !a.is_empty())
+        };
+        match interactive::aria_label(arena, c).or_else(img_name) {
             Some(n) => names.push(n),
-            None => stack.extend(arena.node(c).children.iter().rev().copied()),
+            None => stack.extend(node.children.iter().rev().copied()),
         }
     }
     collapse(&names.join(" "))

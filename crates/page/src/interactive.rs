@@ -701,9 +701,20 @@ pub fn describe(arena: &Arena, id: NodeId) -> Descriptor {
 /// A short name for page text and marks: aria-label, aria-labelledby, label text,
 /// alt, title, placeholder, value, then visible text.
 pub fn accessible_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Vec<NodeId>>, d: &Descriptor) -> String {
+    accessible_name_within(arena, id, labels_of, d, 80)
+}
+
+/// [`accessible_name`] cut at `max` characters (semantic_v2 keeps 200, as Chromium's tree gave).
+pub fn accessible_name_within(
+    arena: &Arena,
+    id: NodeId,
+    labels_of: &HashMap<NodeId, Vec<NodeId>>,
+    d: &Descriptor,
+    max: usize,
+) -> String {
     let n = arena.node(id);
     if let Some(l) = non_empty(n.attr("aria-label")) {
-        return cut(&l, 80);
+        return cut(&l, max);
     }
     if let Some(t) = labelledby(arena, id) {
         return t;
@@ -722,13 +733,20 @@ pub fn accessible_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Ve
             };
             let t = collapse(&ls.iter().map(|&l| label_text(l)).collect::<Vec<_>>().join(" "));
             if !t.is_empty() {
-                return cut(&t, 80);
+                return cut(&t, max);
             }
         }
     }
+    // An icon names what holds it: its alt, else its title (`<a><img title="Does not compile"></a>`).
     let img_alt = || {
         first_descendant(arena, id, |m| m.tag == "img" && m.attr("alt").is_some_and(|a| !a.trim().is_empty()))
             .and_then(|img| arena.node(img).attr("alt").map(collapse))
+            .or_else(|| {
+                first_descendant(arena, id, |m| {
+                    m.tag == "img" && m.attr("alt").is_none() && m.attr("title").is_some_and(|a| !a.trim().is_empty())
+                })
+                .and_then(|img| arena.node(img).attr("title").map(collapse))
+            })
     };
     let is_button_input = n.tag == "input" && matches!(d.type_.as_deref(), Some("submit" | "button" | "reset"));
     let candidates = [
@@ -740,7 +758,7 @@ pub fn accessible_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Ve
         non_empty(n.attr("placeholder")),
         if is_button_input { d.value.clone().filter(|v| !v.is_empty()) } else { None },
     ];
-    candidates.into_iter().flatten().find(|s| !s.is_empty()).map(|s| cut(&s, 80)).unwrap_or_default()
+    candidates.into_iter().flatten().find(|s| !s.is_empty()).map(|s| cut(&s, max)).unwrap_or_default()
 }
 
 /// The name of a contenteditable: aria-label, aria-labelledby, a `<label>`, title,

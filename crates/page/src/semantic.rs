@@ -16,7 +16,7 @@ use crate::capture::AxNode;
 use crate::facts::Facts;
 use crate::geometry::Rect;
 use crate::interactive::{self, Reason};
-use crate::text::{collapse, cut, visible_text};
+use crate::text::{accessible_text, collapse, cut, visible_text};
 use crate::PageView;
 
 /// The closed visibility vocabulary.
@@ -351,19 +351,25 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
                 .filter(|r| !matches!(r.as_str(), "generic" | "none" | "statictext" | "labeltext"))
                 .or_else(|| interactive::role_of(arena, id))
                 .or_else(|| aria::implicit_content_role(arena, id).map(str::to_string))
+                // An anchor without href that acts on a click is a link to Chromium too.
+                .or_else(|| (n.tag == "a").then(|| "link".to_string()))
                 .unwrap_or_else(|| "clickable".into())
         } else if is_content {
             content_role.clone().unwrap_or_default()
         } else {
             "text".into()
         };
-        let descriptor = interactive::describe(arena, id);
+        let mut descriptor = interactive::describe(arena, id);
+        if descriptor.text_content.is_some() && has_aria_hidden_inside(arena, id) {
+            // Names leave out what the author hid from assistive technology, as Chromium's do.
+            descriptor.text_content = Some(collapse(&accessible_text(arena, id, 400))).filter(|t| !t.is_empty());
+        }
         let ax_name = axn.and_then(|a| ax_str(&a.name));
         let name = if is_text {
             cut(&direct_text, 200)
         } else if is_action {
             ax_name.unwrap_or_else(|| {
-                let name = interactive::accessible_name(arena, id, &facts.labels_of, &descriptor);
+                let name = interactive::accessible_name_within(arena, id, &facts.labels_of, &descriptor, 200);
                 if name.is_empty() {
                     // The element index may have asked Chromium for the name the DOM rules miss.
                     index_labels.get(&id).map(|l| l.to_string()).unwrap_or_default()
@@ -372,12 +378,18 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
                 }
             })
         } else if TEXT_ROLES.contains(&role.as_str()) || role == "image" {
-            ax_name.unwrap_or_else(|| {
-                let t = collapse(&visible_text(arena, id, 300, false));
+            ax_name.or_else(|| interactive::aria_label(arena, id)).unwrap_or_else(|| {
+                let t = if has_aria_hidden_inside(arena, id) {
+                    collapse(&accessible_text(arena, id, 300))
+                } else {
+                    collapse(&visible_text(arena, id, 300, false))
+                };
                 if !t.is_empty() {
                     t
                 } else if let Some(alt) = n.attr("alt").map(collapse).filter(|a| !a.is_empty()) {
                     alt
+                } else if let Some(title) = n.attr("title").map(collapse).filter(|a| !a.is_empty()) {
+                    title
                 } else {
                     // A cell that shows only a control is named by it (`<td><input aria-label="Pick Ada">`).
                     aria::author_names_inside(arena, id)
@@ -510,6 +522,23 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
         }
     }
     tree
+}
+
+/// Whether an element has an `aria-hidden="true"` descendant (looked for in its first 2,000 nodes).
+fn has_aria_hidden_inside(arena: &Arena, id: NodeId) -> bool {
+    let mut stack: Vec<NodeId> = arena.node(id).children.clone();
+    let mut budget = 2000;
+    while let Some(c) = stack.pop() {
+        budget -= 1;
+        if budget == 0 {
+            return false;
+        }
+        if aria::aria_hidden(arena, c) {
+            return true;
+        }
+        stack.extend(arena.node(c).children.iter().copied());
+    }
+    false
 }
 
 fn has_rendered_descendant(arena: &Arena, id: NodeId) -> bool {

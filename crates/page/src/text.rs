@@ -332,11 +332,18 @@ pub fn white_space_of(arena: &Arena, id: NodeId) -> WhiteSpace {
 /// `dom_fallback`, use DOM text when nothing is rendered (the options of a closed
 /// `<select>` have no boxes).
 pub fn visible_text(arena: &Arena, id: NodeId, limit: usize, dom_fallback: bool) -> String {
-    let s = collect(arena, id, limit, false);
+    let s = collect(arena, id, limit, false, false);
     if s.is_empty() && dom_fallback {
-        return collect(arena, id, limit, true);
+        return collect(arena, id, limit, true, false);
     }
     s
+}
+
+/// The visible text of an element as its accessible name reads it: without
+/// what the author hid from assistive technology (`aria-hidden="true"`
+/// descendants: decorative glyphs, the "1." before a chapter title).
+pub fn accessible_text(arena: &Arena, id: NodeId, limit: usize) -> String {
+    collect(arena, id, limit, false, true)
 }
 
 enum Step {
@@ -344,7 +351,7 @@ enum Step {
     Exit(Display),
 }
 
-fn collect(arena: &Arena, id: NodeId, limit: usize, dom: bool) -> String {
+fn collect(arena: &Arena, id: NodeId, limit: usize, dom: bool, skip_aria_hidden: bool) -> String {
     let mut flow = Flow::one_line(limit);
     let mut stack = vec![Step::Enter(id)];
     while let Some(step) = stack.pop() {
@@ -385,6 +392,9 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, dom: bool) -> String {
         }
         // Text inside an iframe is not the element's own text.
         if c != id && matches!(n.tag.as_str(), "iframe" | "frame") {
+            continue;
+        }
+        if skip_aria_hidden && c != id && n.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
             continue;
         }
         if let Some(g) = &n.generated {
