@@ -328,6 +328,11 @@ impl Arena {
         0..self.nodes.len() as NodeId
     }
 
+    /// The last id of `id`'s subtree (its descendants are `id + 1..=end`).
+    pub fn subtree_end(&self, id: NodeId) -> NodeId {
+        self.subtree_end.get(id as usize).copied().unwrap_or(id)
+    }
+
     /// True if `a` is `b` or one of its ancestors (across shadow roots and frames).
     pub fn is_ancestor_or_self(&self, a: NodeId, b: NodeId) -> bool {
         match self.subtree_end.get(a as usize) {

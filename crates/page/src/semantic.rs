@@ -252,6 +252,7 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
     let facts = &view.facts;
     let arena = &mut view.arena;
     let have_ax = !facts.ax.is_empty();
+    let aria_hidden_count = AriaHiddenCount::new(arena);
     let index_labels: HashMap<NodeId, &str> =
         view.elements.iter().filter(|e| !e.label.is_empty()).map(|e| (e.node, e.label.as_str())).collect();
     let vp = arena.viewport;
@@ -360,7 +361,7 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
             "text".into()
         };
         let mut descriptor = interactive::describe(arena, id);
-        if descriptor.text_content.is_some() && has_aria_hidden_inside(arena, id) {
+        if descriptor.text_content.is_some() && aria_hidden_count.inside(arena, id) {
             // Names leave out what the author hid from assistive technology, as Chromium's do.
             descriptor.text_content = Some(collapse(&accessible_text(arena, id, 400))).filter(|t| !t.is_empty());
         }
@@ -379,7 +380,7 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
             })
         } else if TEXT_ROLES.contains(&role.as_str()) || role == "image" {
             ax_name.or_else(|| interactive::aria_label(arena, id)).unwrap_or_else(|| {
-                let t = if has_aria_hidden_inside(arena, id) {
+                let t = if aria_hidden_count.inside(arena, id) {
                     collapse(&accessible_text(arena, id, 300))
                 } else {
                     collapse(&visible_text(arena, id, 300, false))
@@ -524,21 +525,27 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
     tree
 }
 
-/// Whether an element has an `aria-hidden="true"` descendant (looked for in its first 2,000 nodes).
-fn has_aria_hidden_inside(arena: &Arena, id: NodeId) -> bool {
-    let mut stack: Vec<NodeId> = arena.node(id).children.clone();
-    let mut budget = 2000;
-    while let Some(c) = stack.pop() {
-        budget -= 1;
-        if budget == 0 {
-            return false;
+/// Which subtrees hold an `aria-hidden="true"` element: a running count over
+/// the document order, so that each question is two lookups.
+struct AriaHiddenCount(Vec<u32>);
+
+impl AriaHiddenCount {
+    fn new(arena: &Arena) -> Self {
+        let mut count = Vec::with_capacity(arena.nodes.len() + 1);
+        let mut seen = 0;
+        count.push(0);
+        for id in arena.ids() {
+            seen += u32::from(aria::aria_hidden(arena, id));
+            count.push(seen);
         }
-        if aria::aria_hidden(arena, c) {
-            return true;
-        }
-        stack.extend(arena.node(c).children.iter().copied());
+        AriaHiddenCount(count)
     }
-    false
+
+    /// Whether a descendant of `id` is `aria-hidden`.
+    fn inside(&self, arena: &Arena, id: NodeId) -> bool {
+        let end = arena.subtree_end(id) as usize;
+        self.0.get(end + 1).zip(self.0.get(id as usize + 1)).is_some_and(|(a, b)| a > b)
+    }
 }
 
 fn has_rendered_descendant(arena: &Arena, id: NodeId) -> bool {
