@@ -89,6 +89,9 @@ pub async fn run(a: &Args) -> Result<u8> {
         .split(',')
         .map(|s| s.trim().parse::<usize>().context("--sizes expects numbers like 30,1000,5000"))
         .collect::<Result<_>>()?;
+    if let Some(url) = &a.url {
+        return run_on_page(a, url, runs).await;
+    }
     let site = Server::memory().await?;
     for &n in &sizes {
         site.page(&format!("/gen-{n}.html"), generated_page(n));
@@ -103,9 +106,9 @@ pub async fn run(a: &Args) -> Result<u8> {
         let url = site.url(&format!("/gen-{n}.html"));
         rows.push(measure(&browser, a, &url, n, runs).await?);
         mark_rows.push(measure_marks(&browser, a, &url, n, runs).await?);
-        sem_rows.push(measure_semantic(&browser, a, &url, n, runs).await?);
+        sem_rows.push(measure_semantic(&browser, a, &url, format!("{n} elements"), runs).await?);
         // Right after ours, so that drift on a shared machine hits both alike.
-        peers.measure(&url, n, runs).await;
+        peers.measure(&url, &format!("{n} elements"), runs).await;
     }
     let rss = match (sizes.iter().max(), a.rss_actions.or(Some(200))) {
         (Some(&n), Some(actions)) if actions > 0 => {
@@ -153,21 +156,7 @@ pub async fn run(a: &Args) -> Result<u8> {
             ms(r.draw),
         );
     }
-    println!("\nsemantic_v2 snapshots, default budget 300, same pages (ms):\n");
-    println!("| page | raw DOMSnapshot, no rects | raw getFullAXTree (not asked for) | semantic_v2 snapshot | ratio | outline chars | page_content chars |");
-    println!("|---|---|---|---|---|---|---|");
-    for r in &sem_rows {
-        println!(
-            "| {} | {} | {} | {} | {:.2}x | {} | {} |",
-            r.label,
-            ms(r.raw_snapshot),
-            ms(r.raw_ax),
-            ms(r.semantic),
-            r.semantic.as_secs_f64() / r.raw_snapshot.as_secs_f64(),
-            r.outline_chars,
-            r.content_chars,
-        );
-    }
+    print_semantic(&sem_rows);
     print_peers(&peers, &sem_rows, runs);
     if let Some(r) = rss {
         println!("\nMemory (RSS of sightline + its browser, MiB), {} elements:\n", r.elements);
@@ -201,8 +190,8 @@ impl PeerRuns {
         PeerRuns { versions: PEERS.iter().map(|p| p.installed()).collect(), setup, pages: Vec::new() }
     }
 
-    /// Playwright MCP and chrome-devtools-mcp on the generated page of `n` elements at `url`.
-    async fn measure(&mut self, url: &str, n: usize, runs: usize) {
+    /// Playwright MCP and chrome-devtools-mcp on the page at `url`, named `label` in the tables.
+    async fn measure(&mut self, url: &str, label: &str, runs: usize) {
         if self.versions.iter().all(|v| v.is_err()) {
             return;
         }
@@ -214,8 +203,39 @@ impl PeerRuns {
                 (Ok(_), Ok(setup)) => bench_peers::measure(peer, setup, url, runs).await,
             });
         }
-        eprintln!("  {n} elements, peers: done");
+        eprintln!("  {label}, peers: done");
         self.pages.push(row);
+    }
+}
+
+/// `bench --url URL`: semantic_v2 and the peers' snapshots of one page you name.
+async fn run_on_page(a: &Args, url: &str, runs: usize) -> Result<u8> {
+    let (browser, _egress) = start_browser(a).await?;
+    eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
+    let sem_rows = vec![measure_semantic(&browser, a, url, url.to_string(), runs).await?];
+    eprintln!("  {url}: done");
+    let mut peers = PeerRuns::new(a);
+    peers.measure(url, url, runs).await;
+    print_semantic(&sem_rows);
+    print_peers(&peers, &sem_rows, runs);
+    Ok(0)
+}
+
+fn print_semantic(sem_rows: &[SemRow]) {
+    println!("\nsemantic_v2 snapshots, default budget 300, same pages (ms):\n");
+    println!("| page | raw DOMSnapshot, no rects | raw getFullAXTree (not asked for) | semantic_v2 snapshot | ratio | outline chars | page_content chars |");
+    println!("|---|---|---|---|---|---|---|");
+    for r in sem_rows {
+        println!(
+            "| {} | {} | {} | {} | {:.2}x | {} | {} |",
+            r.label,
+            ms(r.raw_snapshot),
+            ms(r.raw_ax),
+            ms(r.semantic),
+            r.semantic.as_secs_f64() / r.raw_snapshot.as_secs_f64(),
+            r.outline_chars,
+            r.content_chars,
+        );
     }
 }
 
@@ -347,7 +367,7 @@ struct SemRow {
 /// What `get_browser_state` (semantic_v2) does per request, timed on the same tab
 /// as the raw DOMSnapshot it needs, beside the full accessibility tree it no
 /// longer asks for (released after each read, as it slows later snapshots).
-async fn measure_semantic(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) -> Result<SemRow> {
+async fn measure_semantic(browser: &Browser, a: &Args, url: &str, label: String, runs: usize) -> Result<SemRow> {
     use sightline_cdp::protocol::accessibility::Disable;
     use sightline_page::semantic::{self, Scope};
     let tab = browser.new_tab(tab_options(a)?).await?;
@@ -380,7 +400,7 @@ async fn measure_semantic(browser: &Browser, a: &Args, url: &str, n: usize, runs
     }
     tab.close().await;
     Ok(SemRow {
-        label: format!("{n} elements"),
+        label,
         raw_snapshot: median(snap),
         raw_ax: median(ax),
         semantic: median(sem),

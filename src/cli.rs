@@ -14,7 +14,7 @@ USAGE:
                                      [--explain: list covered elements and what covers them on stderr]
                                      [--record FILE: save the raw capture, the page model's input, as JSON]
     sightline demo [--out DIR]       drive a built-in local site through a scripted run
-    sightline bench [--runs N] [--sizes 30,1000,5000] [--rss-actions 200]
+    sightline bench [--runs N] [--sizes 30,1000,5000] [--rss-actions 200] [--url URL]
                                      capture/action medians next to the raw CDP calls
     sightline run URL --task \"…\" --model PROVIDER:MODEL [--max-steps N] [--vision] [--trace DIR]
                   [--base-url URL] [--no-tools] [--quiet | --json]
@@ -159,9 +159,9 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "bench",
-        own: &["--runs", "--sizes", "--rss-actions"],
+        own: &["--runs", "--sizes", "--rss-actions", "--url"],
         browser: true,
-        help: "sightline bench [--runs N] [--sizes 30,1000,5000] [--rss-actions 200]\nsightline bench serve [--sizes 1,10,25] [--runs N]\n\nMedians of capture and action times beside the raw CDP calls they need; `serve`: load on `sightline serve`.\n\nExamples:\n    sightline bench --runs 7\n    sightline bench serve --sizes 1,10\n",
+        help: "sightline bench [--runs N] [--sizes 30,1000,5000] [--rss-actions 200] [--url URL]\nsightline bench serve [--sizes 1,10,25] [--runs N]\n\nMedians of capture and action times beside the raw CDP calls they need; `--url`: semantic_v2 and\nthe peers' snapshots of one page you name; `serve`: load on `sightline serve`.\n\nExamples:\n    sightline bench --runs 7\n    sightline bench --url http://127.0.0.1:8000/docs/ --runs 5\n    sightline bench serve --sizes 1,10\n",
     },
     CommandSpec {
         name: "run",

@@ -443,6 +443,27 @@ fn outline_text_joins_inline_boxes_as_rendered() {
     })
 }
 
+/// A list item or cell whose text all belongs to the links and nested lists in
+/// it shows no name of its own (the mdBook and Django pattern); one with its own
+/// text keeps it. Names leave out `aria-hidden` parts.
+#[test]
+fn containers_do_not_repeat_the_names_of_what_they_hold() {
+    run(async {
+        let api = api();
+        let b = bind(&api, "containers", "/semantic.html").await;
+        let s = semantic(&api, &b, json!({ "query": "Getting Started" })).await;
+        let outline = s["outline"].as_str().unwrap();
+        let unnamed = |role: &str, outline: &str| outline.lines().any(|l| l.trim_start().starts_with(&format!("- {role} [")));
+        assert!(unnamed("listitem", outline) && outline.contains("link \"Getting Started\""), "{outline}");
+        let s = semantic(&api, &b, json!({ "query": "Groups" })).await;
+        let outline = s["outline"].as_str().unwrap();
+        assert!(unnamed("rowheader", outline) && outline.contains("link \"Groups\""), "{outline}");
+        let s = semantic(&api, &b, json!({ "query": "Unsure" })).await;
+        assert!(s["outline"].as_str().unwrap().contains("cell \"Unsure\""), "{}", s["outline"]);
+        api.shutdown().await;
+    })
+}
+
 /// semantic_v2 read from the DOM alone gives what the join with Chromium's
 /// accessibility tree gives, on every fixture.
 #[test]

@@ -150,6 +150,9 @@ const TEXT_ROLES: &[&str] = &[
     "code",
 ];
 
+/// Text roles that hold other nodes more often than text of their own.
+const CONTAINER_ROLES: &[&str] = &["listitem", "cell", "columnheader", "rowheader"];
+
 /// Content roles kept as semantic nodes.
 const CONTENT_ROLES: &[&str] = &[
     "heading",
@@ -402,7 +405,13 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
             // A landmark, dialog or region is named by its author, not by its content.
             interactive::aria_label(arena, id).or_else(|| aria::caption(arena, id)).unwrap_or_default()
         };
-        let name = cut(&name, 200);
+        // A list item or cell whose text all belongs to the links, buttons and nested
+        // blocks inside it would only repeat their names: it shows none of its own.
+        let name = if is_content && CONTAINER_ROLES.contains(&role.as_str()) && self::direct_text(arena, id, facts).is_empty() {
+            String::new()
+        } else {
+            cut(&name, 200)
+        };
         let (visibility, click_point) = classify(arena, id, &near);
         let n = arena.node(id);
         let mut actions = Vec::new();
