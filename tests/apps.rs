@@ -424,9 +424,12 @@ async fn walk_and_full(env: &sightline_api::Env) -> (String, String, bool) {
     let tab = env.tab();
     let state = |c: &sightline_browser::Captured| sightline_api::StateObject::from_view(&c.view, None).to_json_line();
     for _ in 0..4 {
-        let full = tab.capture_with(CaptureOptions { whole_document: true, ..Default::default() }).await.expect("capture");
-        let walk = tab.capture_with(CaptureOptions { walk_small_pages: true, ..Default::default() }).await.expect("capture");
-        let again = tab.capture_with(CaptureOptions { whole_document: true, ..Default::default() }).await.expect("capture");
+        let full =
+            tab.capture_with(CaptureOptions { whole_document: true, ..Default::default() }).await.expect("capture");
+        let walk =
+            tab.capture_with(CaptureOptions { walk_small_pages: true, ..Default::default() }).await.expect("capture");
+        let again =
+            tab.capture_with(CaptureOptions { whole_document: true, ..Default::default() }).await.expect("capture");
         if state(&full) == state(&again) {
             return (state(&walk), state(&full), walk.walked);
         }

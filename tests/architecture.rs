@@ -108,8 +108,16 @@ fn sources(dir: &str) -> Vec<(String, String)> {
 #[test]
 fn the_runner_acts_only_through_env() {
     let direct = [
-        ".click_count(", ".click_at(", ".type_text(", ".select_option(", ".hover(", ".navigate(", ".capture(",
-        ".capture_with(", ".eval_json(", ".scroll(",
+        ".click_count(",
+        ".click_at(",
+        ".type_text(",
+        ".select_option(",
+        ".hover(",
+        ".navigate(",
+        ".capture(",
+        ".capture_with(",
+        ".eval_json(",
+        ".scroll(",
     ];
     for (file, text) in sources("crates/agent/src") {
         for d in direct {
@@ -124,7 +132,9 @@ fn the_runner_acts_only_through_env() {
 #[test]
 fn urls_are_never_split_by_hand() {
     let by_hand = ["split(\"://\")", "split_once(\"://\")", "find(\"://\")", "split_once('@')"];
-    for dir in ["crates/policy/src", "crates/api/src", "crates/server/src", "crates/browser/src", "crates/page/src", "src"] {
+    for dir in
+        ["crates/policy/src", "crates/api/src", "crates/server/src", "crates/browser/src", "crates/page/src", "src"]
+    {
         for (file, text) in sources(dir) {
             for h in by_hand {
                 assert!(!text.contains(h), "{file} splits a URL by hand ({h}); parse it with the url crate");

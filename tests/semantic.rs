@@ -453,7 +453,8 @@ fn containers_do_not_repeat_the_names_of_what_they_hold() {
         let b = bind(&api, "containers", "/semantic.html").await;
         let s = semantic(&api, &b, json!({ "query": "Getting Started" })).await;
         let outline = s["outline"].as_str().unwrap();
-        let unnamed = |role: &str, outline: &str| outline.lines().any(|l| l.trim_start().starts_with(&format!("- {role} [")));
+        let unnamed =
+            |role: &str, outline: &str| outline.lines().any(|l| l.trim_start().starts_with(&format!("- {role} [")));
         assert!(unnamed("listitem", outline) && outline.contains("link \"Getting Started\""), "{outline}");
         let s = semantic(&api, &b, json!({ "query": "Groups" })).await;
         let outline = s["outline"].as_str().unwrap();
@@ -482,7 +483,10 @@ fn semantic_from_the_dom_matches_the_accessibility_join() {
             let mut names: Vec<String> = std::fs::read_dir(&dir)
                 .expect("fixtures")
                 .filter_map(|e| e.ok()?.file_name().into_string().ok())
-                .filter(|n| n.ends_with(".html") && !["loop.html", "never.html", "renav.html", "popups.html"].contains(&n.as_str()))
+                .filter(|n| {
+                    n.ends_with(".html")
+                        && !["loop.html", "never.html", "renav.html", "popups.html"].contains(&n.as_str())
+                })
                 .collect();
             names.sort();
             pages.extend(names.into_iter().map(|n| format!("{prefix}{n}")));

@@ -297,7 +297,11 @@ fn rects_on_demand_give_the_state_of_a_full_capture() {
             let html = std::fs::read_to_string(fixtures_dir().join(file)).unwrap_or_default();
             assert_eq!(walked.contains(path), !html.contains("<iframe"), "{path}: walked {walked:?}");
         }
-        assert!(differ.is_empty(), "the viewport capture changed the state on {} pages:\n{}", differ.len(), differ.join("\n"));
+        assert!(
+            differ.is_empty(),
+            "the viewport capture changed the state on {} pages:\n{}",
+            differ.len(),
+            differ.join("\n")
+        );
     })
 }
-

@@ -30,8 +30,8 @@ pub use env::{Env, EnvError, EnvOptions, Turn};
 pub use error::{Proof, Rule, ToolCode, ToolError};
 pub use lines::{LineError, LineReader, MAX_LINE_BYTES};
 pub use registry::ApiOptions;
-pub use snapshot::capture_semantic;
 pub use sightline_policy::{Egress, PolicyConfig};
+pub use snapshot::capture_semantic;
 pub use state::{
     Attributes, ElementDescriptor, ElementIndexMap, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus,
 };

@@ -17,7 +17,8 @@ use sightline_cdp::protocol::page::CaptureScreenshot;
 use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, GetProperties, ReleaseObjectGroup};
 use sightline_cdp::{BackendNodeId, FrameId, SessionId};
 use sightline_page::{
-    AxNode, Capture, DomRects, ElementIndex, FrameCapture, FrameOwner, PageView, RectRequest, Snapshot, Viewport, COMPUTED_STYLES,
+    AxNode, Capture, DomRects, ElementIndex, FrameCapture, FrameOwner, PageView, RectRequest, Snapshot, Viewport,
+    COMPUTED_STYLES,
 };
 
 use crate::{BrowserError, Tab};
@@ -226,8 +227,12 @@ impl Tab {
                     None
                 }
             };
-            let (snap, pointer, ax, focused) =
-                tokio::join!(self.snapshot(s, opts.all_rects, walk), self.pointer_listeners(s), ax, self.focused_element(s));
+            let (snap, pointer, ax, focused) = tokio::join!(
+                self.snapshot(s, opts.all_rects, walk),
+                self.pointer_listeners(s),
+                ax,
+                self.focused_element(s)
+            );
             snap.map(|snap| (snap, pointer, ax, focused))
         }));
         let owners = join_all(oop.iter().map(|frame_id| self.frame_owner(frame_id, &sessions)));

@@ -47,7 +47,11 @@ impl Tab {
     /// snapshot gives what the model reads.
     /// Unless `small_pages_too`, a page of fewer than [`WALK_FROM`] elements
     /// gets `None`: its full snapshot costs less than the walk's fixed calls.
-    pub(crate) async fn walk(&self, session: &SessionId, small_pages_too: bool) -> Result<Option<Snapshot>, BrowserError> {
+    pub(crate) async fn walk(
+        &self,
+        session: &SessionId,
+        small_pages_too: bool,
+    ) -> Result<Option<Snapshot>, BrowserError> {
         let Some(frame) = self.frame_of_session(session) else { return Ok(None) };
         let t0 = std::time::Instant::now();
         // Click listeners first: too many in view and the walk is not worth it.
@@ -122,7 +126,11 @@ impl Tab {
     /// Backend ids of the elements in view with click, mousedown, mouseup or
     /// DOMActivate listeners (as the probe saw them added), or `None` when there
     /// are too many to resolve.
-    async fn click_listeners(&self, session: &SessionId, small_pages_too: bool) -> Option<std::collections::HashSet<i64>> {
+    async fn click_listeners(
+        &self,
+        session: &SessionId,
+        small_pages_too: bool,
+    ) -> Option<std::collections::HashSet<i64>> {
         // The page's own world can misreport either number; the only effect is
         // which of two equal captures is taken.
         const COUNT: &str =

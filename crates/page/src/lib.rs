@@ -31,8 +31,8 @@ mod url;
 
 pub use arena::NodeId;
 pub use capture::{
-    AxNode, DocumentSnapshot, AxProperty, AxValue, Capture, DomRects, FrameCapture, FrameOwner, JsDialog, RectRequest, Snapshot,
-    Viewport, COMPUTED_STYLES,
+    AxNode, AxProperty, AxValue, Capture, DocumentSnapshot, DomRects, FrameCapture, FrameOwner, JsDialog, RectRequest,
+    Snapshot, Viewport, COMPUTED_STYLES,
 };
 pub use content::token;
 pub use draw::{draw_marks, mark_box, mark_color, DrawError};

@@ -407,11 +407,13 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
         };
         // A list item or cell whose text all belongs to the links, buttons and nested
         // blocks inside it would only repeat their names: it shows none of its own.
-        let name = if is_content && CONTAINER_ROLES.contains(&role.as_str()) && self::direct_text(arena, id, facts).is_empty() {
-            String::new()
-        } else {
-            cut(&name, 200)
-        };
+        let name =
+            if is_content && CONTAINER_ROLES.contains(&role.as_str()) && self::direct_text(arena, id, facts).is_empty()
+            {
+                String::new()
+            } else {
+                cut(&name, 200)
+            };
         let (visibility, click_point) = classify(arena, id, &near);
         let n = arena.node(id);
         let mut actions = Vec::new();
