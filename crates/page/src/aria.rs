@@ -14,8 +14,7 @@ use crate::text::{collapse, visible_text};
 /// The first role token of the `role` attribute, lowercased; `presentation`
 /// and `none` give no role.
 pub fn explicit_role(arena: &Arena, id: NodeId) -> Option<String> {
-    let r = arena.node(id).attr("role")?.split_whitespace().next()?.to_ascii_lowercase();
-    (!matches!(r.as_str(), "presentation" | "none" | "generic")).then_some(r)
+    interactive::explicit_role(arena, id).filter(|r| !matches!(r.as_str(), "presentation" | "none" | "generic"))
 }
 
 /// The role of an element: explicit, else the implicit role of a control,

@@ -154,7 +154,7 @@ fn is_editable_attr(v: Option<&str>) -> bool {
     matches!(v.map(|v| v.trim().to_ascii_lowercase()).as_deref(), Some("" | "true" | "plaintext-only"))
 }
 
-fn explicit_role(arena: &Arena, id: NodeId) -> Option<String> {
+pub(crate) fn explicit_role(arena: &Arena, id: NodeId) -> Option<String> {
     arena.node(id).attr("role").and_then(|r| r.split_whitespace().next()).map(|r| r.to_ascii_lowercase())
 }
 

@@ -394,7 +394,7 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, dom: bool, skip_aria_hidden:
         if c != id && matches!(n.tag.as_str(), "iframe" | "frame") {
             continue;
         }
-        if skip_aria_hidden && c != id && n.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+        if skip_aria_hidden && c != id && crate::aria::aria_hidden(arena, c) {
             continue;
         }
         if let Some(g) = &n.generated {
