@@ -105,5 +105,10 @@ async def main(base, url, token_a, token_b):
     print(json.dumps(out))
 
 
+async def bounded(*args):
+    # A session a foreign request broke makes the client wait for answers that never come: fail instead.
+    await asyncio.wait_for(main(*args), timeout=120)
+
+
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:5]))
+    asyncio.run(bounded(*sys.argv[1:5]))

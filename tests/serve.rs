@@ -352,7 +352,8 @@ fn two_principals_each_see_and_drive_only_their_own_sessions() {
     alices.sort();
     assert_eq!(list(ALICE), json!(alices), "alice lists her own two");
     assert_eq!(list(BOB), json!([b1]), "bob lists his one");
-    let (status, _, _) = http("GET", &srv.url("/v1/sessions"), None, &[("authorization", "Bearer nobody-0123456789abcdef")]);
+    let (status, _, _) =
+        http("GET", &srv.url("/v1/sessions"), None, &[("authorization", "Bearer nobody-0123456789abcdef")]);
     assert_eq!(status, 401);
 
     // Alice types into her first session.

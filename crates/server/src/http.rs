@@ -91,11 +91,8 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
     }
     let mcp_hub = hub.clone();
     let mcp_sessions = Arc::new(LocalSessionManager::default());
-    let mcp = StreamableHttpService::new(
-        move || Ok(SightlineMcp::over_hub(mcp_hub.clone())),
-        mcp_sessions.clone(),
-        mcp_cfg,
-    );
+    let mcp =
+        StreamableHttpService::new(move || Ok(SightlineMcp::over_hub(mcp_hub.clone())), mcp_sessions.clone(), mcp_cfg);
     let owners = McpOwners { owners: Arc::default(), sessions: mcp_sessions };
     let principals = cfg.principals.clone();
     Router::new()
@@ -107,9 +104,11 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
         .route("/openapi.json", get(openapi))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
-        .merge(Router::new().nest_service("/mcp", mcp).layer(middleware::from_fn(move |req: Request, next: Next| {
-            mcp_front(owners.clone(), req, next)
-        })))
+        .merge(
+            Router::new()
+                .nest_service("/mcp", mcp)
+                .layer(middleware::from_fn(move |req: Request, next: Next| mcp_front(owners.clone(), req, next))),
+        )
         .fallback(|| async { ServerError::BadRequest("no such path; see /openapi.json".into()).into_response() })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn(move |req: Request, next: Next| guard(principals.clone(), req, next)))

@@ -127,7 +127,7 @@ pub struct Hub {
     cfg: HubConfig,
     sessions: StdMutex<HashMap<String, Arc<Session>>>,
     /// Ended ids, whose they were and why (the most recent 10,000).
-    ended: StdMutex<(HashMap<String, (Principal, EndReason)>, VecDeque<String>)>,
+    ended: StdMutex<Tombstones>,
     slots: Arc<Semaphore>,
     shared: Mutex<Option<Browser>>,
     pub metrics: Metrics,
@@ -137,6 +137,14 @@ pub struct Hub {
 }
 
 const TOMBSTONES: usize = 10_000;
+
+/// What is remembered of an ended session: its owner and why it ended.
+#[derive(Default)]
+struct Tombstones {
+    by_id: HashMap<String, (Principal, EndReason)>,
+    /// Oldest first, so the map stays bounded.
+    order: VecDeque<String>,
+}
 
 impl Hub {
     pub fn new(cfg: HubConfig) -> Arc<Hub> {
@@ -345,7 +353,7 @@ impl Hub {
     pub fn enter(&self, caller: &Principal, id: &str) -> Result<Entered, ServerError> {
         let s = self.sessions.lock().unwrap().get(id).filter(|s| s.owner == *caller).cloned();
         let Some(s) = s else {
-            return Err(match self.ended.lock().unwrap().0.get(id) {
+            return Err(match self.ended.lock().unwrap().by_id.get(id) {
                 Some((owner, _)) if owner != caller => ServerError::SessionNotFound { id: id.to_string() },
                 Some((_, EndReason::BrowserCrashed)) => ServerError::BrowserCrashed { id: id.to_string() },
                 Some((_, r)) => ServerError::SessionEnded { id: id.to_string(), reason: *r },
@@ -389,11 +397,11 @@ impl Hub {
         *s.reason.lock().unwrap() = Some(reason);
         s.gone.cancel();
         let mut t = self.ended.lock().unwrap();
-        t.0.insert(id.to_string(), (s.owner.clone(), reason));
-        t.1.push_back(id.to_string());
-        while t.1.len() > TOMBSTONES {
-            if let Some(old) = t.1.pop_front() {
-                t.0.remove(&old);
+        t.by_id.insert(id.to_string(), (s.owner.clone(), reason));
+        t.order.push_back(id.to_string());
+        while t.order.len() > TOMBSTONES {
+            if let Some(old) = t.order.pop_front() {
+                t.by_id.remove(&old);
             }
         }
         self.metrics.sessions_open.fetch_sub(1, Ordering::Relaxed);
