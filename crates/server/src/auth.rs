@@ -55,14 +55,14 @@ impl fmt::Display for Principal {
 #[non_exhaustive]
 pub enum TokenFileError {
     /// The file could not be opened or read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read it")]
     Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
     /// Group or others have some permission on the file.
-    #[error("{} has mode {mode:04o}: group or others may read its tokens; allow its owner only: chmod 600 {}", path.display(), path.display())]
+    #[error("mode {mode:04o} lets group or others read the tokens; allow its owner only: chmod 600 {}", path.display())]
     TooOpen { path: PathBuf, mode: u32 },
     /// The file holds no token.
     #[error("it holds no token (one per line: `name token`, or a bare token)")]
