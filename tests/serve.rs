@@ -455,6 +455,8 @@ fn mcp_sessions_belong_to_the_token_that_opened_them() {
         &browser_endpoint(),
         "--token-file",
         tokens.to_str().unwrap(),
+        "--log",
+        "trace",
     ]);
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_http_principals.py");
     let out = std::process::Command::new("python3")
@@ -485,6 +487,8 @@ fn mcp_sessions_belong_to_the_token_that_opened_them() {
     assert_eq!(v["b_url"], "about:blank", "{v}");
     let log = srv.stderr.lock().unwrap().clone();
     assert!(log.contains("2 principals (alice, bob)"), "{log}");
+    // Logged at trace level, every layer (rmcp, axum, ours) included: no token anywhere.
+    assert!(log.lines().count() > 100, "trace logging was off:\n{log}");
     assert!(!log.contains(ALICE) && !log.contains(BOB), "a token was logged:\n{log}");
     assert_eq!(srv.terminate(20).and_then(|s| s.code()), Some(0));
     let _ = std::fs::remove_dir_all(tokens.parent().unwrap());
