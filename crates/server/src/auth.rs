@@ -115,9 +115,13 @@ impl Principals {
         Principals::default()
     }
 
-    /// One principal (named `token-1`) holding `token`.
+    /// One principal, `token-1`, holding `token` (a token file of one bare token).
     pub fn single(token: &str) -> Result<Principals, TokenFileError> {
-        Principals::parse(token)
+        if token.len() < MIN_TOKEN_LEN {
+            return Err(TokenFileError::TooShort { line: 1, min: MIN_TOKEN_LEN });
+        }
+        let entry = Entry { principal: Principal(Arc::from("token-1")), token: token.as_bytes().into() };
+        Ok(Principals { entries: Arc::from([entry]) })
     }
 
     /// Read a token file, refusing it when group or others have any
@@ -239,6 +243,12 @@ mod tests {
         assert!(p.require_token());
         // The file of one bare token that `--token-file` always took.
         assert_eq!(Principals::parse(&format!("{A}\n")).unwrap().names(), ["token-1"]);
+        let one = Principals::single(A).unwrap();
+        assert_eq!(
+            (one.names(), one.authenticate(A.as_bytes()).map(|p| p.to_string())),
+            (vec!["token-1"], Some("token-1".into()))
+        );
+        assert!(Principals::single("short").is_err());
     }
 
     #[test]
