@@ -425,3 +425,34 @@ fn cross_site_frames_nested_deep_are_read() {
         }
     })
 }
+
+// Issue 17, item 7: a just-started worker's first answer is part of settling.
+#[test]
+fn a_workers_first_answer_is_in_the_state() {
+    run(async {
+        for _ in 0..4 {
+            let mut env = env("/fidelity/worker-hello.html").await;
+            let s = env.state().clone();
+            assert!(s.page_content.contains("worker says hello"), "{}", s.page_content);
+            let again = token(&s, "button", "Ask again");
+            let s = step(&mut env, json!({"action": "click_element", "element_index": again})).await.state;
+            assert!(s.page_content.contains("worker says again"), "{}", s.page_content);
+            env.close().await;
+        }
+    })
+}
+
+// Issue 17, item 7: React delegates handlers to its root; the handler a
+// `<label onDoubleClick>` has lives in React's props, the evidence we read.
+#[test]
+fn a_react_label_with_a_delegated_double_click_can_be_double_clicked() {
+    run(async {
+        let mut env = env("/fidelity/react-todo.html").await;
+        let s = env.state().clone();
+        let milk = token(&s, "clickable", "Buy milk");
+        token(&s, "clickable", "Walk the dog");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": milk, "count": 2})).await.state;
+        ok(&s);
+        assert!(s.page_content.contains("]textbox \"Edit todo\" value=\"Buy milk\""), "{}", s.page_content);
+    })
+}
