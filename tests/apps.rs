@@ -735,3 +735,64 @@ fn mkdocs_navigation_tree() {
         assert_eq!(site.requests("GET /reference/log-retention/"), 1, "{}", site.log());
     })
 }
+
+/// Whether the viewport walk gives the full snapshot's state, and semantic_v2 from the DOM
+/// gives the tree joined with Chromium's accessibility tree, on the page `env` shows now; each
+/// difference is pushed onto `differ` under `what`.
+async fn read_as_the_full_captures(env: &sightline_api::Env, what: &str, differ: &mut Vec<String>) {
+    let (walk, full, _) = walk_and_full(env).await;
+    if walk != full {
+        differ.push(format!("{what}\n  full: {full}\n  walk: {walk}"));
+    }
+    if let Some(d) = semantic_against_the_ax_tree(env.tab()).await {
+        differ.push(format!("{what} semantic_v2:{d}"));
+    }
+}
+
+/// Flask-Admin's list (icon links and buttons in each row, a dropdown, a search box) and its
+/// form with a Select2 widget.
+#[test]
+fn flask_admin_reads_as_the_full_captures_and_the_ax_tree() {
+    run(async {
+        let fa = FlaskAdmin::start();
+        let mut env = env(&fa.url("/admin/user/")).await;
+        let mut differ = Vec::new();
+        read_as_the_full_captures(&env, "Flask-Admin user list", &mut differ).await;
+        act(&mut env, json!({"action": "navigate", "url": fa.url("/admin/post/new/")})).await;
+        read_as_the_full_captures(&env, "Flask-Admin post form", &mut differ).await;
+        env.close().await;
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    })
+}
+
+/// Datasette's table page (facets, the filter form, column menus) and its database page
+/// (CodeMirror).
+#[test]
+fn datasette_reads_as_the_full_captures_and_the_ax_tree() {
+    run(async {
+        let ds = Datasette::start();
+        let mut env = env(&ds.url("/library/books")).await;
+        let mut differ = Vec::new();
+        read_as_the_full_captures(&env, "Datasette table", &mut differ).await;
+        act(&mut env, json!({"action": "navigate", "url": ds.url("/library")})).await;
+        read_as_the_full_captures(&env, "Datasette database", &mut differ).await;
+        env.close().await;
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    })
+}
+
+/// MkDocs Material: the home page (header, palette toggle, search, navigation tree) and a
+/// page with a table and a table of contents.
+#[test]
+fn mkdocs_reads_as_the_full_captures_and_the_ax_tree() {
+    run(async {
+        let site = MkDocs::start();
+        let mut env = env(&site.url("/")).await;
+        let mut differ = Vec::new();
+        read_as_the_full_captures(&env, "MkDocs home", &mut differ).await;
+        act(&mut env, json!({"action": "navigate", "url": site.url("/reference/command-line/")})).await;
+        read_as_the_full_captures(&env, "MkDocs command-line page", &mut differ).await;
+        env.close().await;
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    })
+}
