@@ -579,6 +579,28 @@ fn flask_admin_delete_via_the_rows_icon_button_and_confirm() {
     })
 }
 
+/// Search the list, select every row found, then "With selected" → "Delete" (a dropdown
+/// menu, then `confirm(…)`): exactly the rows found are deleted.
+#[test]
+fn flask_admin_search_then_bulk_delete() {
+    run(async {
+        let fa = FlaskAdmin::start();
+        let mut env = env(&fa.url("/admin/")).await;
+        let s = open_model(&mut env, &fa, "User").await;
+        let s = type_into(&mut env, find(&s, "textbox", "name, email"), "alan\n").await;
+        assert!(s.url.contains("search=alan"), "{}", s.url);
+        let s = click(&mut env, find(&s, "checkbox", "Select all records")).await;
+        let s = click(&mut env, find(&s, "button", "With selected")).await;
+        let s = click(&mut env, find(&s, "link", "Delete")).await;
+        assert_eq!(users(&fa), seeded_users(), "nothing is deleted before confirming");
+        click(&mut env, find(&s, "button", "OK")).await;
+        assert_eq!(fa.requests("POST /admin/user/action/"), 1, "{}", fa.log());
+        let mut want = seeded_users();
+        want.remove(1);
+        assert_eq!(users(&fa), want);
+    })
+}
+
 /// A post's author is a Select2 widget over a hidden `<select>`: open it, pick the author
 /// from its list; the date comes from typing.
 #[test]
