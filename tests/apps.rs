@@ -16,6 +16,8 @@
 //!   (`django_add_related_popup`, `django_confirm_dialog`, `todomvc_delete_via_hover`, …),
 //!   under a `Needs:` line that says which, and fails while that is missing.
 
+#[path = "apps/ax_names.rs"]
+mod ax_names;
 mod common;
 #[path = "apps/harness.rs"]
 mod harness;
@@ -462,6 +464,9 @@ fn the_viewport_walk_and_semantic_v2_read_real_apps_as_the_full_captures_do() {
         if let Some(d) = semantic_against_the_ax_tree(env.tab()).await {
             differ.push(format!("TodoMVC semantic_v2:{d}"));
         }
+        for lost in ax_names::names_lost(env.tab()).await {
+            differ.push(format!("TodoMVC: unnamed in the element index: {lost}"));
+        }
         env.close().await;
         let dj = Django::start();
         let mut env = common::env(&dj.url("/admin/")).await;
@@ -474,6 +479,9 @@ fn the_viewport_walk_and_semantic_v2_read_real_apps_as_the_full_captures_do() {
         if let Some(d) = semantic_against_the_ax_tree(env.tab()).await {
             differ.push(format!("Django changelist semantic_v2:{d}"));
         }
+        for lost in ax_names::names_lost(env.tab()).await {
+            differ.push(format!("Django changelist: unnamed in the element index: {lost}"));
+        }
         click_named(&mut env, "link", "Add question").await;
         scroll_to(&mut env, "button", "Save").await;
         let (walk, full, _) = walk_and_full(&env).await;
@@ -482,6 +490,9 @@ fn the_viewport_walk_and_semantic_v2_read_real_apps_as_the_full_captures_do() {
         }
         if let Some(d) = semantic_against_the_ax_tree(env.tab()).await {
             differ.push(format!("Django add form semantic_v2:{d}"));
+        }
+        for lost in ax_names::names_lost(env.tab()).await {
+            differ.push(format!("Django add form: unnamed in the element index: {lost}"));
         }
         env.close().await;
         assert!(differ.is_empty(), "{}", differ.join("\n"));
@@ -758,10 +769,14 @@ fn mkdocs_navigation_tree() {
     })
 }
 
-/// Whether the viewport walk gives the full snapshot's state, and semantic_v2 from the DOM
-/// gives the tree joined with Chromium's accessibility tree, on the page `env` shows now; each
-/// difference is pushed onto `differ` under `what`.
+/// Whether the viewport walk gives the full snapshot's state, semantic_v2 from the DOM
+/// gives the tree joined with Chromium's accessibility tree, and the element index names
+/// every element Chromium names, on the page `env` shows now; each difference is pushed onto
+/// `differ` under `what`.
 async fn read_as_the_full_captures(env: &sightline_api::Env, what: &str, differ: &mut Vec<String>) {
+    for lost in ax_names::names_lost(env.tab()).await {
+        differ.push(format!("{what}: unnamed in the element index: {lost}"));
+    }
     let (walk, full, _) = walk_and_full(env).await;
     if walk != full {
         differ.push(format!("{what}\n  full: {full}\n  walk: {walk}"));

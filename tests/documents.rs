@@ -1,6 +1,7 @@
 //! Real documents (issue 17, item 6): large pages nobody here wrote, read by semantic_v2
 //! from the DOM and compared with Chromium's own accessibility tree, node by node, as the
-//! fixture equivalence test does (`semantic_against_the_ax_tree`).
+//! fixture equivalence test does (`semantic_against_the_ax_tree`); and every element of the
+//! element index that Chromium names has a name (`ax_names::names_lost`).
 //!
 //! - rustdoc and the Rust book, which the Rust toolchain ships (`rustc --print sysroot` +
 //!   `share/doc/rust/html`, the `rust-docs` component of rustup's default profile);
@@ -9,6 +10,8 @@
 //!
 //! Each tree of documents is served by the fixture server on 127.0.0.1.
 
+#[path = "apps/ax_names.rs"]
+mod ax_names;
 mod common;
 
 use std::path::PathBuf;
@@ -47,6 +50,9 @@ async fn compare(root: PathBuf, pages: &[&str]) -> Vec<String> {
         let env = env(&server.url(page)).await;
         if let Some(diff) = semantic_against_the_ax_tree(env.tab()).await {
             differ.push(format!("{page}:{diff}"));
+        }
+        for lost in ax_names::names_lost(env.tab()).await {
+            differ.push(format!("{page}: unnamed in the element index: {lost}"));
         }
         env.close().await;
     }
