@@ -787,7 +787,7 @@ async fn read_as_the_full_captures(env: &sightline_api::Env, what: &str, differ:
 }
 
 /// Flask-Admin's list (icon links and buttons in each row, a dropdown, a search box) and its
-/// form with a Select2 widget.
+/// form with a Select2 widget, closed and open.
 #[test]
 fn flask_admin_reads_as_the_full_captures_and_the_ax_tree() {
     run(async {
@@ -795,8 +795,10 @@ fn flask_admin_reads_as_the_full_captures_and_the_ax_tree() {
         let mut env = env(&fa.url("/admin/user/")).await;
         let mut differ = Vec::new();
         read_as_the_full_captures(&env, "Flask-Admin user list", &mut differ).await;
-        act(&mut env, json!({"action": "navigate", "url": fa.url("/admin/post/new/")})).await;
+        let s = act(&mut env, json!({"action": "navigate", "url": fa.url("/admin/post/new/")})).await;
         read_as_the_full_captures(&env, "Flask-Admin post form", &mut differ).await;
+        click(&mut env, find_after(&s, "User *", "link", "Ada Lovelace")).await;
+        read_as_the_full_captures(&env, "Flask-Admin post form, Select2 open", &mut differ).await;
         env.close().await;
         assert!(differ.is_empty(), "{}", differ.join("\n"));
     })
@@ -818,8 +820,8 @@ fn datasette_reads_as_the_full_captures_and_the_ax_tree() {
     })
 }
 
-/// MkDocs Material: the home page (header, palette toggle, search, navigation tree) and a
-/// page with a table and a table of contents.
+/// MkDocs Material: the home page (header, palette toggle, search, navigation tree), with
+/// search results, and a page with a table and a table of contents.
 #[test]
 fn mkdocs_reads_as_the_full_captures_and_the_ax_tree() {
     run(async {
@@ -827,6 +829,9 @@ fn mkdocs_reads_as_the_full_captures_and_the_ax_tree() {
         let mut env = env(&site.url("/")).await;
         let mut differ = Vec::new();
         read_as_the_full_captures(&env, "MkDocs home", &mut differ).await;
+        let search = find(env.state(), "textbox", "Search");
+        type_into(&mut env, search, "lamp").await;
+        read_as_the_full_captures(&env, "MkDocs search results", &mut differ).await;
         act(&mut env, json!({"action": "navigate", "url": site.url("/reference/command-line/")})).await;
         read_as_the_full_captures(&env, "MkDocs command-line page", &mut differ).await;
         env.close().await;
