@@ -400,3 +400,28 @@ fn icon_buttons_are_named_as_chromium_names_them() {
         assert!(!s.page_content.chars().any(|c| ('\u{e000}'..='\u{f8ff}').contains(&c)), "{}", s.page_content);
     })
 }
+
+// Issue 17, item 5 (and issue 18, item 4): frames nested deep, each on another
+// site than its parent, are all read, and the deepest one's button is usable.
+#[test]
+fn cross_site_frames_nested_deep_are_read() {
+    run(async {
+        let (a, b) = (world().site.addr().port(), world().other.addr().port());
+        for depth in [4, 20] {
+            let mut env = env(&format!("/hostile/sites.html?d={depth}&a={a}&b={b}")).await;
+            let s = env.state().clone();
+            for level in 0..=depth {
+                assert!(
+                    s.page_content.contains(&format!("Level {level} on ")),
+                    "level {level} of {depth}:\n{}",
+                    s.page_content
+                );
+            }
+            let deepest = token(&s, "button", "Deepest button");
+            let s = step(&mut env, json!({"action": "click_element", "element_index": deepest})).await.state;
+            ok(&s);
+            assert!(s.page_content.contains("]button \"Deepest button\" focused"), "{}", s.page_content);
+            env.close().await;
+        }
+    })
+}
