@@ -834,3 +834,52 @@ fn a_page_that_redefines_dom_getters_does_not_fool_the_capture() {
         env.close().await;
     })
 }
+
+// ---- issue 18: hostile pages, round two ----
+
+/// Issue 18, item 3: a lone UTF-16 surrogate in a text node, an attribute, the
+/// title and a console message (Chromium escapes it as `\ud800`, which is no
+/// Unicode scalar value) reads as U+FFFD everywhere, through env and rpc, and
+/// the session goes on.
+#[test]
+fn lone_surrogates_read_as_replacement_characters() {
+    world();
+    let page = url("/hostile/surrogate.html");
+    // env: the State Object, then an action on the same page.
+    let mut p = Proc::start(&["env", &page, "--no-screenshot"]);
+    let first = p.read(ACT);
+    assert!(first.get("error").is_none(), "{first}");
+    let content = first["page_content"].as_str().unwrap();
+    assert!(content.contains("a\u{FFFD}b"), "{content}");
+    assert!(content.contains("button \"Go \u{FFFD}\""), "{content}");
+    let (after, _) = p.ask(br#"{"action":"click_element","element_index":1}"#, ACT);
+    assert!(after.get("error").is_none(), "{after}");
+    assert!(after["page_content"].as_str().unwrap().contains("clicked \u{FFFD}"), "{after}");
+    assert_eq!(p.finish(), 0);
+    // rpc: the title, the semantic snapshot.
+    let mut p = Proc::start(&["rpc"]);
+    let bind = json!({"jsonrpc":"2.0","method":"bind_browser","id":1,"params":{"session":"s"}});
+    let (reply, _) = p.ask(bind.to_string().as_bytes(), Duration::from_secs(60));
+    let r = &reply["result"];
+    let addr = json!({"session":"s","target_id":r["target_id"],"tab_id":r["tabs"][0]["tab_id"]});
+    let mut nav = json!({"jsonrpc":"2.0","method":"browser_navigate","id":2,"params":addr.clone()});
+    nav["params"]["url"] = json!(page);
+    let (reply, _) = p.ask(nav.to_string().as_bytes(), ACT);
+    assert_eq!(reply["result"]["title"], "T\u{FFFD}itle", "{reply}");
+    let mut snap = json!({"jsonrpc":"2.0","method":"get_browser_state","id":3,"params":addr});
+    snap["params"]["snapshot_format"] = json!("semantic_v2");
+    let (reply, _) = p.ask(snap.to_string().as_bytes(), ACT);
+    let outline = reply["result"]["outline"].as_str().unwrap_or_default();
+    assert!(outline.contains("a\u{FFFD}b"), "{reply}");
+    assert_eq!(reply["result"]["page"]["title"], "T\u{FFFD}itle", "{reply}");
+    assert_eq!(p.finish(), 0);
+    // An evaluate result, in process.
+    run(async {
+        let env = env("/hostile/surrogate.html").await;
+        assert_eq!(eval(&env, "document.title").await, json!("T\u{FFFD}itle"));
+        assert_eq!(eval(&env, "'x\\uDBFF'").await, json!("x\u{FFFD}"));
+        // A whole pair is kept.
+        assert_eq!(eval(&env, "'\\uD83D\\uDE00'").await, json!("\u{1F600}"));
+        env.close().await;
+    });
+}

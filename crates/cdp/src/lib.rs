@@ -21,6 +21,7 @@ mod client;
 mod error;
 mod ids;
 mod launch;
+mod lenient;
 pub mod protocol;
 
 pub use client::{Client, Event, EventReceiver, EVENT_QUEUE};
