@@ -883,3 +883,78 @@ fn lone_surrogates_read_as_replacement_characters() {
         env.close().await;
     });
 }
+
+/// Issue 18, item 2: a page that asks to stay (`beforeunload`) cannot keep the agent:
+/// an explicit `navigate` answers the dialog with Leave. A `beforeunload` the page
+/// raises for another reason (a link clicked) is shown as a dialog, as before.
+#[test]
+fn navigate_leaves_a_page_that_asks_to_stay() {
+    run(async {
+        let mut env = env("/hostile/beforeunload.html").await;
+        // Typing is a user activation: from now on the page's beforeunload asks.
+        let draft = find(env.state(), "the draft box", |d| d.aria_label.as_deref() == Some("Draft"));
+        let t = step(&mut env, json!({"action":"input_text","element_index": draft,"text":"unsaved"})).await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        // A link: the dialog is the next state, Leave and Stay its buttons.
+        let link = by_text(env.state(), "Elsewhere");
+        let t = within(
+            "click",
+            Duration::from_secs(30),
+            step(&mut env, json!({"action":"click_element","element_index": link})),
+        )
+        .await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        assert!(texts(&t.state).contains(&"Stay".to_string()), "{}", t.state.page_content);
+        // navigate, with the dialog open: the agent leaves.
+        let form = url("/form.html");
+        let t = within("navigate", Duration::from_secs(30), step(&mut env, json!({"action":"navigate","url": form})))
+            .await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        assert_eq!(t.state.url, form);
+        // Back on the page, activated again: navigate leaves without any dialog in between.
+        let back = url("/hostile/beforeunload.html");
+        let t = step(&mut env, json!({"action":"navigate","url": back})).await;
+        assert_eq!(t.state.url, back, "{:?}", t.state.error);
+        let draft = find(env.state(), "the draft box", |d| d.aria_label.as_deref() == Some("Draft"));
+        step(&mut env, json!({"action":"input_text","element_index": draft,"text":"again"})).await;
+        let t = within("navigate", Duration::from_secs(30), step(&mut env, json!({"action":"navigate","url": form})))
+            .await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        assert_eq!(t.state.url, form);
+        assert!(env.tab().open_dialog().is_none());
+        env.close().await;
+    });
+}
+
+/// Issue 18, item 2: `input_text` of 8,000 characters: the first ones and the last
+/// as real keys, the rest inserted as an input method would, every `input` event
+/// trusted, the whole text in the field.
+#[test]
+fn eight_thousand_characters_of_input_text() {
+    run(async {
+        let mut env = env("/hostile/typing.html").await;
+        let field = find(env.state(), "the long field", |d| d.aria_label.as_deref() == Some("Long"));
+        let text: String = (0..8000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let t = Instant::now();
+        let turn = within(
+            "typing",
+            Duration::from_secs(120),
+            step(&mut env, json!({"action":"input_text","element_index": field,"text": text})),
+        )
+        .await;
+        eprintln!("8,000 characters typed in {:?}", t.elapsed());
+        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
+        assert!(turn.state.page_content.contains("length 8000"), "{}", turn.state.page_content);
+        assert_eq!(eval(&env, "document.getElementById('t').value").await, json!(text));
+        let seen = eval(&env, "seen").await;
+        let keyed = sightline_browser::KEYED_PREFIX as u64 + 1;
+        assert_eq!(seen["keydown"], keyed, "{seen}");
+        assert_eq!(seen["keyup"], keyed, "{seen}");
+        assert_eq!(seen["untrusted"], 0, "{seen}");
+        assert_eq!(seen["lastKeyupLength"], 8000, "the last key comes last: {seen}");
+        // The page goes on.
+        let t = step(&mut env, json!({"action":"input_text","element_index": field,"text":"!","overwrite":true})).await;
+        assert!(t.state.page_content.contains("length 1"), "{}", t.state.page_content);
+        env.close().await;
+    });
+}

@@ -285,7 +285,16 @@ impl Tab {
 
     /// Accept or dismiss the open JavaScript dialog, then wait for the page.
     pub async fn answer_dialog(&self, accept: bool) -> Result<(), BrowserError> {
-        let Some((d, session)) = self.state.lock().unwrap().dialog.clone() else { return Ok(()) };
+        if !self.close_dialog(accept).await? {
+            return Ok(());
+        }
+        let since = Instant::now();
+        self.wait_after(since).await
+    }
+
+    /// Accept or dismiss the open JavaScript dialog, if there is one (whether there was).
+    pub(crate) async fn close_dialog(&self, accept: bool) -> Result<bool, BrowserError> {
+        let Some((d, session)) = self.state.lock().unwrap().dialog.clone() else { return Ok(false) };
         let answer = page::HandleJavaScriptDialog { accept, prompt_text: d.prompt_text.as_deref().filter(|_| accept) };
         let r = self.client.execute_within(Some(&session), &answer, Duration::from_secs(10)).await;
         {
@@ -301,8 +310,7 @@ impl Tab {
                 return Err(e.into());
             }
         }
-        let since = Instant::now();
-        self.wait_after(since).await
+        Ok(true)
     }
 
     pub(crate) fn check_alive(&self) -> Result<(), BrowserError> {
