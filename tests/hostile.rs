@@ -958,3 +958,119 @@ fn eight_thousand_characters_of_input_text() {
         env.close().await;
     });
 }
+
+/// Issue 18, item 1: a script that never yields on load (`for(;;){}`). The first
+/// state comes with the page as far as it got (the script is stopped, the page
+/// lives on), then `navigate` leaves and the session goes on. Through the binary.
+/// The bound is loose on purpose (it was 70 s, and then only a time-out).
+#[test]
+fn a_script_that_never_yields_on_load_does_not_hold_the_answer() {
+    world();
+    let mut p = Proc::start(&["env", &url("/hostile/hung.html"), "--no-screenshot"]);
+    let first = p.read(Duration::from_secs(40));
+    assert!(first.get("error").is_none(), "{first}");
+    assert_eq!(first["url"], url("/hostile/hung.html"));
+    assert!(first["page_content"].as_str().unwrap().contains("Before the loop"), "{first}");
+    let (after, _) = p.ask(br#"{"action":"click_element","element_index":1}"#, Duration::from_secs(40));
+    assert!(after.get("error").is_none(), "{after}");
+    assert!(after["page_content"].as_str().unwrap().contains("Clicked"), "{after}");
+    let form = url("/form.html");
+    let (moved, _) = p.ask(json!({"action":"navigate","url": form}).to_string().as_bytes(), Duration::from_secs(40));
+    assert!(moved.get("error").is_none(), "{moved}");
+    assert_eq!(moved["url"], form);
+    assert_eq!(p.finish(), 0);
+}
+
+/// Issue 18, item 1: a page that hangs while the agent reads it: `navigate` leaves
+/// the hung renderer (its script is stopped first), and the session goes on.
+#[test]
+fn navigate_leaves_a_hung_page() {
+    run(async {
+        let mut env = open("/hostile/hang-later.html").await;
+        let b = by_text(env.state(), "Hang in a moment");
+        let t = step(&mut env, json!({"action":"click_element","element_index": b})).await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        // Wait until the page no longer answers (its timer's loop has started).
+        within("the page to hang", Duration::from_secs(30), async {
+            while env.tab().evaluate("0").await.is_ok_and(|_| true) {
+                let probe = tokio::time::timeout(Duration::from_millis(300), env.tab().evaluate("1"));
+                if probe.await.is_err() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })
+        .await;
+        let stopped = env.tab().scripts_stopped();
+        let form = url("/form.html");
+        let t = within("navigate", Duration::from_secs(40), step(&mut env, json!({"action":"navigate","url": form})))
+            .await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        assert_eq!(t.state.url, form);
+        assert!(env.tab().scripts_stopped() > stopped, "the hung script was stopped");
+        let i = by_id_name(env.state(), "email");
+        let t = step(&mut env, json!({"action":"input_text","element_index": i,"text":"on"})).await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        env.close().await;
+    });
+}
+
+/// Issue 18, item 1: the body replaced synchronously on every mutation (an endless
+/// chain of observer callbacks): a valid state or a typed error, and `navigate` leaves.
+#[test]
+fn a_page_that_replaces_its_body_on_every_mutation() {
+    run(async {
+        let mut env = sightline_api::Env::new(tab().await, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
+        let storm = url("/hostile/storm.html");
+        let t = within(
+            "the first state",
+            Duration::from_secs(60),
+            env.step_action(sightline_api::Action::Navigate { url: storm.clone() }, json!({"action": "navigate"})),
+        )
+        .await;
+        assert_valid(&t.state);
+        if let Some(e) = &t.state.error {
+            assert_eq!(e.code, sightline_api::ErrorCode::InternalBrowserError, "{e:?}");
+        }
+        assert!(!t.fatal, "the browser is still there");
+        let form = url("/form.html");
+        let t = within("navigate", Duration::from_secs(60), step(&mut env, json!({"action":"navigate","url": form})))
+            .await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        assert_eq!(t.state.url, form);
+        env.close().await;
+    });
+}
+
+/// Issue 18, item 1: a page that replaces `Promise`, `requestAnimationFrame`,
+/// `Reflect.apply` and `Function.prototype.call`, and tries to rewrite the probe so
+/// it never answers: the probe keeps what it took at install, and every read of it
+/// is bounded; states and actions come as usual.
+#[test]
+fn a_page_that_breaks_promises_and_the_probe() {
+    run(async {
+        let mut env = within("the first state", Duration::from_secs(30), open("/hostile/promise.html")).await;
+        let b = by_text(env.state(), "Click me");
+        let t = within("click", Duration::from_secs(30), step(&mut env, json!({"action":"click_element","element_index": b})))
+            .await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        assert!(t.state.page_content.contains("clicked"), "{}", t.state.page_content);
+        assert_eq!(env.tab().scripts_stopped(), 0, "nothing hung");
+        env.close().await;
+    });
+}
+
+/// Issue 18, item 1: a page whose probe would report 200,000 pointer targets (every
+/// push multiplied, the readers rewritten): what the probe may report is bounded.
+#[test]
+fn a_page_that_reports_200000_pointer_targets() {
+    run(async {
+        let mut env = within("the first state", Duration::from_secs(30), open("/hostile/pointers.html")).await;
+        let b = by_text(env.state(), "Click me");
+        let t = within("click", Duration::from_secs(30), step(&mut env, json!({"action":"click_element","element_index": b})))
+            .await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        assert!(t.state.page_content.contains("clicked"), "{}", t.state.page_content);
+        env.close().await;
+    });
+}

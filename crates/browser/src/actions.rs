@@ -557,6 +557,9 @@ impl Tab {
         if self.open_dialog().is_some() {
             self.answer_dialog(false).await?;
         }
+        // A page whose script never yields would hold the navigation away from it
+        // (its unload runs on that thread): stop the script first.
+        self.unstick().await?;
         // Unavailable when the current page is itself an error page: then there is nothing to restore.
         let before = self.call(&page::GetNavigationHistory {}).await.ok();
         self.state.lock().unwrap().nav_error = None;

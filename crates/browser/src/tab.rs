@@ -66,6 +66,8 @@ pub(crate) struct Tracker {
     pub nav_error: Option<String>,
     /// Out-of-process frames attached and not yet done loading, since when.
     pub oopif_loading: HashMap<FrameId, Instant>,
+    /// Page scripts stopped because the page stopped answering ([`Tab::unstick`]).
+    pub scripts_stopped: u64,
 }
 
 impl Tracker {
@@ -382,6 +384,11 @@ impl Tab {
     /// diagnostics and tests; agents never reach this.
     pub async fn evaluate(&self, expression: &str) -> Result<serde_json::Value, BrowserError> {
         self.eval_json(expression).await
+    }
+
+    /// How many page scripts were stopped because the page did not answer ([`Tab::unstick`]).
+    pub fn scripts_stopped(&self) -> u64 {
+        self.state.lock().unwrap().scripts_stopped
     }
 
     /// How many main-frame navigations have committed in this tab.
