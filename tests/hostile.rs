@@ -1074,3 +1074,113 @@ fn a_page_that_reports_200000_pointer_targets() {
         env.close().await;
     });
 }
+
+// ---- issue 18, item 5: nothing left behind ----
+
+fn profiles_of(pid: u32) -> usize {
+    let marker = format!("sightline-profile-{pid}-");
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&marker))
+        .count()
+}
+
+/// `kill -9` of `sightline env` leaves its profile (nothing can run then); the next
+/// run sweeps the profiles of runs whose process is gone, and whatever still used them.
+#[test]
+fn a_later_run_sweeps_what_a_killed_run_left() {
+    world();
+    let mut p = Proc::start(&["env", &url("/form.html"), "--no-screenshot"]);
+    let first = p.read(ACT);
+    assert!(first.get("error").is_none(), "{first}");
+    let pid = p.child.id();
+    assert_eq!(profiles_of(pid), 1);
+    // SAFETY: kill(2) on the process this test started.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL);
+    }
+    p.child.wait().unwrap();
+    let out = bin().args(["state", &url("/form.html"), "--no-screenshot"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_no_leftovers(pid);
+}
+
+/// Chromium's own temporary files (`org.chromium.Chromium.*`) go to a directory of
+/// the run's own, removed with it: after a run, its TMPDIR is as it was.
+#[test]
+fn a_run_leaves_its_tmpdir_as_it_found_it() {
+    world();
+    // Short: Chromium puts a unix socket under it (a longer one makes Sightline keep Chromium's files elsewhere).
+    let tmp = std::path::PathBuf::from(format!("/tmp/slt{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    for _ in 0..2 {
+        let out = bin()
+            .args(["state", &url("/form.html"), "--no-screenshot"])
+            .env("TMPDIR", &tmp)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let left: Vec<String> =
+        std::fs::read_dir(&tmp).unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+}
+
+/// A script that tells a local listener it has started, then runs `rest`; SIGTERM
+/// once it has. The run exits 143 with no panic and leaves nothing behind.
+fn sigterm_script_while(rest: &str) {
+    world();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let dir = std::env::temp_dir().join(format!("sightline-hostile-term-{}-{port}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let js = dir.join("busy.js");
+    let started = format!("browser.eval(\"fetch('http://127.0.0.1:{port}/started').catch(function () {{}}); 1\");\n");
+    std::fs::write(&js, started + rest).unwrap();
+    let mut child = bin()
+        .args(["script", js.to_str().unwrap(), "--url", &url("/form.html"), "--allow-private", "--timeout", "120"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait for the page's request: the script is running.
+    listener.set_nonblocking(true).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while listener.accept().is_err() {
+        assert!(Instant::now() < deadline, "the script never started");
+        assert!(child.try_wait().unwrap().is_none(), "the script ended early");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on the process this test started.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGTERM);
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "SIGTERM did not end the script");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(status.code(), Some(143), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_no_leftovers(pid);
+}
+
+#[test]
+fn sigterm_while_a_script_runs_javascript_leaves_nothing() {
+    sigterm_script_while("for (;;) {}");
+}
+
+#[test]
+fn sigterm_while_a_script_waits_on_the_browser_leaves_nothing() {
+    sigterm_script_while("browser.waitVisible('#never-there');");
+}
