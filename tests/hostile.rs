@@ -907,8 +907,8 @@ fn navigate_leaves_a_page_that_asks_to_stay() {
         assert!(texts(&t.state).contains(&"Stay".to_string()), "{}", t.state.page_content);
         // navigate, with the dialog open: the agent leaves.
         let form = url("/form.html");
-        let t = within("navigate", Duration::from_secs(30), step(&mut env, json!({"action":"navigate","url": form})))
-            .await;
+        let t =
+            within("navigate", Duration::from_secs(30), step(&mut env, json!({"action":"navigate","url": form}))).await;
         assert!(t.state.error.is_none(), "{:?}", t.state.error);
         assert_eq!(t.state.url, form);
         // Back on the page, activated again: navigate leaves without any dialog in between.
@@ -917,8 +917,8 @@ fn navigate_leaves_a_page_that_asks_to_stay() {
         assert_eq!(t.state.url, back, "{:?}", t.state.error);
         let draft = find(env.state(), "the draft box", |d| d.aria_label.as_deref() == Some("Draft"));
         step(&mut env, json!({"action":"input_text","element_index": draft,"text":"again"})).await;
-        let t = within("navigate", Duration::from_secs(30), step(&mut env, json!({"action":"navigate","url": form})))
-            .await;
+        let t =
+            within("navigate", Duration::from_secs(30), step(&mut env, json!({"action":"navigate","url": form}))).await;
         assert!(t.state.error.is_none(), "{:?}", t.state.error);
         assert_eq!(t.state.url, form);
         assert!(env.tab().open_dialog().is_none());
@@ -1003,8 +1003,8 @@ fn navigate_leaves_a_hung_page() {
         .await;
         let stopped = env.tab().scripts_stopped();
         let form = url("/form.html");
-        let t = within("navigate", Duration::from_secs(40), step(&mut env, json!({"action":"navigate","url": form})))
-            .await;
+        let t =
+            within("navigate", Duration::from_secs(40), step(&mut env, json!({"action":"navigate","url": form}))).await;
         assert!(t.state.error.is_none(), "{:?}", t.state.error);
         assert_eq!(t.state.url, form);
         assert!(env.tab().scripts_stopped() > stopped, "the hung script was stopped");
@@ -1020,7 +1020,8 @@ fn navigate_leaves_a_hung_page() {
 #[test]
 fn a_page_that_replaces_its_body_on_every_mutation() {
     run(async {
-        let mut env = sightline_api::Env::new(tab().await, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
+        let mut env =
+            sightline_api::Env::new(tab().await, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
         let storm = url("/hostile/storm.html");
         let t = within(
             "the first state",
@@ -1034,8 +1035,8 @@ fn a_page_that_replaces_its_body_on_every_mutation() {
         }
         assert!(!t.fatal, "the browser is still there");
         let form = url("/form.html");
-        let t = within("navigate", Duration::from_secs(60), step(&mut env, json!({"action":"navigate","url": form})))
-            .await;
+        let t =
+            within("navigate", Duration::from_secs(60), step(&mut env, json!({"action":"navigate","url": form}))).await;
         assert!(t.state.error.is_none(), "{:?}", t.state.error);
         assert_eq!(t.state.url, form);
         env.close().await;
@@ -1049,10 +1050,14 @@ fn a_page_that_replaces_its_body_on_every_mutation() {
 #[test]
 fn a_page_that_breaks_promises_and_the_probe() {
     run(async {
-        let mut env = within("the first state", Duration::from_secs(30), open("/hostile/promise.html")).await;
+        let mut env = open("/hostile/promise.html").await;
         let b = by_text(env.state(), "Click me");
-        let t = within("click", Duration::from_secs(30), step(&mut env, json!({"action":"click_element","element_index": b})))
-            .await;
+        let t = within(
+            "click",
+            Duration::from_secs(30),
+            step(&mut env, json!({"action":"click_element","element_index": b})),
+        )
+        .await;
         assert!(t.state.error.is_none(), "{:?}", t.state.error);
         assert!(t.state.page_content.contains("clicked"), "{}", t.state.page_content);
         assert_eq!(env.tab().scripts_stopped(), 0, "nothing hung");
@@ -1065,10 +1070,14 @@ fn a_page_that_breaks_promises_and_the_probe() {
 #[test]
 fn a_page_that_reports_200000_pointer_targets() {
     run(async {
-        let mut env = within("the first state", Duration::from_secs(30), open("/hostile/pointers.html")).await;
+        let mut env = open("/hostile/pointers.html").await;
         let b = by_text(env.state(), "Click me");
-        let t = within("click", Duration::from_secs(30), step(&mut env, json!({"action":"click_element","element_index": b})))
-            .await;
+        let t = within(
+            "click",
+            Duration::from_secs(30),
+            step(&mut env, json!({"action":"click_element","element_index": b})),
+        )
+        .await;
         assert!(t.state.error.is_none(), "{:?}", t.state.error);
         assert!(t.state.page_content.contains("clicked"), "{}", t.state.page_content);
         env.close().await;
@@ -1116,11 +1125,7 @@ fn a_run_leaves_its_tmpdir_as_it_found_it() {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
     for _ in 0..2 {
-        let out = bin()
-            .args(["state", &url("/form.html"), "--no-screenshot"])
-            .env("TMPDIR", &tmp)
-            .output()
-            .unwrap();
+        let out = bin().args(["state", &url("/form.html"), "--no-screenshot"]).env("TMPDIR", &tmp).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     let left: Vec<String> =

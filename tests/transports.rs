@@ -254,7 +254,6 @@ fn mcp_over_stdio_answers_every_line_exactly_once() {
     let reply = next();
     assert_eq!(reply["id"], 5, "{reply}");
     assert_eq!(reply["result"]["isError"], true, "{reply}");
-    drop(send);
     drop(stdin);
     assert!(child.wait().unwrap().success());
     assert!(rx.recv_timeout(std::time::Duration::from_secs(5)).is_err(), "an answer too many");

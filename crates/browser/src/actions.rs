@@ -464,9 +464,7 @@ impl Tab {
                     .await;
                     sent.into_iter().try_for_each(|r| r.map(|_| ()))
                 }
-                Typed::Insert(text) => {
-                    self.cdp_within(&self.session, &InsertText { text }, limit).await.map(|_| ())
-                }
+                Typed::Insert(text) => self.cdp_within(&self.session, &InsertText { text }, limit).await.map(|_| ()),
             }
         });
         futures_util::future::join_all(calls).await.into_iter().collect()
@@ -624,7 +622,7 @@ impl Tab {
                 }
                 // The watch guard is dropped before the branch awaits.
                 _ = async { dialog.wait_for(|d| *d).await.map(|_| ()) } => {
-                    if !self.open_dialog().is_some_and(|d| d.kind == "beforeunload") {
+                    if self.open_dialog().is_none_or(|d| d.kind != "beforeunload") {
                         return Err(BrowserError::DialogOpen);
                     }
                     tracing::debug!(url, "navigate: leaving a page that asked to stay (beforeunload)");

@@ -320,8 +320,7 @@ pub fn sweep_dead_profiles() -> usize {
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
-        let Some(pid) = name.strip_prefix(PROFILE_PREFIX).and_then(|r| r.split('-').next()?.parse::<i32>().ok())
-        else {
+        let Some(pid) = name.strip_prefix(PROFILE_PREFIX).and_then(|r| r.split('-').next()?.parse::<i32>().ok()) else {
             continue;
         };
         if pid <= 0 || pid == std::process::id() as i32 || !process_gone(pid) {

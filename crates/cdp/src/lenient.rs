@@ -93,7 +93,8 @@ mod tests {
 
     #[test]
     fn pairs_and_other_text_are_left_alone() {
-        for s in [r#""a\ud83d\ude00b""#, r#""plain""#, r#""\u0041\n""#, r#""é😀""#, r#""\\ud800""#, r#""\\\\ud800""#] {
+        for s in [r#""a\ud83d\ude00b""#, r#""plain""#, r#""\u0041\n""#, r#""é😀""#, r#""\\ud800""#, r#""\\\\ud800""#]
+        {
             assert!(matches!(replace_lone_surrogates(s), Cow::Borrowed(_)), "{s}");
         }
         assert_eq!(decoded(r#""a\ud83d\ude00b""#), "a😀b");
