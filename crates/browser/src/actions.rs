@@ -610,7 +610,8 @@ impl Tab {
     async fn navigate_leaving(&self, url: &str) -> Result<page::NavigateReply, BrowserError> {
         self.check_alive()?;
         let nav = page::Navigate { url };
-        let call = self.client.execute_within(Some(&self.session), &nav, self.opts.settle.load_timeout);
+        // The caller bounds the navigation by the load timeout; this is the call limit.
+        let call = self.client.execute_within(Some(&self.session), &nav, std::time::Duration::from_secs(60));
         tokio::pin!(call);
         let mut dialog = self.dialog.clone();
         let mut dead = self.dead.clone();
