@@ -1,0 +1,116 @@
+//! MiniWoB++ (issue 17, item 6): the task pages of PyPI's `miniwob==1.1.0` wheel, served on
+//! 127.0.0.1 and solved through `sightline env` (the real binary, JSON lines over a pipe).
+//!
+//! Each task is one test: one `sightline env` process on the task page, `MINIWOB_EPISODES`
+//! episodes (default 5) in a row, as a person plays them: click the START cover, read the
+//! instruction, act, and read `Last reward:` from the reward display in `page_content`. The
+//! policies (`miniwob/policies.rs`) choose every target from the current state by role and name
+//! (never by a fixed number, never from the DOM behind Sightline's back).
+//!
+//! An episode succeeds when its reward is positive (MiniWoB's own measure: its rewards are 1
+//! minus the time taken as a share of the episode's limit, or -1). Each test asserts that every
+//! episode succeeds, and writes its row to `target/miniwob/TASK.tsv`; `./x miniwob` prints them
+//! as the README's table.
+//!
+//! Episodes are seeded: `?seed=S` on the task URL (see `harness::SEED_LINE`), S = 1 for every
+//! task, so a failure replays with the same problems.
+
+#[path = "miniwob/harness.rs"]
+mod harness;
+#[path = "miniwob/policies.rs"]
+mod policies;
+
+use std::time::Instant;
+
+use harness::{Env, HarnessError, Result};
+
+/// Episodes per task: `MINIWOB_EPISODES`, default 5.
+fn episodes() -> u32 {
+    std::env::var("MINIWOB_EPISODES").ok().and_then(|v| v.parse().ok()).filter(|n| *n > 0).unwrap_or(5)
+}
+
+const SEED: u32 = 1;
+
+/// One episode's result.
+#[derive(Debug)]
+struct Episode {
+    reward: Option<f64>,
+    actions: usize,
+    error: Option<String>,
+}
+
+/// Click START, play, read the reward display. The episode counter must move by one.
+fn episode(env: &mut Env, policy: policies::Policy) -> Result<f64> {
+    let (_, before) = env.state.reward();
+    let before = before.ok_or_else(|| HarnessError::NoReward { episodes_done: None, page_content: env.state.page_content.clone() })?;
+    let start = env.state.get("clickable", "START")?.index;
+    env.click(start)?;
+    policy(env)?;
+    // The reward display reports the episode once its handler ran; most tasks end on the
+    // policy's last click, a few a moment later (timed effects): look again a few times.
+    for _ in 0..20 {
+        let (last, done) = env.state.reward();
+        if done == Some(before + 1) {
+            return last.ok_or_else(|| HarnessError::NoReward { episodes_done: done, page_content: env.state.page_content.clone() });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        env.look()?;
+    }
+    let (_, done) = env.state.reward();
+    Err(HarnessError::NoReward { episodes_done: done, page_content: env.state.page_content.clone() })
+}
+
+fn play(task: &str, policy: policies::Policy) {
+    let n = episodes();
+    let started = Instant::now();
+    let url = harness::task_url(task, SEED).unwrap_or_else(|e| panic!("{e}"));
+    let mut env = Env::open(&url).unwrap_or_else(|e| panic!("{task}: {e}"));
+    let mut results = Vec::new();
+    for _ in 0..n {
+        let before = env.actions;
+        let r = episode(&mut env, policy);
+        let actions = env.actions - before;
+        match r {
+            Ok(reward) => results.push(Episode { reward: Some(reward), actions, error: None }),
+            Err(e) => {
+                results.push(Episode { reward: None, actions, error: Some(e.to_string()) });
+                // Start the next episode from a fresh page.
+                drop(env);
+                env = Env::open(&url).unwrap_or_else(|e| panic!("{task}: {e}"));
+            }
+        }
+    }
+    drop(env);
+    let secs = started.elapsed().as_secs_f64();
+    let ok = results.iter().filter(|e| e.reward.is_some_and(|r| r > 0.0)).count();
+    let mean: f64 = results.iter().map(|e| e.reward.unwrap_or(-1.0)).sum::<f64>() / n as f64;
+    let steps: f64 = results.iter().map(|e| e.actions as f64).sum::<f64>() / n as f64;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/miniwob");
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(
+        dir.join(format!("{task}.tsv")),
+        format!("{task}\t{ok}\t{n}\t{mean:.2}\t{steps:.1}\t{secs:.1}\n"),
+    );
+    let failures: Vec<String> = results
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.reward.is_some_and(|r| r > 0.0))
+        .map(|(i, e)| format!("episode {}: reward {:?}: {}", i + 1, e.reward, e.error.as_deref().unwrap_or("")))
+        .collect();
+    assert!(failures.is_empty(), "{task}: {ok}/{n} episodes succeeded\n{}", failures.join("\n"));
+}
+
+macro_rules! tasks {
+    ($($name:ident => $page:literal,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                play($page, policies::$name);
+            }
+        )*
+    };
+}
+
+tasks! {
+    click_button => "click-button",
+}
