@@ -194,12 +194,78 @@ impl State {
         Some(rest[..stop].to_string())
     }
 
+    /// The page_content line an element's marker is on.
+    pub fn line_of(&self, e: &Element) -> &str {
+        self.page_content.lines().nth(e.line).unwrap_or_default()
+    }
+
+    /// The text on an element's line before its marker, other markers left out.
+    pub fn text_before(&self, e: &Element) -> String {
+        let line = self.line_of(e);
+        let marker = format!("[{}]", e.index);
+        let upto = line.find(&marker).map_or(line, |at| &line[..at]);
+        strip_markers(upto)
+    }
+
+    /// The instruction: the text of the yellow `#query` box, page_content's first line (the
+    /// reward display's first entry can follow it on that line when the task area above it is
+    /// empty).
+    pub fn query(&self) -> String {
+        let first = self.page_content.lines().next().unwrap_or_default();
+        let first = first.split(" Last reward:").next().unwrap_or_default();
+        first.trim().to_string()
+    }
+
+    /// page_content without the reward display (which starts at `Last reward:`).
+    pub fn task_text(&self) -> &str {
+        let end = self.page_content.rfind("Last reward:").unwrap_or(self.page_content.len());
+        &self.page_content[..end]
+    }
+
     /// The reward display: (`Last reward`, `Episodes done`).
     pub fn reward(&self) -> (Option<f64>, Option<u32>) {
         let last = number_after(&self.page_content, "Last reward:");
         let done = number_after(&self.page_content, "Episodes done:").map(|v| v as u32);
         (last, done)
     }
+}
+
+/// `text` without its `[N]role "name"` markers (and the state words after them).
+pub fn strip_markers(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(']') {
+            let skip = {
+                let tail = &after[digits + 1..];
+                let role_len = tail.bytes().take_while(|c| c.is_ascii_alphanumeric() || *c == b'-').count();
+                let mut k = digits + 1 + role_len;
+                if after[k..].starts_with(" \"") {
+                    let mut esc = false;
+                    for (i, c) in after[k + 2..].char_indices() {
+                        if esc {
+                            esc = false;
+                        } else if c == '\\' {
+                            esc = true;
+                        } else if c == '"' {
+                            k += 2 + i + 1;
+                            break;
+                        }
+                    }
+                }
+                k + 1
+            };
+            rest = &rest[(open + skip).min(rest.len())..];
+        } else {
+            out.push('[');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The number right after `label` in `text` (spaces and newlines between them skipped).

@@ -1,15 +1,14 @@
 //! Scripted policies, one per task. Each reads the instruction from `page_content` and chooses
-//! its targets from the current state by role and name, as a person reading the page would.
+//! its targets from the current state by role and name (and, where the instruction itself says
+//! "the 2nd textbox", by reading order), as a person reading the page would. No policy uses an
+//! element number it did not just read from the current state.
 
-use crate::harness::{Env, HarnessError, Result, State};
+use crate::harness::{Element, Env, HarnessError, Result, State};
 
 pub type Policy = fn(&mut Env) -> Result<()>;
 
-/// The instruction: page_content's first line (the yellow `#query` box is the first thing on
-/// every task page).
-pub fn query(s: &State) -> String {
-    s.page_content.lines().next().unwrap_or_default().trim().to_string()
-}
+// ---------------------------------------------------------------------------------------------
+// Reading the instruction
 
 /// The text between the first `open` and the next `close` after it.
 fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
@@ -18,15 +17,484 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
     Some(&text[at..at + end])
 }
 
-fn instruction(task: &'static str, s: &State) -> HarnessError {
-    HarnessError::Instruction { task, query: query(s) }
+/// The `n`th (0-based) double-quoted string in `text`.
+fn quoted(text: &str, n: usize) -> Option<&str> {
+    text.split('"').nth(2 * n + 1)
 }
+
+fn bad(task: &'static str, s: &State) -> HarnessError {
+    HarnessError::Instruction { task, query: s.query() }
+}
+
+/// "1st", "2nd", "3rd", "4th", … as a 0-based position.
+fn ordinal(word: &str) -> Option<usize> {
+    let digits: String = word.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse::<usize>().ok().filter(|n| *n > 0).map(|n| n - 1)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Acting on what the state shows
+
+fn click(env: &mut Env, role: &str, name: &str) -> Result<()> {
+    let i = env.state.get(role, name)?.index;
+    env.click(i)?;
+    Ok(())
+}
+
+fn submit(env: &mut Env) -> Result<()> {
+    click(env, "button", "Submit")
+}
+
+/// The `n`th (0-based) element with this role in reading order.
+fn nth(s: &State, role: &str, n: usize) -> Result<Element> {
+    s.with_role(role).nth(n).cloned().ok_or_else(|| s.not_found(format!("{role} number {}", n + 1)))
+}
+
+fn type_into(env: &mut Env, e: &Element, text: &str) -> Result<()> {
+    env.type_text(e.index, text)?;
+    Ok(())
+}
+
+/// The textbox that the text right before it on its line names (`Username [1]textbox`).
+fn textbox_after(s: &State, label: &str) -> Result<Element> {
+    s.with_role("textbox")
+        .find(|e| s.text_before(e).trim_end_matches(':').trim().eq_ignore_ascii_case(label) || e.name == label)
+        .cloned()
+        .ok_or_else(|| s.not_found(format!("textbox labelled {label:?}")))
+}
+
+/// Tick exactly the checkboxes (or options) whose names satisfy `want`, then Submit.
+fn tick_then_submit(env: &mut Env, want: impl Fn(&str) -> bool) -> Result<()> {
+    let boxes: Vec<Element> = env.state.with_role("checkbox").cloned().collect();
+    for b in boxes {
+        let checked = b.checked().unwrap_or(false);
+        if want(&b.name) != checked {
+            // The index is re-read by name from the state the previous click produced.
+            let i = env.state.get("checkbox", &b.name)?.index;
+            env.click(i)?;
+        }
+    }
+    submit(env)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buttons and links
 
 /// Click on the "X" button.
 pub fn click_button(env: &mut Env) -> Result<()> {
-    let q = query(&env.state);
-    let name = between(&q, "Click on the \"", "\" button").ok_or_else(|| instruction("click-button", &env.state))?;
-    let i = env.state.get("button", name)?.index;
-    env.click(i)?;
+    let q = env.state.query();
+    let name = between(&q, "Click on the \"", "\" button").ok_or_else(|| bad("click-button", &env.state))?;
+    click(env, "button", name)
+}
+
+/// Same as click-button, with non-Latin button texts.
+pub fn unicode_test(env: &mut Env) -> Result<()> {
+    click_button(env)
+}
+
+/// Click button ONE, then click button TWO.
+pub fn click_button_sequence(env: &mut Env) -> Result<()> {
+    click(env, "button", "ONE")?;
+    click(env, "button", "TWO")
+}
+
+/// Click the button (a square button of random size and place).
+pub fn click_test(env: &mut Env) -> Result<()> {
+    click(env, "button", "Click Me!")
+}
+
+/// Click button ONE (and not TWO).
+pub fn click_test_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Click button ", ".").ok_or_else(|| bad("click-test-2", &env.state))?.to_string();
+    click(env, "button", &name)
+}
+
+/// Click on the link "X" (a span with a click handler inside a paragraph).
+pub fn click_link(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Click on the link \"", "\".").ok_or_else(|| bad("click-link", &env.state))?.to_string();
+    click(env, "clickable", &name)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checkboxes, radios, lists
+
+fn select_names(q: &str, task: &'static str, s: &State) -> Result<Vec<String>> {
+    let list = between(q, "Select ", " and click Submit.").ok_or_else(|| bad(task, s))?;
+    if list == "nothing" {
+        return Ok(Vec::new());
+    }
+    Ok(list.split(", ").map(str::to_string).collect())
+}
+
+/// Select A, B, C and click Submit.
+pub fn click_checkboxes(env: &mut Env) -> Result<()> {
+    let names = select_names(&env.state.query(), "click-checkboxes", &env.state)?;
+    tick_then_submit(env, |n| names.iter().any(|w| w == n))
+}
+
+pub fn click_checkboxes_large(env: &mut Env) -> Result<()> {
+    click_checkboxes(env)
+}
+
+pub fn click_checkboxes_transfer(env: &mut Env) -> Result<()> {
+    click_checkboxes(env)
+}
+
+/// The synonym groups a reader knows (the task draws its words from these groups).
+const SYNONYMS: &[&[&str]] = &[
+    &["big", "large", "huge", "enormous", "gigantic"],
+    &["small", "tiny", "little", "mini", "petite"],
+    &["red", "scarlet", "crimson", "vermillion"],
+    &["happy", "cheerful", "joyful", "gleeful", "delighted"],
+    &["sad", "unhappy", "sorrowful", "miserable", "tragic"],
+    &["angry", "mad", "furious", "irritated"],
+    &["evil", "wicked", "immoral", "sinful", "corrupt", "depraved"],
+    &["wrong", "incorrect", "mistaken", "erroneous"],
+    &["real", "genuine", "actual"],
+    &["strange", "odd", "peculiar", "unusual", "weird"],
+    &["stop", "cease", "halt", "end", "finish"],
+    &["scared", "terrified", "panicked", "fearful", "frightened", "afraid"],
+    &["quiet", "calm", "peaceful", "serene", "mild"],
+    &["old", "aged", "archaic"],
+    &["love", "like", "adore", "favor"],
+    &["kill", "murder", "assassinate"],
+    &["keep", "retain", "preserve", "sustain", "maintain"],
+    &["hide", "conceal", "camouflage"],
+    &["hate", "despise", "loathe", "detest", "dislike"],
+    &["funny", "humorous", "amusing", "comical", "laughable"],
+    &["fat", "fleshy", "plump", "chubby"],
+    &["stupid", "dumb", "dull", "unwise"],
+    &["delicious", "savory", "delectable", "appetizing"],
+    &["cut", "slice", "carve", "chop"],
+    &["brave", "courageous", "fearless"],
+    &["begin", "start", "initiate", "launch"],
+    &["answer", "reply", "response"],
+    &["television", "televisions", "TV", "TVs"],
+    &["house", "home", "houses", "homes"],
+    &["fire", "flame", "fires", "flames"],
+    &["pig", "pork", "swine"],
+    &["rabbit", "rabbits", "bunny", "bunnies"],
+    &["car", "cars", "automobile", "automobiles", "vehicle", "vehicles"],
+    &["water"],
+];
+
+fn similar(a: &str, b: &str) -> bool {
+    a == b || SYNONYMS.iter().any(|g| g.contains(&a) && g.contains(&b))
+}
+
+/// Select words similar to A, B and click Submit.
+pub fn click_checkboxes_soft(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let list = between(&q, "Select words similar to ", " and click Submit.")
+        .ok_or_else(|| bad("click-checkboxes-soft", &env.state))?;
+    let words: Vec<String> = list.split(", ").map(str::to_string).collect();
+    tick_then_submit(env, |n| words.iter().any(|w| similar(w, n)))
+}
+
+/// Select X and click Submit (radio buttons).
+pub fn click_option(env: &mut Env) -> Result<()> {
+    let names = select_names(&env.state.query(), "click-option", &env.state)?;
+    click(env, "radio", &names[0])?;
+    submit(env)
+}
+
+/// Select X from the list and click Submit (a `<select>`).
+pub fn choose_list(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Select ", " from the list").ok_or_else(|| bad("choose-list", &env.state))?.to_string();
+    let list = nth(&env.state, "combobox", 0)?.index;
+    let option = env.state.get("option", &name)?.index;
+    env.select(list, option)?;
+    submit(env)
+}
+
+/// Click on a "radio" / "checkbox" / "text" / "textarea" / "button" widget.
+pub fn click_widget(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let kind = quoted(&q, 0).ok_or_else(|| bad("click-widget", &env.state))?.to_string();
+    let s = &env.state;
+    let target = s
+        .elements
+        .iter()
+        .find(|e| match kind.as_str() {
+            "radio" => e.role == "radio",
+            "checkbox" => e.role == "checkbox",
+            "button" => e.role == "button",
+            "textarea" => e.role == "textbox" && e.tag() == "textarea",
+            "text" => e.role == "textbox" && e.tag() == "input",
+            _ => false,
+        })
+        .map(|e| e.index)
+        .ok_or_else(|| s.not_found(format!("a {kind} widget")))?;
+    env.click(target)?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dialogs, tabs, collapsibles
+
+/// Close the dialog box by clicking the "x" (jQuery UI's close button, named "Close").
+pub fn click_dialog(env: &mut Env) -> Result<()> {
+    click(env, "button", "Close")
+}
+
+/// Click the button in the dialog box labeled "Cancel" / "OK" / "x".
+pub fn click_dialog_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let label = quoted(&q, 0).ok_or_else(|| bad("click-dialog-2", &env.state))?;
+    let name = if label == "x" { "Close".to_string() } else { label.to_string() };
+    click(env, "button", &name)
+}
+
+/// Click on Tab #N.
+pub fn click_tab(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Click on ", ".").ok_or_else(|| bad("click-tab", &env.state))?.to_string();
+    click(env, "tab", &name)
+}
+
+/// Open tabs one by one until the link "X" shows, then click it.
+pub fn click_tab_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "find and click on the link \"", "\".").ok_or_else(|| bad("click-tab-2", &env.state))?.to_string();
+    let tabs: Vec<String> = env.state.with_role("tab").map(|e| e.name.clone()).collect();
+    for tab in tabs {
+        if env.state.find("clickable", &name).is_some() {
+            break;
+        }
+        click(env, "tab", &tab)?;
+    }
+    click(env, "clickable", &name)
+}
+
+/// Expand the section below and click submit.
+pub fn click_collapsible(env: &mut Env) -> Result<()> {
+    let section = env
+        .state
+        .with_role("tab")
+        .find(|e| e.name.starts_with("Section #"))
+        .map(|e| e.name.clone())
+        .ok_or_else(|| env.state.not_found("a section header".into()))?;
+    click(env, "tab", &section)?;
+    submit(env)
+}
+
+/// Expand sections one by one until the link "X" shows, then click it.
+pub fn click_collapsible_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "click on the link \"", "\".").ok_or_else(|| bad("click-collapsible-2", &env.state))?.to_string();
+    let sections: Vec<String> = env.state.with_role("tab").map(|e| e.name.clone()).collect();
+    for section in sections {
+        if env.state.find("clickable", &name).is_some() {
+            break;
+        }
+        click(env, "tab", &section)?;
+    }
+    click(env, "clickable", &name)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text fields
+
+/// Enter "X" into the text field and press Submit.
+pub fn enter_text(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let text = quoted(&q, 0).ok_or_else(|| bad("enter-text", &env.state))?.to_string();
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &text)?;
+    submit(env)
+}
+
+pub fn enter_text_dynamic(env: &mut Env) -> Result<()> {
+    enter_text(env)
+}
+
+/// Type "X" in all upper / lower case letters in the text input and press Submit.
+pub fn enter_text_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let text = quoted(&q, 0).ok_or_else(|| bad("enter-text-2", &env.state))?;
+    let text = if q.contains("all upper case") { text.to_uppercase() } else { text.to_lowercase() };
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &text)?;
+    submit(env)
+}
+
+/// Enter the password "X" into both text fields and press submit.
+pub fn enter_password(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let pw = quoted(&q, 0).ok_or_else(|| bad("enter-password", &env.state))?.to_string();
+    let field = textbox_after(&env.state, "Password")?;
+    type_into(env, &field, &pw)?;
+    let field = textbox_after(&env.state, "Verify password")?;
+    type_into(env, &field, &pw)?;
+    submit(env)
+}
+
+/// Focus into the textbox.
+pub fn focus_text(env: &mut Env) -> Result<()> {
+    let field = nth(&env.state, "textbox", 0)?;
+    env.click(field.index)?;
+    Ok(())
+}
+
+/// Focus into the Nth input textbox.
+pub fn focus_text_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let pos = between(&q, "Focus into the ", " input textbox").and_then(ordinal).ok_or_else(|| bad("focus-text-2", &env.state))?;
+    let field = nth(&env.state, "textbox", pos)?;
+    env.click(field.index)?;
+    Ok(())
+}
+
+/// Enter the username "u" and the password "p" into the text fields and press login.
+pub fn login_user(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let (user, pw) = match (quoted(&q, 0), quoted(&q, 1)) {
+        (Some(u), Some(p)) => (u.to_string(), p.to_string()),
+        _ => return Err(bad("login-user", &env.state)),
+    };
+    let field = textbox_after(&env.state, "Username")?;
+    type_into(env, &field, &user)?;
+    let field = textbox_after(&env.state, "Password")?;
+    type_into(env, &field, &pw)?;
+    click(env, "button", "Login")
+}
+
+/// Enter "Name" as the date and hit submit (`<input type=date>`, typed as a person types it).
+pub fn enter_date(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let date = between(&q, "Enter ", " as the date").ok_or_else(|| bad("enter-date", &env.state))?.to_string();
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &date)?;
+    submit(env)
+}
+
+/// Enter the value of KEY into the text field and press Submit (a two-column table).
+pub fn read_table(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let key = between(&q, "Enter the value of ", " into the text field").ok_or_else(|| bad("read-table", &env.state))?.to_string();
+    let value = env
+        .state
+        .task_text()
+        .lines()
+        .find_map(|l| l.split_once(" | ").filter(|(k, _)| k.trim() == key).map(|(_, v)| v.trim().to_string()))
+        .ok_or_else(|| env.state.not_found(format!("a table row {key:?}")))?;
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &value)?;
+    submit(env)
+}
+
+/// Find the Nth word in the paragraph, type that into the textbox and press "Submit".
+pub fn find_word(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let pos = between(&q, "Find the ", " word").and_then(ordinal).ok_or_else(|| bad("find-word", &env.state))?;
+    // The paragraph: the text between the instruction and the textbox.
+    let field = nth(&env.state, "textbox", 0)?;
+    let body: Vec<&str> = env.state.page_content.lines().skip(1).take(field.line.saturating_sub(1)).collect();
+    let words: Vec<String> = body
+        .join(" ")
+        .split_whitespace()
+        .map(|w| w.chars().filter(char::is_ascii_alphabetic).collect::<String>())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let word = words.get(pos).cloned().ok_or_else(|| env.state.not_found(format!("word number {}", pos + 1)))?;
+    type_into(env, &field, &word)?;
+    submit(env)
+}
+
+/// Solve `a op b =` and type the answer.
+pub fn simple_arithmetic(env: &mut Env) -> Result<()> {
+    let field = nth(&env.state, "textbox", 0)?;
+    let problem = env.state.text_before(&field);
+    let t: Vec<&str> = problem.split_whitespace().collect();
+    let (a, op, b) = match t.as_slice() {
+        [a, op, b, "="] => (a.parse::<i64>(), *op, b.parse::<i64>()),
+        _ => return Err(env.state.not_found(format!("a problem `a op b =` (read {problem:?})"))),
+    };
+    let (Ok(a), Ok(b)) = (a, b) else { return Err(env.state.not_found(format!("two numbers in {problem:?}"))) };
+    let answer = match op {
+        "+" => a + b,
+        "-" => a - b,
+        "x" => a * b,
+        _ => return Err(env.state.not_found(format!("an operator in {problem:?}"))),
+    };
+    type_into(env, &field, &answer.to_string())?;
+    submit(env)
+}
+
+/// Solve `x + a = b`, `x - a = b`, `a + x = b` or `a - x = b` for x.
+pub fn simple_algebra(env: &mut Env) -> Result<()> {
+    let field = nth(&env.state, "textbox", 0)?;
+    let eq = env
+        .state
+        .task_text()
+        .lines()
+        .find(|l| l.contains(" = ") && l.contains('x') && !l.contains('['))
+        .map(str::to_string)
+        .ok_or_else(|| env.state.not_found("an equation".into()))?;
+    let t: Vec<&str> = eq.split_whitespace().collect();
+    let num = |s: &str| s.parse::<i64>().map_err(|_| env.state.not_found(format!("a number in {eq:?}")));
+    let x = match t.as_slice() {
+        ["x", "+", a, "=", b] => num(b)? - num(a)?,
+        ["x", "-", a, "=", b] => num(b)? + num(a)?,
+        [a, "+", "x", "=", b] => num(b)? - num(a)?,
+        [a, "-", "x", "=", b] => num(a)? - num(b)?,
+        _ => return Err(env.state.not_found(format!("an equation in x (read {eq:?})"))),
+    };
+    type_into(env, &field, &x.to_string())?;
+    submit(env)
+}
+
+/// Copy the text in the textarea below, paste it into the textbox and press Submit.
+pub fn copy_paste(env: &mut Env) -> Result<()> {
+    let s = &env.state;
+    let source = s.with_role("textbox").find(|e| e.tag() == "textarea").cloned().ok_or_else(|| s.not_found("the textarea".into()))?;
+    let target = s.with_role("textbox").find(|e| e.tag() == "input").cloned().ok_or_else(|| s.not_found("the textbox".into()))?;
+    let text = source.value().unwrap_or_default().to_string();
+    type_into(env, &target, &text)?;
+    submit(env)
+}
+
+/// Mark each number as Odd or Even (its buttons share its line), then Submit.
+pub fn odd_or_even(env: &mut Env) -> Result<()> {
+    let rows: Vec<(usize, i64)> = env
+        .state
+        .with_role("button")
+        .filter(|e| e.name == "Odd")
+        .filter_map(|e| e.extra.split_whitespace().next()?.parse().ok().map(|n| (e.line, n)))
+        .collect();
+    for (line, n) in rows {
+        let want = if n % 2 != 0 { "Odd" } else { "Even" };
+        let s = &env.state;
+        let b = s
+            .with_role("button")
+            .find(|e| e.name == want && e.line == line)
+            .map(|e| e.index)
+            .ok_or_else(|| s.not_found(format!("{want} button on line {line}")))?;
+        env.click(b)?;
+    }
+    submit(env)
+}
+
+/// Guess the number between 0-9, reading "higher"/"lower" after each guess.
+pub fn guess_number(env: &mut Env) -> Result<()> {
+    let (mut lo, mut hi) = (0i64, 9i64);
+    for _ in 0..5 {
+        let guess = (lo + hi) / 2;
+        let field = nth(&env.state, "spinbutton", 0)?;
+        type_into(env, &field, &guess.to_string())?;
+        submit(env)?;
+        let text = env.state.task_text().to_string();
+        if text.contains(&format!("The number is higher than {guess}.")) {
+            lo = guess + 1;
+        } else if text.contains(&format!("The number is lower than {guess}.")) {
+            hi = guess - 1;
+        } else {
+            // Correct: the episode ended (the reward display says so).
+            return Ok(());
+        }
+    }
     Ok(())
 }
