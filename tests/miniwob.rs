@@ -66,6 +66,7 @@ fn play(task: &str, policy: policies::Policy) {
     let url = harness::task_url(task, SEED).unwrap_or_else(|e| panic!("{e}"));
     let mut env = Env::open(&url).unwrap_or_else(|e| panic!("{task}: {e}"));
     let mut results = Vec::new();
+    let mut retries = 0;
     for _ in 0..n {
         let before = env.actions;
         let r = episode(&mut env, policy);
@@ -75,11 +76,13 @@ fn play(task: &str, policy: policies::Policy) {
             Err(e) => {
                 results.push(Episode { reward: None, actions, error: Some(e.to_string()) });
                 // Start the next episode from a fresh page.
+                retries += env.retries;
                 drop(env);
                 env = Env::open(&url).unwrap_or_else(|e| panic!("{task}: {e}"));
             }
         }
     }
+    retries += env.retries;
     drop(env);
     let secs = started.elapsed().as_secs_f64();
     let ok = results.iter().filter(|e| e.reward.is_some_and(|r| r > 0.0)).count();
@@ -89,7 +92,7 @@ fn play(task: &str, policy: policies::Policy) {
     let _ = std::fs::create_dir_all(&dir);
     let _ = std::fs::write(
         dir.join(format!("{task}.tsv")),
-        format!("{task}\t{ok}\t{n}\t{mean:.2}\t{steps:.1}\t{secs:.1}\n"),
+        format!("{task}\t{ok}\t{n}\t{mean:.2}\t{steps:.1}\t{retries}\t{secs:.1}\n"),
     );
     let failures: Vec<String> = results
         .iter()

@@ -349,6 +349,8 @@ pub struct Env {
     pub state: State,
     /// Actions sent so far (the START clicks included).
     pub actions: usize,
+    /// Actions sent again on a fresh state after `ELEMENT_NOT_INTERACTIVE` (see [`Env::act_on`]).
+    pub retries: usize,
 }
 
 impl Env {
@@ -380,7 +382,7 @@ impl Env {
         });
         let stdin = child.stdin.take();
         let placeholder = State { raw: Value::Null, page_content: String::new(), elements: Vec::new() };
-        let mut env = Env { child, stdin, lines, stderr, state: placeholder, actions: 0 };
+        let mut env = Env { child, stdin, lines, stderr, state: placeholder, actions: 0, retries: 0 };
         env.state = env.read()?;
         Ok(env)
     }
@@ -404,10 +406,42 @@ impl Env {
             .map_err(|source| HarnessError::Process { what: "write an action", source })?;
         self.actions += 1;
         self.state = self.read()?;
+        if std::env::var_os("MINIWOB_TRACE").is_some() {
+            eprintln!("--> {action}\n{}\n", self.state.page_content);
+        }
         if let Some((code, message)) = self.state.error() {
             return Err(HarnessError::Action { action, code, message });
         }
         Ok(&self.state)
+    }
+
+    /// Act on the element `pick` chooses in the current state. When Sightline answers
+    /// `ELEMENT_NOT_INTERACTIVE` (the page moved after the state was captured: an animation
+    /// still running when the wait for a stable page ended), look again and choose again, once.
+    /// `retries` counts these.
+    pub fn act_on(&mut self, pick: impl Fn(&State) -> Result<u64>, action: impl Fn(u64) -> Value) -> Result<&State> {
+        let index = pick(&self.state)?;
+        match self.act(action(index)) {
+            Err(HarnessError::Action { code, .. }) if code == "ELEMENT_NOT_INTERACTIVE" => {
+                self.retries += 1;
+                std::thread::sleep(Duration::from_millis(300));
+                self.look()?;
+                let index = pick(&self.state)?;
+                self.act(action(index))
+            }
+            Err(e) => Err(e),
+            Ok(_) => Ok(&self.state),
+        }
+    }
+
+    /// Click the element `pick` chooses (see [`Env::act_on`]).
+    pub fn click_by(&mut self, pick: impl Fn(&State) -> Result<u64>) -> Result<&State> {
+        self.act_on(pick, |i| json!({"action": "click_element", "element_index": i}))
+    }
+
+    /// Type into the element `pick` chooses, replacing its value (see [`Env::act_on`]).
+    pub fn type_by(&mut self, pick: impl Fn(&State) -> Result<u64>, text: &str) -> Result<&State> {
+        self.act_on(pick, |i| json!({"action": "input_text", "element_index": i, "text": text, "overwrite": true}))
     }
 
     pub fn click(&mut self, index: u64) -> Result<&State> {

@@ -36,9 +36,8 @@ fn ordinal(word: &str) -> Option<usize> {
 // Acting on what the state shows
 
 fn click(env: &mut Env, role: &str, name: &str) -> Result<()> {
-    let i = env.state.get(role, name)?.index;
-    env.click(i)?;
-    Ok(())
+    let e = env.state.get(role, name)?.clone();
+    press(env, &e)
 }
 
 fn submit(env: &mut Env) -> Result<()> {
@@ -50,8 +49,33 @@ fn nth(s: &State, role: &str, n: usize) -> Result<Element> {
     s.with_role(role).nth(n).cloned().ok_or_else(|| s.not_found(format!("{role} number {}", n + 1)))
 }
 
+/// How a person finds an element again on a fresh look: its role, its name, and which of
+/// the elements with that role and name it is, in reading order.
+fn picker(s: &State, e: &Element) -> impl Fn(&State) -> Result<u64> {
+    let (role, name) = (e.role.clone(), e.name.clone());
+    let same = |x: &Element, role: &str, name: &str| x.role == role && x.name == name;
+    let nth = s.elements.iter().filter(|x| same(x, &role, &name)).position(|x| x.index == e.index).unwrap_or(0);
+    move |s: &State| {
+        s.elements
+            .iter()
+            .filter(|x| same(x, &role, &name))
+            .nth(nth)
+            .map(|x| x.index)
+            .ok_or_else(|| s.not_found(format!("{role} {name:?} number {}", nth + 1)))
+    }
+}
+
+/// Click this element of the current state.
+fn press(env: &mut Env, e: &Element) -> Result<()> {
+    let pick = picker(&env.state, e);
+    env.click_by(pick)?;
+    Ok(())
+}
+
+/// Type into this element of the current state, replacing its value.
 fn type_into(env: &mut Env, e: &Element, text: &str) -> Result<()> {
-    env.type_text(e.index, text)?;
+    let pick = picker(&env.state, e);
+    env.type_by(pick, text)?;
     Ok(())
 }
 
@@ -69,9 +93,9 @@ fn tick_then_submit(env: &mut Env, want: impl Fn(&str) -> bool) -> Result<()> {
     for b in boxes {
         let checked = b.checked().unwrap_or(false);
         if want(&b.name) != checked {
-            // The index is re-read by name from the state the previous click produced.
-            let i = env.state.get("checkbox", &b.name)?.index;
-            env.click(i)?;
+            // Found again by name in the state the previous click produced.
+            let b = env.state.get("checkbox", &b.name)?.clone();
+            press(env, &b)?;
         }
     }
     submit(env)
@@ -226,10 +250,9 @@ pub fn click_widget(env: &mut Env) -> Result<()> {
             "text" => e.role == "textbox" && e.tag() == "input",
             _ => false,
         })
-        .map(|e| e.index)
+        .cloned()
         .ok_or_else(|| s.not_found(format!("a {kind} widget")))?;
-    env.click(target)?;
-    Ok(())
+    press(env, &target)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -335,8 +358,7 @@ pub fn enter_password(env: &mut Env) -> Result<()> {
 /// Focus into the textbox.
 pub fn focus_text(env: &mut Env) -> Result<()> {
     let field = nth(&env.state, "textbox", 0)?;
-    env.click(field.index)?;
-    Ok(())
+    press(env, &field)
 }
 
 /// Focus into the Nth input textbox.
@@ -344,8 +366,7 @@ pub fn focus_text_2(env: &mut Env) -> Result<()> {
     let q = env.state.query();
     let pos = between(&q, "Focus into the ", " input textbox").and_then(ordinal).ok_or_else(|| bad("focus-text-2", &env.state))?;
     let field = nth(&env.state, "textbox", pos)?;
-    env.click(field.index)?;
-    Ok(())
+    press(env, &field)
 }
 
 /// Enter the username "u" and the password "p" into the text fields and press login.
@@ -471,9 +492,9 @@ pub fn odd_or_even(env: &mut Env) -> Result<()> {
         let b = s
             .with_role("button")
             .find(|e| e.name == want && e.line == line)
-            .map(|e| e.index)
+            .cloned()
             .ok_or_else(|| s.not_found(format!("{want} button on line {line}")))?;
-        env.click(b)?;
+        press(env, &b)?;
     }
     submit(env)
 }
