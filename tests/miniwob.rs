@@ -149,4 +149,12 @@ tasks! {
     copy_paste => "copy-paste",
     odd_or_even => "odd-or-even",
     guess_number => "guess-number",
+    use_autocomplete => "use-autocomplete",
+    navigate_tree => "navigate-tree",
+    click_menu => "click-menu",
+    form_sequence_2 => "form-sequence-2",
+    form_sequence_3 => "form-sequence-3",
+    multi_layouts => "multi-layouts",
+    login_user_popup => "login-user-popup",
+    search_engine => "search-engine",
 }

@@ -519,3 +519,202 @@ pub fn guess_number(env: &mut Env) -> Result<()> {
     }
     Ok(())
 }
+
+// ---------------------------------------------------------------------------------------------
+// Widgets: autocomplete, trees, menus, custom dropdowns
+
+/// Enter an item that starts with "F" (and ends with "E"): type the start, pick the suggestion.
+pub fn use_autocomplete(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let start = quoted(&q, 0).ok_or_else(|| bad("use-autocomplete", &env.state))?.to_string();
+    let end = quoted(&q, 1).map(str::to_string);
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &start)?;
+    let s = &env.state;
+    let pick = s
+        .with_role("clickable")
+        .find(|e| e.name.starts_with(&start) && end.as_ref().is_none_or(|x| e.name.ends_with(x.as_str())))
+        .cloned()
+        .ok_or_else(|| s.not_found(format!("a suggestion {start}…{}", end.as_deref().unwrap_or(""))))?;
+    press(env, &pick)?;
+    submit(env)
+}
+
+/// Find and click on the folder or file named "X", opening folders until it shows.
+pub fn navigate_tree(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "folder or file named \"", "\".").ok_or_else(|| bad("navigate-tree", &env.state))?.to_string();
+    let mut opened: Vec<String> = Vec::new();
+    for _ in 0..12 {
+        if let Some(e) = env.state.find("clickable", &name).cloned() {
+            return press(env, &e);
+        }
+        // A folder reads as its toggle (an unnamed clickable) and then its name on one line.
+        let s = &env.state;
+        let folder = s
+            .elements
+            .windows(2)
+            .find(|w| {
+                w[0].role == "clickable"
+                    && w[0].name.is_empty()
+                    && w[0].line == w[1].line
+                    && w[1].role == "clickable"
+                    && !opened.contains(&w[1].name)
+            })
+            .map(|w| w[1].clone())
+            .ok_or_else(|| s.not_found(format!("{name:?} or a folder not yet opened")))?;
+        opened.push(folder.name.clone());
+        press(env, &folder)?;
+    }
+    Err(env.state.not_found(format!("{name:?} after opening every folder")))
+}
+
+/// Select A>B>C: hover the menu items along the path, click the last.
+pub fn click_menu(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let path: Vec<String> =
+        q.strip_prefix("Select ").ok_or_else(|| bad("click-menu", &env.state))?.split('>').map(str::to_string).collect();
+    let (last, through) = path.split_last().ok_or_else(|| bad("click-menu", &env.state))?;
+    for item in through {
+        let e = env.state.get("menuitem", item)?.clone();
+        let pick = picker(&env.state, &e);
+        env.act_on(pick, |i| serde_json::json!({"action": "hover_element", "element_index": i}))?;
+    }
+    click(env, "menuitem", last)
+}
+
+/// Choose X from the dropdown (a Selectric list), then click the button labeled "Y".
+pub fn form_sequence_3(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let choice = between(&q, "Choose ", " from the dropdown").ok_or_else(|| bad("form-sequence-3", &env.state))?.to_string();
+    let button = quoted(&q, 0).ok_or_else(|| bad("form-sequence-3", &env.state))?.to_string();
+    click(env, "clickable", "▾")?;
+    for _ in 0..8 {
+        if let Some(e) = env.state.find("clickable", &choice).cloned() {
+            press(env, &e)?;
+            return click(env, "button", &button);
+        }
+        // Scroll the list: the box that holds its last visible item.
+        let last = env
+            .state
+            .with_role("clickable")
+            .filter(|e| e.name.contains("ft"))
+            .last()
+            .cloned()
+            .ok_or_else(|| env.state.not_found("the open list".into()))?;
+        env.act(serde_json::json!({"action": "scroll", "direction": "down", "pixels": 40, "element_index": last.index}))?;
+    }
+    Err(env.state.not_found(format!("{choice:?} in the list")))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forms
+
+/// Search for G movies directed by D from year Y (five layouts; labels before or after fields).
+pub fn multi_layouts(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let genre = between(&q, "Search for ", " movies").ok_or_else(|| bad("multi-layouts", &env.state))?.to_string();
+    let director = between(&q, "directed by ", " from").ok_or_else(|| bad("multi-layouts", &env.state))?.to_string();
+    let year = between(&q, "from year ", ".").ok_or_else(|| bad("multi-layouts", &env.state))?.to_string();
+    let s = env.state.clone();
+    let lines: Vec<&str> = s.page_content.lines().collect();
+    let boxes: Vec<Element> = s.with_role("textbox").cloned().collect();
+    let keyword = |t: &str| {
+        let t = t.to_lowercase();
+        if t.contains("genre") {
+            Some(0)
+        } else if t.contains("director") {
+            Some(1)
+        } else if t.contains("year") || t.contains("date") {
+            Some(2)
+        } else {
+            None
+        }
+    };
+    let first = boxes.first().ok_or_else(|| s.not_found("a textbox".into()))?;
+    // Line 0 is the instruction, which names all three fields.
+    let labels_before = first.line > 1 && keyword(lines[first.line - 1]).is_some();
+    let values = [genre, director, year];
+    for b in &boxes {
+        let same_line = s.text_before(b);
+        let label = if keyword(&same_line).is_some() {
+            same_line
+        } else if labels_before {
+            lines.get(b.line.wrapping_sub(1)).copied().unwrap_or_default().to_string()
+        } else {
+            lines.get(b.line + 1).copied().unwrap_or_default().to_string()
+        };
+        let k = keyword(&label).ok_or_else(|| s.not_found(format!("the label of textbox [{}]", b.index)))?;
+        type_into(env, b, &values[k])?;
+    }
+    let s = &env.state;
+    let go = s
+        .elements
+        .iter()
+        .find(|e| (e.role == "button" || e.role == "clickable") && ["Submit", "Search", "Go!"].contains(&e.name.as_str()))
+        .cloned()
+        .ok_or_else(|| s.not_found("the submit control".into()))?;
+    press(env, &go)
+}
+
+/// Check the Nth radio button and enter the number "X" into the Mth textbox.
+pub fn form_sequence_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let radio = between(&q, "Check the ", " radio").and_then(ordinal).ok_or_else(|| bad("form-sequence-2", &env.state))?;
+    let number = quoted(&q, 0).ok_or_else(|| bad("form-sequence-2", &env.state))?.to_string();
+    let field = between(&q, "\" into the ", " textbox").and_then(ordinal).ok_or_else(|| bad("form-sequence-2", &env.state))?;
+    let r = nth(&env.state, "radio", radio)?;
+    press(env, &r)?;
+    let t = nth(&env.state, "textbox", field)?;
+    type_into(env, &t, &number)?;
+    submit(env)
+}
+
+/// Like login-user; a popup may ask "Exit to home page?" when a field takes focus: Cancel it
+/// (the fields are disabled while it shows) and type again.
+pub fn login_user_popup(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let (user, pw) = match (quoted(&q, 0), quoted(&q, 1)) {
+        (Some(u), Some(p)) => (u.to_string(), p.to_string()),
+        _ => return Err(bad("login-user-popup", &env.state)),
+    };
+    for (label, text) in [("Username", &user), ("Password", &pw)] {
+        for _ in 0..2 {
+            let field = textbox_after(&env.state, label)?;
+            let typed = type_into(env, &field, text);
+            if env.state.page_content.contains("Exit to home page?") {
+                click(env, "button", "Cancel")?;
+                continue;
+            }
+            typed?;
+            let now = textbox_after(&env.state, label)?;
+            if now.value() == Some(text.as_str()) {
+                break;
+            }
+        }
+    }
+    click(env, "button", "OK")
+}
+
+/// Enter "X" and press "Search", then click the Nth search result (three per page).
+pub fn search_engine(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let text = quoted(&q, 0).ok_or_else(|| bad("search-engine", &env.state))?.to_string();
+    let pos = between(&q, "click the ", " search result").and_then(ordinal).ok_or_else(|| bad("search-engine", &env.state))?;
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &text)?;
+    click(env, "button", "Search")?;
+    let page = pos / 3 + 1;
+    if page > 1 {
+        click(env, "link", &page.to_string())?;
+    }
+    let pager = |n: &str| n.chars().all(|c| c.is_ascii_digit()) || ["<", ">", "«", "»", "First", "Last", "Previous", "Next"].contains(&n);
+    let s = &env.state;
+    let result = s
+        .with_role("link")
+        .filter(|e| !pager(&e.name))
+        .nth(pos % 3)
+        .cloned()
+        .ok_or_else(|| s.not_found(format!("search result {} on page {page}", pos % 3 + 1)))?;
+    press(env, &result)
+}
