@@ -157,4 +157,11 @@ tasks! {
     multi_layouts => "multi-layouts",
     login_user_popup => "login-user-popup",
     search_engine => "search-engine",
+    multi_orderings => "multi-orderings",
+    enter_time => "enter-time",
+    copy_paste_2 => "copy-paste-2",
+    text_transform => "text-transform",
+    generate_number => "generate-number",
+    phone_book => "phone-book",
+    sign_agreement => "sign-agreement",
 }

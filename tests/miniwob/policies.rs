@@ -718,3 +718,117 @@ pub fn search_engine(env: &mut Env) -> Result<()> {
         .ok_or_else(|| s.not_found(format!("search result {} on page {page}", pos % 3 + 1)))?;
     press(env, &result)
 }
+
+/// Same form as multi-layouts, rows in random order.
+pub fn multi_orderings(env: &mut Env) -> Result<()> {
+    multi_layouts(env)
+}
+
+/// Enter H:MM AM as the time and press submit (`<input type=time>`, typed as its digits and
+/// the AM/PM letter, as a person types into it).
+pub fn enter_time(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let time = between(&q, "Enter ", " as the time").ok_or_else(|| bad("enter-time", &env.state))?.to_string();
+    let (clock, half) = time.split_once(' ').ok_or_else(|| bad("enter-time", &env.state))?;
+    let (h, m) = clock.split_once(':').ok_or_else(|| bad("enter-time", &env.state))?;
+    let h: u32 = h.parse().map_err(|_| bad("enter-time", &env.state))?;
+    let keys = format!("{h:02}{m}{}", &half[..1]);
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &keys)?;
+    submit(env)
+}
+
+/// Copy the text from the Nth text area below and paste it into the text input.
+pub fn copy_paste_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let pos = between(&q, "from the ", " text area").and_then(ordinal).ok_or_else(|| bad("copy-paste-2", &env.state))?;
+    let s = &env.state;
+    let source = s.with_role("textbox").filter(|e| e.tag() == "textarea").nth(pos).cloned();
+    let source = source.ok_or_else(|| s.not_found(format!("text area number {}", pos + 1)))?;
+    let target = s.with_role("textbox").find(|e| e.tag() == "input").cloned().ok_or_else(|| s.not_found("the text input".into()))?;
+    let text = source.value().unwrap_or_default().to_string();
+    type_into(env, &target, &text)?;
+    submit(env)
+}
+
+/// Type the text below (skewed letters) into the text field and press Submit.
+pub fn text_transform(env: &mut Env) -> Result<()> {
+    let field = nth(&env.state, "textbox", 0)?;
+    let lines: Vec<&str> = env.state.page_content.lines().collect();
+    let text: String = lines[1..field.line].concat().split_whitespace().collect();
+    type_into(env, &field, &text)?;
+    submit(env)
+}
+
+/// Generate a number less than / greater than N, or odd / even, then press submit.
+pub fn generate_number(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let want: Box<dyn Fn(i64) -> bool> = if let Some(n) = between(&q, "less than ", ",").and_then(|n| n.parse::<i64>().ok()) {
+        Box::new(move |x| x < n)
+    } else if let Some(n) = between(&q, "greater than ", ",").and_then(|n| n.parse::<i64>().ok()) {
+        Box::new(move |x| x > n)
+    } else if q.contains("an odd number") {
+        Box::new(|x| x % 2 != 0)
+    } else if q.contains("an even number") {
+        Box::new(|x| x % 2 == 0)
+    } else {
+        return Err(bad("generate-number", &env.state));
+    };
+    for _ in 0..20 {
+        click(env, "button", "Generate")?;
+        // The number shows on the line above the buttons.
+        let generate = env.state.get("button", "Generate")?.clone();
+        let shown = env.state.page_content.lines().nth(generate.line.saturating_sub(1)).unwrap_or_default().trim();
+        if shown.parse::<i64>().is_ok_and(&want) {
+            return submit(env);
+        }
+    }
+    Err(env.state.not_found("a fitting number after 20 tries".into()))
+}
+
+/// Find NAME in the contact book (one contact per page) and click on their phone/email/address.
+pub fn phone_book(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Find ", " in the contact book").ok_or_else(|| bad("phone-book", &env.state))?.to_string();
+    let field = if q.contains("their phone") {
+        "Phone:"
+    } else if q.contains("their email") {
+        "Email:"
+    } else if q.contains("their address") {
+        "Address:"
+    } else {
+        return Err(bad("phone-book", &env.state));
+    };
+    for _ in 0..6 {
+        if env.state.task_text().lines().any(|l| l.trim() == format!("## {name}")) {
+            let s = &env.state;
+            let target = s
+                .elements
+                .iter()
+                .find(|e| s.text_before(e) == field)
+                .cloned()
+                .ok_or_else(|| s.not_found(format!("the {field} entry")))?;
+            return press(env, &target);
+        }
+        click(env, "link", ">")?;
+    }
+    Err(env.state.not_found(format!("the contact {name}")))
+}
+
+/// Scroll to the bottom of the textarea, enter the name "X" then press "Agree"/"Cancel"; or
+/// just click the cancel button.
+pub fn sign_agreement(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    if q.starts_with("Click the cancel button") {
+        return click(env, "button", "Cancel");
+    }
+    let name = quoted(&q, 0).ok_or_else(|| bad("sign-agreement", &env.state))?.to_string();
+    let button = quoted(&q, 1).ok_or_else(|| bad("sign-agreement", &env.state))?.to_string();
+    let text = env.state.with_role("textbox").find(|e| e.tag() == "textarea").cloned();
+    let text = text.ok_or_else(|| env.state.not_found("the agreement's text area".into()))?;
+    let pick = picker(&env.state, &text);
+    env.act_on(pick, |i| serde_json::json!({"action": "scroll", "direction": "down", "pixels": 5000, "element_index": i}))?;
+    let field = env.state.get("textbox", "Name")?.clone();
+    type_into(env, &field, &name)?;
+    click(env, "button", &button)
+}
