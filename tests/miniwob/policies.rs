@@ -832,3 +832,64 @@ pub fn sign_agreement(env: &mut Env) -> Result<()> {
     type_into(env, &field, &name)?;
     click(env, "button", &button)
 }
+
+/// Expand the pie menu below (its "+" button) and click on the item labeled "X".
+pub fn click_pie(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "the item labeled \"", "\".").ok_or_else(|| bad("click-pie", &env.state))?.to_string();
+    click(env, "clickable", "+")?;
+    click(env, "clickable", &name)
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// Select MM/DD/YYYY as the date and hit submit: open the jQuery UI datepicker, page with
+/// Prev / Next to the month, click the day.
+pub fn choose_date(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let date = between(&q, "Select ", " as the date").ok_or_else(|| bad("choose-date", &env.state))?.to_string();
+    let parts: Vec<i32> = date.split('/').filter_map(|p| p.parse().ok()).collect();
+    let [month, day, year] = parts[..] else { return Err(bad("choose-date", &env.state)) };
+    let target = year * 12 + month - 1;
+    let field = nth(&env.state, "textbox", 0)?;
+    press(env, &field)?;
+    for _ in 0..24 {
+        let shown = env.state.task_text().lines().find_map(|l| {
+            let (m, y) = l.trim().split_once(' ')?;
+            let m = MONTHS.iter().position(|x| *x == m)? as i32;
+            Some(y.parse::<i32>().ok()? * 12 + m)
+        });
+        let shown = shown.ok_or_else(|| env.state.not_found("the datepicker's month".into()))?;
+        if shown == target {
+            click(env, "link", &day.to_string())?;
+            return submit(env);
+        }
+        click(env, "a", if shown > target { "Prev" } else { "Next" })?;
+    }
+    Err(env.state.not_found(format!("the month of {date}")))
+}
+
+pub fn choose_date_easy(env: &mut Env) -> Result<()> {
+    choose_date(env)
+}
+
+pub fn choose_date_medium(env: &mut Env) -> Result<()> {
+    choose_date(env)
+}
+
+pub fn choose_date_nodelay(env: &mut Env) -> Result<()> {
+    choose_date(env)
+}
