@@ -833,14 +833,6 @@ pub fn sign_agreement(env: &mut Env) -> Result<()> {
     click(env, "button", &button)
 }
 
-/// Expand the pie menu below (its "+" button) and click on the item labeled "X".
-pub fn click_pie(env: &mut Env) -> Result<()> {
-    let q = env.state.query();
-    let name = between(&q, "the item labeled \"", "\".").ok_or_else(|| bad("click-pie", &env.state))?.to_string();
-    click(env, "clickable", "+")?;
-    click(env, "clickable", &name)
-}
-
 const MONTHS: [&str; 12] = [
     "January",
     "February",
