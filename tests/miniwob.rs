@@ -42,7 +42,8 @@ struct Episode {
 /// Click START, play, read the reward display. The episode counter must move by one.
 fn episode(env: &mut Env, policy: policies::Policy) -> Result<f64> {
     let (_, before) = env.state.reward();
-    let before = before.ok_or_else(|| HarnessError::NoReward { episodes_done: None, page_content: env.state.page_content.clone() })?;
+    let before = before
+        .ok_or_else(|| HarnessError::NoReward { episodes_done: None, page_content: env.state.page_content.clone() })?;
     let start = env.state.get("clickable", "START")?.index;
     env.click(start)?;
     policy(env)?;
@@ -51,7 +52,10 @@ fn episode(env: &mut Env, policy: policies::Policy) -> Result<f64> {
     for _ in 0..20 {
         let (last, done) = env.state.reward();
         if done == Some(before + 1) {
-            return last.ok_or_else(|| HarnessError::NoReward { episodes_done: done, page_content: env.state.page_content.clone() });
+            return last.ok_or_else(|| HarnessError::NoReward {
+                episodes_done: done,
+                page_content: env.state.page_content.clone(),
+            });
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
         env.look()?;

@@ -135,9 +135,6 @@ impl Element {
     pub fn tag(&self) -> &str {
         self.desc["tag"].as_str().unwrap_or_default()
     }
-    pub fn input_type(&self) -> Option<&str> {
-        self.desc["attributes"]["type"].as_str()
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -164,7 +161,10 @@ impl State {
 
     pub fn error(&self) -> Option<(String, String)> {
         let e = self.raw.get("error")?;
-        Some((e["code"].as_str().unwrap_or_default().to_string(), e["message"].as_str().unwrap_or_default().to_string()))
+        Some((
+            e["code"].as_str().unwrap_or_default().to_string(),
+            e["message"].as_str().unwrap_or_default().to_string(),
+        ))
     }
 
     /// Elements with this role (as page_content shows it).
@@ -184,14 +184,6 @@ impl State {
 
     pub fn not_found(&self, what: String) -> HarnessError {
         HarnessError::NotFound { what, page_content: self.page_content.clone() }
-    }
-
-    /// The text of page_content between `start` and the first `end` after it (both excluded).
-    pub fn text_between(&self, start: &str, end: &str) -> Option<String> {
-        let at = self.page_content.find(start)? + start.len();
-        let rest = &self.page_content[at..];
-        let stop = rest.find(end)?;
-        Some(rest[..stop].to_string())
     }
 
     /// The page_content line an element's marker is on.
@@ -391,14 +383,14 @@ impl Env {
         let started = Instant::now();
         match self.lines.recv_timeout(LINE_LIMIT) {
             Ok(line) => State::parse(&line),
-            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => Err(HarnessError::Silent {
-                after: started.elapsed(),
-                stderr: self.stderr.lock().unwrap().clone(),
-            }),
+            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
+                Err(HarnessError::Silent { after: started.elapsed(), stderr: self.stderr.lock().unwrap().clone() })
+            }
         }
     }
 
     /// Send one action; the new state, or the error Sightline answered with.
+    #[allow(clippy::print_stderr, reason = "MINIWOB_TRACE=1 prints each action and the page_content it led to")]
     pub fn act(&mut self, action: Value) -> Result<&State> {
         let stdin = self.stdin.as_mut().expect("stdin open while the env runs");
         writeln!(stdin, "{action}")
@@ -446,10 +438,6 @@ impl Env {
 
     pub fn click(&mut self, index: u64) -> Result<&State> {
         self.act(json!({"action": "click_element", "element_index": index}))
-    }
-
-    pub fn type_text(&mut self, index: u64, text: &str) -> Result<&State> {
-        self.act(json!({"action": "input_text", "element_index": index, "text": text, "overwrite": true}))
     }
 
     pub fn select(&mut self, select: u64, option: u64) -> Result<&State> {

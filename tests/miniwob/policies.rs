@@ -281,7 +281,8 @@ pub fn click_tab(env: &mut Env) -> Result<()> {
 /// Open tabs one by one until the link "X" shows, then click it.
 pub fn click_tab_2(env: &mut Env) -> Result<()> {
     let q = env.state.query();
-    let name = between(&q, "find and click on the link \"", "\".").ok_or_else(|| bad("click-tab-2", &env.state))?.to_string();
+    let name =
+        between(&q, "find and click on the link \"", "\".").ok_or_else(|| bad("click-tab-2", &env.state))?.to_string();
     let tabs: Vec<String> = env.state.with_role("tab").map(|e| e.name.clone()).collect();
     for tab in tabs {
         if env.state.find("clickable", &name).is_some() {
@@ -307,7 +308,8 @@ pub fn click_collapsible(env: &mut Env) -> Result<()> {
 /// Expand sections one by one until the link "X" shows, then click it.
 pub fn click_collapsible_2(env: &mut Env) -> Result<()> {
     let q = env.state.query();
-    let name = between(&q, "click on the link \"", "\".").ok_or_else(|| bad("click-collapsible-2", &env.state))?.to_string();
+    let name =
+        between(&q, "click on the link \"", "\".").ok_or_else(|| bad("click-collapsible-2", &env.state))?.to_string();
     let sections: Vec<String> = env.state.with_role("tab").map(|e| e.name.clone()).collect();
     for section in sections {
         if env.state.find("clickable", &name).is_some() {
@@ -364,7 +366,9 @@ pub fn focus_text(env: &mut Env) -> Result<()> {
 /// Focus into the Nth input textbox.
 pub fn focus_text_2(env: &mut Env) -> Result<()> {
     let q = env.state.query();
-    let pos = between(&q, "Focus into the ", " input textbox").and_then(ordinal).ok_or_else(|| bad("focus-text-2", &env.state))?;
+    let pos = between(&q, "Focus into the ", " input textbox")
+        .and_then(ordinal)
+        .ok_or_else(|| bad("focus-text-2", &env.state))?;
     let field = nth(&env.state, "textbox", pos)?;
     press(env, &field)
 }
@@ -395,7 +399,9 @@ pub fn enter_date(env: &mut Env) -> Result<()> {
 /// Enter the value of KEY into the text field and press Submit (a two-column table).
 pub fn read_table(env: &mut Env) -> Result<()> {
     let q = env.state.query();
-    let key = between(&q, "Enter the value of ", " into the text field").ok_or_else(|| bad("read-table", &env.state))?.to_string();
+    let key = between(&q, "Enter the value of ", " into the text field")
+        .ok_or_else(|| bad("read-table", &env.state))?
+        .to_string();
     let value = env
         .state
         .task_text()
@@ -471,8 +477,16 @@ pub fn simple_algebra(env: &mut Env) -> Result<()> {
 /// Copy the text in the textarea below, paste it into the textbox and press Submit.
 pub fn copy_paste(env: &mut Env) -> Result<()> {
     let s = &env.state;
-    let source = s.with_role("textbox").find(|e| e.tag() == "textarea").cloned().ok_or_else(|| s.not_found("the textarea".into()))?;
-    let target = s.with_role("textbox").find(|e| e.tag() == "input").cloned().ok_or_else(|| s.not_found("the textbox".into()))?;
+    let source = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "textarea")
+        .cloned()
+        .ok_or_else(|| s.not_found("the textarea".into()))?;
+    let target = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "input")
+        .cloned()
+        .ok_or_else(|| s.not_found("the textbox".into()))?;
     let text = source.value().unwrap_or_default().to_string();
     type_into(env, &target, &text)?;
     submit(env)
@@ -543,7 +557,8 @@ pub fn use_autocomplete(env: &mut Env) -> Result<()> {
 /// Find and click on the folder or file named "X", opening folders until it shows.
 pub fn navigate_tree(env: &mut Env) -> Result<()> {
     let q = env.state.query();
-    let name = between(&q, "folder or file named \"", "\".").ok_or_else(|| bad("navigate-tree", &env.state))?.to_string();
+    let name =
+        between(&q, "folder or file named \"", "\".").ok_or_else(|| bad("navigate-tree", &env.state))?.to_string();
     let mut opened: Vec<String> = Vec::new();
     for _ in 0..12 {
         if let Some(e) = env.state.find("clickable", &name).cloned() {
@@ -572,8 +587,12 @@ pub fn navigate_tree(env: &mut Env) -> Result<()> {
 /// Select A>B>C: hover the menu items along the path, click the last.
 pub fn click_menu(env: &mut Env) -> Result<()> {
     let q = env.state.query();
-    let path: Vec<String> =
-        q.strip_prefix("Select ").ok_or_else(|| bad("click-menu", &env.state))?.split('>').map(str::to_string).collect();
+    let path: Vec<String> = q
+        .strip_prefix("Select ")
+        .ok_or_else(|| bad("click-menu", &env.state))?
+        .split('>')
+        .map(str::to_string)
+        .collect();
     let (last, through) = path.split_last().ok_or_else(|| bad("click-menu", &env.state))?;
     for item in through {
         let e = env.state.get("menuitem", item)?.clone();
@@ -586,7 +605,8 @@ pub fn click_menu(env: &mut Env) -> Result<()> {
 /// Choose X from the dropdown (a Selectric list), then click the button labeled "Y".
 pub fn form_sequence_3(env: &mut Env) -> Result<()> {
     let q = env.state.query();
-    let choice = between(&q, "Choose ", " from the dropdown").ok_or_else(|| bad("form-sequence-3", &env.state))?.to_string();
+    let choice =
+        between(&q, "Choose ", " from the dropdown").ok_or_else(|| bad("form-sequence-3", &env.state))?.to_string();
     let button = quoted(&q, 0).ok_or_else(|| bad("form-sequence-3", &env.state))?.to_string();
     click(env, "clickable", "▾")?;
     for _ in 0..8 {
@@ -602,7 +622,9 @@ pub fn form_sequence_3(env: &mut Env) -> Result<()> {
             .last()
             .cloned()
             .ok_or_else(|| env.state.not_found("the open list".into()))?;
-        env.act(serde_json::json!({"action": "scroll", "direction": "down", "pixels": 40, "element_index": last.index}))?;
+        env.act(
+            serde_json::json!({"action": "scroll", "direction": "down", "pixels": 40, "element_index": last.index}),
+        )?;
     }
     Err(env.state.not_found(format!("{choice:?} in the list")))
 }
@@ -651,7 +673,9 @@ pub fn multi_layouts(env: &mut Env) -> Result<()> {
     let go = s
         .elements
         .iter()
-        .find(|e| (e.role == "button" || e.role == "clickable") && ["Submit", "Search", "Go!"].contains(&e.name.as_str()))
+        .find(|e| {
+            (e.role == "button" || e.role == "clickable") && ["Submit", "Search", "Go!"].contains(&e.name.as_str())
+        })
         .cloned()
         .ok_or_else(|| s.not_found("the submit control".into()))?;
     press(env, &go)
@@ -660,9 +684,11 @@ pub fn multi_layouts(env: &mut Env) -> Result<()> {
 /// Check the Nth radio button and enter the number "X" into the Mth textbox.
 pub fn form_sequence_2(env: &mut Env) -> Result<()> {
     let q = env.state.query();
-    let radio = between(&q, "Check the ", " radio").and_then(ordinal).ok_or_else(|| bad("form-sequence-2", &env.state))?;
+    let radio =
+        between(&q, "Check the ", " radio").and_then(ordinal).ok_or_else(|| bad("form-sequence-2", &env.state))?;
     let number = quoted(&q, 0).ok_or_else(|| bad("form-sequence-2", &env.state))?.to_string();
-    let field = between(&q, "\" into the ", " textbox").and_then(ordinal).ok_or_else(|| bad("form-sequence-2", &env.state))?;
+    let field =
+        between(&q, "\" into the ", " textbox").and_then(ordinal).ok_or_else(|| bad("form-sequence-2", &env.state))?;
     let r = nth(&env.state, "radio", radio)?;
     press(env, &r)?;
     let t = nth(&env.state, "textbox", field)?;
@@ -700,7 +726,9 @@ pub fn login_user_popup(env: &mut Env) -> Result<()> {
 pub fn search_engine(env: &mut Env) -> Result<()> {
     let q = env.state.query();
     let text = quoted(&q, 0).ok_or_else(|| bad("search-engine", &env.state))?.to_string();
-    let pos = between(&q, "click the ", " search result").and_then(ordinal).ok_or_else(|| bad("search-engine", &env.state))?;
+    let pos = between(&q, "click the ", " search result")
+        .and_then(ordinal)
+        .ok_or_else(|| bad("search-engine", &env.state))?;
     let field = nth(&env.state, "textbox", 0)?;
     type_into(env, &field, &text)?;
     click(env, "button", "Search")?;
@@ -708,7 +736,9 @@ pub fn search_engine(env: &mut Env) -> Result<()> {
     if page > 1 {
         click(env, "link", &page.to_string())?;
     }
-    let pager = |n: &str| n.chars().all(|c| c.is_ascii_digit()) || ["<", ">", "«", "»", "First", "Last", "Previous", "Next"].contains(&n);
+    let pager = |n: &str| {
+        n.chars().all(|c| c.is_ascii_digit()) || ["<", ">", "«", "»", "First", "Last", "Previous", "Next"].contains(&n)
+    };
     let s = &env.state;
     let result = s
         .with_role("link")
@@ -741,11 +771,16 @@ pub fn enter_time(env: &mut Env) -> Result<()> {
 /// Copy the text from the Nth text area below and paste it into the text input.
 pub fn copy_paste_2(env: &mut Env) -> Result<()> {
     let q = env.state.query();
-    let pos = between(&q, "from the ", " text area").and_then(ordinal).ok_or_else(|| bad("copy-paste-2", &env.state))?;
+    let pos =
+        between(&q, "from the ", " text area").and_then(ordinal).ok_or_else(|| bad("copy-paste-2", &env.state))?;
     let s = &env.state;
     let source = s.with_role("textbox").filter(|e| e.tag() == "textarea").nth(pos).cloned();
     let source = source.ok_or_else(|| s.not_found(format!("text area number {}", pos + 1)))?;
-    let target = s.with_role("textbox").find(|e| e.tag() == "input").cloned().ok_or_else(|| s.not_found("the text input".into()))?;
+    let target = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "input")
+        .cloned()
+        .ok_or_else(|| s.not_found("the text input".into()))?;
     let text = source.value().unwrap_or_default().to_string();
     type_into(env, &target, &text)?;
     submit(env)
@@ -763,17 +798,18 @@ pub fn text_transform(env: &mut Env) -> Result<()> {
 /// Generate a number less than / greater than N, or odd / even, then press submit.
 pub fn generate_number(env: &mut Env) -> Result<()> {
     let q = env.state.query();
-    let want: Box<dyn Fn(i64) -> bool> = if let Some(n) = between(&q, "less than ", ",").and_then(|n| n.parse::<i64>().ok()) {
-        Box::new(move |x| x < n)
-    } else if let Some(n) = between(&q, "greater than ", ",").and_then(|n| n.parse::<i64>().ok()) {
-        Box::new(move |x| x > n)
-    } else if q.contains("an odd number") {
-        Box::new(|x| x % 2 != 0)
-    } else if q.contains("an even number") {
-        Box::new(|x| x % 2 == 0)
-    } else {
-        return Err(bad("generate-number", &env.state));
-    };
+    let want: Box<dyn Fn(i64) -> bool> =
+        if let Some(n) = between(&q, "less than ", ",").and_then(|n| n.parse::<i64>().ok()) {
+            Box::new(move |x| x < n)
+        } else if let Some(n) = between(&q, "greater than ", ",").and_then(|n| n.parse::<i64>().ok()) {
+            Box::new(move |x| x > n)
+        } else if q.contains("an odd number") {
+            Box::new(|x| x % 2 != 0)
+        } else if q.contains("an even number") {
+            Box::new(|x| x % 2 == 0)
+        } else {
+            return Err(bad("generate-number", &env.state));
+        };
     for _ in 0..20 {
         click(env, "button", "Generate")?;
         // The number shows on the line above the buttons.
@@ -827,7 +863,10 @@ pub fn sign_agreement(env: &mut Env) -> Result<()> {
     let text = env.state.with_role("textbox").find(|e| e.tag() == "textarea").cloned();
     let text = text.ok_or_else(|| env.state.not_found("the agreement's text area".into()))?;
     let pick = picker(&env.state, &text);
-    env.act_on(pick, |i| serde_json::json!({"action": "scroll", "direction": "down", "pixels": 5000, "element_index": i}))?;
+    env.act_on(
+        pick,
+        |i| serde_json::json!({"action": "scroll", "direction": "down", "pixels": 5000, "element_index": i}),
+    )?;
     let field = env.state.get("textbox", "Name")?.clone();
     type_into(env, &field, &name)?;
     click(env, "button", &button)
