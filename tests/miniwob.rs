@@ -168,6 +168,7 @@ tasks! {
     generate_number => "generate-number",
     phone_book => "phone-book",
     sign_agreement => "sign-agreement",
+    click_scroll_list => "click-scroll-list",
     choose_date => "choose-date",
     choose_date_easy => "choose-date-easy",
     choose_date_medium => "choose-date-medium",

@@ -924,3 +924,18 @@ pub fn choose_date_medium(env: &mut Env) -> Result<()> {
 pub fn choose_date_nodelay(env: &mut Env) -> Result<()> {
     choose_date(env)
 }
+
+/// Select A, B from the scroll list (a `<select multiple>`) and click Submit.
+pub fn click_scroll_list(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let list = between(&q, "Select ", " from the scroll list").ok_or_else(|| bad("click-scroll-list", &env.state))?;
+    let names: Vec<String> = list.split(", ").map(str::to_string).collect();
+    for name in names {
+        let option = env.state.get("option", &name)?.clone();
+        let list = nth(&env.state, "listbox", 0)?;
+        let pick = picker(&env.state, &option);
+        let list = list.index;
+        env.act_on(pick, |o| serde_json::json!({"action": "select_option", "element_index": list, "option_index": o}))?;
+    }
+    submit(env)
+}
