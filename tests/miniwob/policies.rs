@@ -981,8 +981,16 @@ pub fn use_autocomplete_nodelay(env: &mut Env) -> Result<()> {
 /// Find the last word in the text area, enter it into the text field and hit Submit.
 pub fn scroll_text(env: &mut Env) -> Result<()> {
     let s = &env.state;
-    let area = s.with_role("textbox").find(|e| e.tag() == "textarea").cloned().ok_or_else(|| s.not_found("the text area".into()))?;
-    let field = s.with_role("textbox").find(|e| e.tag() == "input").cloned().ok_or_else(|| s.not_found("the text field".into()))?;
+    let area = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "textarea")
+        .cloned()
+        .ok_or_else(|| s.not_found("the text area".into()))?;
+    let field = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "input")
+        .cloned()
+        .ok_or_else(|| s.not_found("the text field".into()))?;
     let text = area.value().unwrap_or_default();
     let last: String =
         text.split_whitespace().last().unwrap_or_default().chars().filter(char::is_ascii_alphanumeric).collect();
@@ -1001,8 +1009,15 @@ pub fn scroll_text_2(env: &mut Env) -> Result<()> {
         return Err(bad("scroll-text-2", &env.state));
     };
     let s = &env.state;
-    let area = s.with_role("textbox").find(|e| e.tag() == "textarea").cloned().ok_or_else(|| s.not_found("the text area".into()))?;
+    let area = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "textarea")
+        .cloned()
+        .ok_or_else(|| s.not_found("the text area".into()))?;
     let pick = picker(&env.state, &area);
-    env.act_on(pick, |i| serde_json::json!({"action": "scroll", "direction": direction, "pixels": 5000, "element_index": i}))?;
+    env.act_on(
+        pick,
+        |i| serde_json::json!({"action": "scroll", "direction": direction, "pixels": 5000, "element_index": i}),
+    )?;
     submit(env)
 }
