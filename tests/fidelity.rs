@@ -289,3 +289,114 @@ fn a_page_with_a_worker_settles_quickly() {
         assert!(t.elapsed() < Duration::from_secs(10), "settle waited for the worker: {:?}", t.elapsed());
     })
 }
+
+// Issue 17, item 1: covering follows the painting order. A text painted after
+// (above) something opaque is seen; only a box painted later and opaque hides it.
+#[test]
+fn text_painted_above_a_canvas_is_read() {
+    run(async {
+        let env = env("/fidelity/painted.html").await;
+        let s = env.state();
+        ok(s);
+        let c = &s.page_content;
+        // MiniWoB++'s reward display: a positioned div painted after a positioned canvas.
+        assert!(c.contains("Last reward: -"), "{c}");
+        assert!(c.contains("Episodes done: 3"), "{c}");
+        // A higher z-index is painted later whatever the tree order.
+        assert!(c.contains("Raised above its cover"), "{c}");
+        assert!(c.contains("Caption over a picture"), "{c}");
+        // Opaque boxes painted later do hide: after it in tree order, or a higher
+        // stacking context than the one the text's own z-index lives in.
+        assert!(!c.contains("Hidden below a later box"), "{c}");
+        assert!(!c.contains("Inside a lower context"), "{c}");
+        // Elements follow the same rule.
+        token(s, "button", "Go");
+        token(s, "button", "Over the canvas");
+        assert!(c.starts_with("Click the button."), "{c}");
+    })
+}
+
+// Issue 17, item 2: the seed lists a `<label>` tied to a form control as interactive.
+#[test]
+fn labels_have_entries_of_their_own() {
+    run(async {
+        let mut env = env("/fidelity/labels.html").await;
+        let s = env.state().clone();
+        let c = &s.page_content;
+        let label = |text: &str| {
+            let at = s
+                .element_index
+                .0
+                .iter()
+                .position(|d| d.tag == "label" && d.text_content.as_deref() == Some(text))
+                .unwrap_or_else(|| panic!("no label entry {text:?} in:\n{c}"));
+            at as u64 + 1
+        };
+        // A label whose text names its control is a marker beside the control's token.
+        let for_x = label("Label for input");
+        let x = token(&s, "textbox", "Label for input");
+        assert!(c.contains(&format!("[{for_x}]label [{x}]textbox \"Label for input\"")), "{c}");
+        let wrapping = label("Wrapping label");
+        let boxed = token(&s, "checkbox", "Wrapping label");
+        assert!(c.contains(&format!("[{wrapping}]label [{boxed}]checkbox \"Wrapping label\"")), "{c}");
+        let far = label("Far label");
+        assert!(c.contains(&format!("[{far}]label [")), "{c}");
+        // The text is not said twice.
+        assert_eq!(c.matches("Label for input").count(), 1, "{c}");
+        // A label that is not its control's name, or whose control is hidden, shows its text.
+        let shown = token(&s, "label", "Shown label");
+        token(&s, "textbox", "Named otherwise");
+        let custom = token(&s, "label", "Custom box");
+        // A label tied to nothing is text.
+        assert!(c.contains("Label of nothing"), "{c}");
+        assert!(!s.element_index.0.iter().any(|d| d.text_content.as_deref() == Some("Label of nothing")), "{c}");
+        // Every entry once in the text.
+        for i in 1..=s.element_index.0.len() {
+            assert_eq!(c.matches(&format!("[{i}]")).count(), 1, "[{i}] in:\n{c}");
+        }
+        assert_eq!(s.element_index.0[shown as usize - 1].tag, "label");
+        // Clicking a label does what a click on the label does: it reaches the
+        // label's listeners and toggles (or focuses) its control.
+        let s = step(&mut env, json!({"action": "click_element", "element_index": wrapping})).await.state;
+        ok(&s);
+        assert!(s.page_content.contains("label clicks: 1"), "{}", s.page_content);
+        assert!(
+            s.page_content.contains(&format!("[{boxed}]checkbox \"Wrapping label\" checked")),
+            "{}",
+            s.page_content
+        );
+        let s = step(&mut env, json!({"action": "click_element", "element_index": custom})).await.state;
+        ok(&s);
+        assert!(s.page_content.contains("label clicks: 2"), "{}", s.page_content);
+        let checked: bool =
+            env.tab().evaluate("document.getElementById('hidden-box').checked").await.unwrap().as_bool().unwrap();
+        assert!(checked, "the custom box's label toggles its hidden checkbox");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": for_x})).await.state;
+        ok(&s);
+        assert!(s.page_content.contains(&format!("[{x}]textbox \"Label for input\" focused")), "{}", s.page_content);
+    })
+}
+
+// Issue 17, item 3: names a person would read.
+#[test]
+fn icon_buttons_are_named_as_chromium_names_them() {
+    run(async {
+        let env = env("/fidelity/icons.html").await;
+        let s = env.state();
+        ok(s);
+        // An icon font's private-use glyph is no name: the title is.
+        token(s, "button", "Delete Record");
+        token(s, "link", "Edit Record");
+        token(s, "button", "Show details");
+        // TodoMVC's toggle-all: a transparent 1px checkbox that its label draws (an
+        // arrow from ::before, the text at font-size 0). The label is what a person
+        // clicks: it carries the name Chromium gives the checkbox, and its state.
+        let toggle = token(s, "label", "❯Mark all as complete");
+        assert!(
+            s.page_content.contains(&format!("[{toggle}]label \"❯Mark all as complete\" unchecked")),
+            "{}",
+            s.page_content
+        );
+        assert!(!s.page_content.chars().any(|c| ('\u{e000}'..='\u{f8ff}').contains(&c)), "{}", s.page_content);
+    })
+}

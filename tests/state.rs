@@ -36,9 +36,17 @@ fn indexes_every_interactive_kind_in_document_order() {
         let pos = |w: &str| t.iter().position(|x| x.starts_with(w)).unwrap();
         assert!(pos("Relative link") < pos("Native button") && pos("Native button") < pos("Summary toggle"));
         assert!(t.iter().any(|x| x.starts_with("Cursor span")), "cursor:pointer span is indexed");
-        // A label tied to an indexed control names it and is not listed a second time.
+        // A label tied to an indexed control names it, and is an entry of its own
+        // (the seed lists it as interactive), shown as a marker beside the control.
         assert!(s.page_content.contains("]textbox \"Label for text\""), "{}", s.page_content);
-        assert!(!t.iter().any(|x| x == "Label for text"), "{t:?}");
+        let label = s
+            .element_index
+            .0
+            .iter()
+            .position(|d| d.tag == "label" && d.text_content.as_deref() == Some("Label for text"));
+        let label = label.unwrap_or_else(|| panic!("no label entry in {t:?}")) + 1;
+        assert!(s.page_content.contains(&format!("[{label}]label [")), "{}", s.page_content);
+        assert_eq!(s.page_content.matches("Label for text").count(), 1, "{}", s.page_content);
         // Inherited cursor, plain text and hidden inputs are not.
         assert!(
             !t.iter().any(|x| x == "inherited bold" || x == "Plain div" || x.starts_with("Plain paragraph")),

@@ -394,6 +394,16 @@ impl Arena {
         top
     }
 
+    /// The paint layer `id` is painted in: its own box's, else that of the
+    /// nearest ancestor with a box in the same document (`display: contents`).
+    fn paint_of(&self, id: NodeId) -> Option<i64> {
+        let doc = self.nodes[id as usize].doc;
+        std::iter::once(id)
+            .chain(self.ancestors(id))
+            .take_while(|&a| self.nodes[a as usize].doc == doc)
+            .find_map(|a| self.nodes[a as usize].layout.as_ref().map(|l| l.paint))
+    }
+
     fn related(&self, a: NodeId, b: NodeId) -> bool {
         self.is_ancestor_or_self(a, b) || self.is_ancestor_or_self(b, a)
     }
@@ -433,11 +443,16 @@ impl Arena {
             if top.iter().any(|&t| self.related(t, id)) {
                 return None;
             }
-            // `id` itself sits in the top layer here (in-flow siblings share a layer).
-            let own = self.nodes[id as usize].layout.as_ref().map(|l| l.paint);
+            // Only a layer painted *after* `id`'s own covers it: `id` in the top layer
+            // (in-flow siblings share a layer), or in a later one (a positioned
+            // caption over a canvas, whose box paints nothing and was looked
+            // through), is seen.
+            let own = self.paint_of(id);
             let best = self.nodes[top[0] as usize].layout.as_ref().map(|l| l.paint);
-            if own.is_some() && own == best && self.nodes[id as usize].doc == doc {
-                return None;
+            if let (Some(own), Some(best)) = (own, best) {
+                if own >= best && self.nodes[id as usize].doc == doc {
+                    return None;
+                }
             }
             return Some(top.last().copied());
         }

@@ -21,6 +21,8 @@ struct Renderer<'a> {
     elements: &'a [Element],
     quiet: &'a std::collections::HashSet<NodeId>,
     by_node: HashMap<NodeId, usize>,
+    /// For each control, the labels shown as a marker beside its token.
+    markers: HashMap<crate::index::ElementIndex, Vec<usize>>,
     emitted: Vec<bool>,
     flow: Flow,
     /// Inside table cells and inline-blocks, block boundaries read as one space.
@@ -32,11 +34,18 @@ struct Renderer<'a> {
 /// Render the page text for `elements` (already indexed) over `arena`.
 pub fn render(arena: &mut Arena, elements: &[Element], quiet: &std::collections::HashSet<NodeId>) -> String {
     let by_node = elements.iter().enumerate().map(|(i, e)| (e.node, i)).collect();
+    let mut markers: HashMap<crate::index::ElementIndex, Vec<usize>> = HashMap::new();
+    for (i, e) in elements.iter().enumerate() {
+        if let Some(control) = e.label_for {
+            markers.entry(control).or_default().push(i);
+        }
+    }
     let mut r = Renderer {
         arena,
         elements,
         quiet,
         by_node,
+        markers,
         emitted: vec![false; elements.len()],
         flow: Flow::new(),
         one_line: 0,
@@ -253,10 +262,18 @@ impl Renderer<'_> {
         let mut quiet_children = quiet || self.quiet.contains(&id);
         if let Some(ei) = indexed {
             let e = &self.elements[ei];
-            let token = token(e);
-            let at = e.visible;
-            self.flow.atom_at(&token, Some(at));
-            self.emitted[ei] = true;
+            // A label that names its control is shown beside the control's token.
+            if e.label_for.is_none() {
+                let at = e.visible;
+                let mut shown = String::new();
+                for &li in self.markers.get(&e.index).map(Vec::as_slice).unwrap_or_default() {
+                    let _ = write!(shown, "[{}]label ", self.elements[li].index);
+                    self.emitted[li] = true;
+                }
+                shown.push_str(&token(e));
+                self.flow.atom_at(&shown, Some(at));
+                self.emitted[ei] = true;
+            }
             quiet_children = true;
         }
         let one_line = matches!(display, Display::Cell | Display::InlineBlock);

@@ -48,6 +48,7 @@ fn control(index: ElementIndex, control: DialogControl, label: &str, value: Opti
         focused: text,
         range: None,
         dialog: Some(control),
+        label_for: None,
     }
 }
 

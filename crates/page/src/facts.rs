@@ -6,8 +6,9 @@
 use std::collections::HashMap;
 
 use crate::arena::{Arena, NodeId};
-use crate::capture::{AxNode, Capture};
+use crate::capture::{AxNode, AxValue, Capture};
 use crate::interactive::{self, Reason};
+use crate::text::is_private_use;
 
 #[derive(Debug, Default)]
 pub(crate) struct Facts {
@@ -57,7 +58,21 @@ fn ax_join(arena: &Arena, capture: &Capture) -> HashMap<NodeId, AxNode> {
         .ids()
         .filter_map(|id| {
             let n = arena.node(id);
-            by_backend.get(&(n.frame, n.backend_id)).map(|&a| (id, a.clone()))
+            by_backend.get(&(n.frame, n.backend_id)).map(|&a| (id, without_icon_glyphs(a.clone())))
         })
         .collect()
+}
+
+/// Chromium names an icon-font button by its glyph (`button "\u{f1f8}"`), a
+/// private-use character no one reads. The glyphs are left out of its names, as
+/// out of every text we read; a name made only of them is no name, so the
+/// author's title or label applies (as the DOM rules give it).
+fn without_icon_glyphs(mut a: AxNode) -> AxNode {
+    if let Some(s) = a.name.as_ref().and_then(|v| v.value.as_str()) {
+        if s.chars().any(is_private_use) {
+            let kept: String = s.chars().filter(|&c| !is_private_use(c)).collect();
+            a.name = (!kept.trim().is_empty()).then_some(AxValue { value: serde_json::Value::String(kept) });
+        }
+    }
+    a
 }

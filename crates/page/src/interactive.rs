@@ -99,6 +99,10 @@ pub struct Element {
     pub range: Option<(String, String)>,
     /// A control of an open JavaScript dialog rather than of the page.
     pub dialog: Option<DialogControl>,
+    /// For a `<label>` whose text is the name of the indexed control it labels:
+    /// that control. page_content shows such a label as a bare marker beside the
+    /// control's token (`[1]label [2]textbox "Email"`), not its text again.
+    pub label_for: Option<ElementIndex>,
 }
 
 /// What a JavaScript dialog's control does.
@@ -468,6 +472,7 @@ pub fn find(arena: &mut Arena, facts: &Facts) -> Found {
                 focused: false,
                 range: None,
                 dialog: None,
+                label_for: None,
             });
             continue;
         }
@@ -547,9 +552,9 @@ pub fn find(arena: &mut Arena, facts: &Facts) -> Found {
             focused: n.focused,
             range,
             dialog: None,
+            label_for: None,
         });
     }
-    drop_redundant_labels(&mut elements, labels_of);
     let mut naming_labels = HashSet::new();
     for e in &elements {
         if let Some(ls) = labels_of.get(&e.node) {
@@ -559,31 +564,55 @@ pub fn find(arena: &mut Arena, facts: &Facts) -> Found {
             }
         }
     }
+    mark_naming_labels(&mut elements, labels_of, &naming_labels);
+    show_hidden_controls_state(arena, &mut elements, labels_of);
     Found { elements, covered, naming_labels }
 }
 
-/// A `<label>` is a target only when its control is not: clicking it does what
-/// clicking the (visible, indexed) control does, and listing both doubles the
-/// tokens and invites typing into the label. A label whose control is hidden (a
-/// custom checkbox drawn by the label) stays.
-fn drop_redundant_labels(elements: &mut Vec<Element>, labels_of: &HashMap<NodeId, Vec<NodeId>>) {
+/// The seed lists a `<label>` tied to a form control as interactive, so a label
+/// keeps its own entry even when its control is indexed (clicking it does what a
+/// click on the label does). Where its text is already the control's name, the
+/// entry points at the control (`label_for`), so page_content shows the label as
+/// a marker beside the control's token instead of repeating the text.
+fn mark_naming_labels(
+    elements: &mut [Element],
+    labels_of: &HashMap<NodeId, Vec<NodeId>>,
+    naming_labels: &HashSet<NodeId>,
+) {
+    let index_of: HashMap<NodeId, ElementIndex> = elements.iter().map(|e| (e.node, e.index)).collect();
+    let mut control_of: HashMap<NodeId, ElementIndex> = HashMap::new();
+    for (control, labels) in labels_of {
+        if let Some(&ci) = index_of.get(control) {
+            for l in labels.iter().filter(|l| naming_labels.contains(l)) {
+                control_of.insert(*l, ci);
+            }
+        }
+    }
+    for e in elements.iter_mut().filter(|e| e.reason == Reason::Label) {
+        e.label_for = control_of.get(&e.node).copied();
+    }
+}
+
+/// A label that stands for a checkbox or radio button drawn by the label itself
+/// (the input transparent or 1px, as TodoMVC's toggle-all): the label is what a
+/// person clicks, so its entry says whether its control is checked.
+fn show_hidden_controls_state(arena: &Arena, elements: &mut [Element], labels_of: &HashMap<NodeId, Vec<NodeId>>) {
     let indexed: HashSet<NodeId> = elements.iter().map(|e| e.node).collect();
-    let redundant: HashSet<NodeId> = labels_of
-        .iter()
-        .filter(|(control, _)| indexed.contains(control))
-        .flat_map(|(_, labels)| labels.iter().copied())
-        .collect();
-    if !elements.iter().any(|e| e.reason == Reason::Label && redundant.contains(&e.node)) {
-        return;
+    let mut state_of: HashMap<NodeId, bool> = HashMap::new();
+    for (&control, labels) in labels_of {
+        let toggles = arena.node(control).tag == "input"
+            && matches!(input_type(arena, control).as_str(), "checkbox" | "radio")
+            && !is_disabled(arena, control);
+        if toggles && !indexed.contains(&control) {
+            for &l in labels {
+                state_of.insert(l, arena.node(control).checked);
+            }
+        }
     }
-    let mut renumber: HashMap<ElementIndex, ElementIndex> = HashMap::new();
-    elements.retain(|e| !(e.reason == Reason::Label && redundant.contains(&e.node)));
-    for (i, e) in elements.iter_mut().enumerate() {
-        renumber.insert(e.index, ElementIndex::from_position(i));
-        e.index = ElementIndex::from_position(i);
-    }
-    for e in elements.iter_mut() {
-        e.select = e.select.and_then(|s| renumber.get(&s).copied());
+    for e in elements.iter_mut().filter(|e| e.reason == Reason::Label) {
+        if let Some(&checked) = state_of.get(&e.node) {
+            e.descriptor.checked = Some(checked);
+        }
     }
 }
 

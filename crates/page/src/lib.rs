@@ -120,7 +120,9 @@ impl PageView {
     pub fn set_names(&mut self, names: &[(ElementIndex, String)]) {
         let mut changed = false;
         for (index, name) in names {
-            let name = cut(&collapse(name), 80);
+            // An icon font's glyph is no name (see `text::is_private_use`).
+            let name: String = name.chars().filter(|&c| !text::is_private_use(c)).collect();
+            let name = cut(&collapse(&name), 80);
             if let Some(e) = self.elements.get_mut(index.position()) {
                 if e.label.is_empty() && !name.is_empty() {
                     e.label = name;

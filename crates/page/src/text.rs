@@ -122,18 +122,23 @@ impl Flow {
     }
 
     /// Inline text in a white-space mode.
+    /// Inline text. Private-use characters (an icon font's glyph) are left out:
+    /// no one reads them, and a name made only of them is no name.
     pub fn text(&mut self, s: &str, ws: WhiteSpace) {
         self.text_at(s, ws, None);
     }
 
     /// Inline text laid out at `at` (its box on screen, when known).
     pub fn text_at(&mut self, s: &str, ws: WhiteSpace, at: Option<Rect>) {
-        if s.chars().any(|c| !collapsible(c)) {
+        if s.chars().any(|c| !collapsible(c) && !is_private_use(c)) {
             self.place(at);
         }
         for c in s.chars() {
             if self.full() {
                 return;
+            }
+            if is_private_use(c) {
+                continue;
             }
             match (ws, c) {
                 (WhiteSpace::Collapse, c) if collapsible(c) => self.space = true,
@@ -423,6 +428,12 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, dom: bool, skip_aria_hidden:
     flow.finish_line()
 }
 
+/// A private-use character: the glyph an icon font draws (Font Awesome's
+/// `\u{f1f8}` from `::before`), which a person sees as a picture, not as text.
+pub(crate) fn is_private_use(c: char) -> bool {
+    matches!(c as u32, 0xE000..=0xF8FF | 0xF_0000..=0xF_FFFD | 0x10_0000..=0x10_FFFD)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -492,5 +503,15 @@ mod tests {
         f.atom("[5]link \"Add\"");
         f.cell();
         assert_eq!(f.finish(), vec!["Select [4]link \"Paris\", then", "A | [5]link \"Add\""]);
+    }
+
+    #[test]
+    fn icon_font_glyphs_are_not_text() {
+        let mut f = Flow::one_line(100);
+        f.text("\u{f1f8}", WhiteSpace::Collapse);
+        assert_eq!(f.finish_line(), "");
+        let mut f = Flow::one_line(100);
+        f.text("\u{f040} Edit", WhiteSpace::Collapse);
+        assert_eq!(f.finish_line(), "Edit");
     }
 }
