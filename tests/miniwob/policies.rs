@@ -36,8 +36,27 @@ fn ordinal(word: &str) -> Option<usize> {
 // Acting on what the state shows
 
 fn click(env: &mut Env, role: &str, name: &str) -> Result<()> {
-    let e = env.state.get(role, name)?.clone();
+    let e = match env.state.find(role, name) {
+        Some(e) => e.clone(),
+        None => settled(env, role, name)?,
+    };
     press(env, &e)
+}
+
+/// The element with this role and name after looking again: it can be missing from a state
+/// captured while a jQuery animation (a panel sliding, a datepicker fading out over it) was
+/// still running, which Sightline's wait does not cover (see README, MiniWoB++). A person
+/// waits for the animation; so does this, up to three looks 400 ms apart (counted as retries).
+fn settled(env: &mut Env, role: &str, name: &str) -> Result<Element> {
+    for _ in 0..3 {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        env.look()?;
+        if let Some(e) = env.state.find(role, name) {
+            env.retries += 1;
+            return Ok(e.clone());
+        }
+    }
+    Err(env.state.not_found(format!("{role} {name:?}")))
 }
 
 fn submit(env: &mut Env) -> Result<()> {
