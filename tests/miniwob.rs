@@ -46,7 +46,14 @@ fn episode(env: &mut Env, policy: policies::Policy) -> Result<f64> {
         .ok_or_else(|| HarnessError::NoReward { episodes_done: None, page_content: env.state.page_content.clone() })?;
     let start = env.state.get("clickable", "START")?.index;
     env.click(start)?;
-    policy(env)?;
+    if let Err(e) = policy(env) {
+        // Some pages end the episode on an action the policy took for a step on the way
+        // (click-tab-2-medium: the empty tab is the answer when the link is not in the first);
+        // the reward display then has the last word.
+        if env.state.reward().1 != Some(before + 1) {
+            return Err(e);
+        }
+    }
     // The reward display reports the episode once its handler ran; most tasks end on the
     // policy's last click, a few a moment later (timed effects): look again a few times.
     for _ in 0..20 {
