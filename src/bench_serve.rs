@@ -228,7 +228,8 @@ async fn start_server(
     max: usize,
 ) -> Result<(String, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>)> {
     let hub = HubConfig { source, max_sessions: max, idle_timeout: Duration::from_secs(600), ..HubConfig::default() };
-    let cfg = ServeConfig { listen: "127.0.0.1:0".parse()?, token: None, hub };
+    let cfg =
+        ServeConfig { listen: "127.0.0.1:0".parse()?, principals: sightline_server::Principals::anonymous(), hub };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let (ready, addr) = tokio::sync::oneshot::channel();
     let done = tokio::spawn(sightline_server::serve(

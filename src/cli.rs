@@ -194,7 +194,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "serve",
         own: &["--listen", "--token-file", "--max-sessions", "--idle-timeout", "--grid"],
         browser: true,
-        help: "sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]\n                [--grid URL | --connect URL] [OPTIONS]\n\nHTTP API and MCP (Streamable HTTP at /mcp) for many isolated sessions. A non-loopback\n--listen needs --token-file.\n\nExamples:\n    sightline serve\n    sightline serve --grid http://127.0.0.1:4444 --max-sessions 10\n",
+        help: "sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]\n                [--grid URL | --connect URL] [OPTIONS]\n\nHTTP API and MCP (Streamable HTTP at /mcp) for many isolated sessions. A non-loopback\n--listen needs --token-file.\n\n--token-file FILE holds one principal per line, `name token` or a bare token (named token-N),\ntokens of 16 characters or more; FILE must be readable by its owner only (chmod 600).\nEach principal sees and drives only the sessions it created.\n\nExamples:\n    sightline serve\n    sightline serve --listen 0.0.0.0:8931 --token-file ~/.config/sightline/tokens\n    sightline serve --grid http://127.0.0.1:4444 --max-sessions 10\n",
     },
     CommandSpec {
         name: "marks",

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use sightline_server::{BrowserSource, GridConfig, HubConfig, ServeConfig};
+use sightline_server::{BrowserSource, GridConfig, HubConfig, Principals, ServeConfig};
 
 use crate::cli::Args;
 use crate::run;
@@ -36,19 +36,12 @@ pub fn config(a: &Args) -> Result<ServeConfig> {
         .unwrap_or("127.0.0.1:8931")
         .parse()
         .context("--listen expects HOST:PORT, e.g. 127.0.0.1:8931")?;
-    let token = match &a.token_file {
-        Some(f) => {
-            let t = std::fs::read_to_string(f).with_context(|| format!("reading --token-file {}", f.display()))?;
-            let t = t.trim().to_string();
-            if t.len() < 16 {
-                bail!("the token in {} is shorter than 16 characters", f.display());
-            }
-            Some(t)
-        }
-        None => None,
+    let principals = match &a.token_file {
+        Some(f) => Principals::load(f).with_context(|| format!("--token-file {}", f.display()))?,
+        None => Principals::anonymous(),
     };
-    if token.is_none() && !listen.ip().is_loopback() {
-        bail!("--listen {listen} is not a loopback address: give a bearer token with --token-file FILE");
+    if !principals.require_token() && !listen.ip().is_loopback() {
+        bail!("--listen {listen} is not a loopback address: give bearer tokens with --token-file FILE");
     }
     // One egress policy for every session. A Grid browser, like an attached one, is
     // not behind Sightline's proxy: explicit rules are refused rather than half-enforced.
@@ -88,7 +81,7 @@ pub fn config(a: &Args) -> Result<ServeConfig> {
         tab: run::tab_options(a)?,
         egress: Some(egress),
     };
-    Ok(ServeConfig { listen, token, hub })
+    Ok(ServeConfig { listen, principals, hub })
 }
 
 pub async fn run(a: &Args) -> Result<u8> {
@@ -103,6 +96,18 @@ pub async fn run(a: &Args) -> Result<u8> {
         eprintln!("sightline serve: stopping: ending sessions and closing browsers");
     };
     let grid = matches!(cfg.hub.source, BrowserSource::Grid(_));
+    // Names only: a token is never printed.
+    let names = cfg.principals.names();
+    if names.is_empty() {
+        eprintln!("sightline serve: no --token-file: every client is the one anonymous principal");
+    } else {
+        eprintln!(
+            "sightline serve: {} principal{} ({}), each seeing only its own sessions",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        );
+    }
     sightline_server::serve(cfg, stop, |addr| {
         eprintln!(
             "sightline serve: listening on http://{addr} (MCP at http://{addr}/mcp){}",

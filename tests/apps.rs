@@ -16,6 +16,8 @@
 //!   (`django_add_related_popup`, `django_confirm_dialog`, `todomvc_delete_via_hover`, …),
 //!   under a `Needs:` line that says which, and fails while that is missing.
 
+#[path = "apps/ax_names.rs"]
+mod ax_names;
 mod common;
 #[path = "apps/harness.rs"]
 mod harness;
@@ -462,6 +464,9 @@ fn the_viewport_walk_and_semantic_v2_read_real_apps_as_the_full_captures_do() {
         if let Some(d) = semantic_against_the_ax_tree(env.tab()).await {
             differ.push(format!("TodoMVC semantic_v2:{d}"));
         }
+        for lost in ax_names::names_lost(env.tab()).await {
+            differ.push(format!("TodoMVC: unnamed in the element index: {lost}"));
+        }
         env.close().await;
         let dj = Django::start();
         let mut env = common::env(&dj.url("/admin/")).await;
@@ -474,6 +479,9 @@ fn the_viewport_walk_and_semantic_v2_read_real_apps_as_the_full_captures_do() {
         if let Some(d) = semantic_against_the_ax_tree(env.tab()).await {
             differ.push(format!("Django changelist semantic_v2:{d}"));
         }
+        for lost in ax_names::names_lost(env.tab()).await {
+            differ.push(format!("Django changelist: unnamed in the element index: {lost}"));
+        }
         click_named(&mut env, "link", "Add question").await;
         scroll_to(&mut env, "button", "Save").await;
         let (walk, full, _) = walk_and_full(&env).await;
@@ -483,6 +491,349 @@ fn the_viewport_walk_and_semantic_v2_read_real_apps_as_the_full_captures_do() {
         if let Some(d) = semantic_against_the_ax_tree(env.tab()).await {
             differ.push(format!("Django add form semantic_v2:{d}"));
         }
+        for lost in ax_names::names_lost(env.tab()).await {
+            differ.push(format!("Django add form: unnamed in the element index: {lost}"));
+        }
+        env.close().await;
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    })
+}
+
+// =============================================================================================
+// Flask-Admin (issue 17 §6): a `User` and a `Post` model with Flask-Admin's stock views.
+
+fn users(fa: &FlaskAdmin) -> Vec<(String, String, bool)> {
+    fa.query("SELECT name, email, is_admin FROM user ORDER BY id")
+        .into_iter()
+        .map(|r| (r[0].as_str().unwrap().to_string(), r[1].as_str().unwrap().to_string(), r[2] == json!(1)))
+        .collect()
+}
+
+fn seeded_users() -> Vec<(String, String, bool)> {
+    [
+        ("Ada Lovelace", "ada@example.com", true),
+        ("Alan Turing", "alan@example.com", false),
+        ("Grace Hopper", "grace@example.com", false),
+    ]
+    .iter()
+    .map(|(n, e, a)| (n.to_string(), e.to_string(), *a))
+    .collect()
+}
+
+/// From the admin's home page to the list of a model, by the menu's link.
+async fn open_model(env: &mut sightline_api::Env, fa: &FlaskAdmin, model: &str) -> sightline_api::StateObject {
+    let s = env.state().clone();
+    let s = click(env, find(&s, "link", model)).await;
+    assert!(s.url.starts_with(&fa.url(&format!("/admin/{}/", model.to_lowercase()))), "{}", s.url);
+    s
+}
+
+/// "Create" tab, fill the form (a text field, an email, a checkbox), "Save".
+#[test]
+fn flask_admin_create_user() {
+    run(async {
+        let fa = FlaskAdmin::start();
+        let mut env = env(&fa.url("/admin/")).await;
+        let s = open_model(&mut env, &fa, "User").await;
+        let s = click(&mut env, find(&s, "link", "Create")).await;
+        assert!(s.url.contains("/admin/user/new/"), "{}", s.url);
+        let s = type_into(&mut env, find(&s, "textbox", "Name *"), "Margaret Hamilton").await;
+        let s = type_into(&mut env, find(&s, "textbox", "Email *"), "margaret@example.com").await;
+        let s = click(&mut env, find(&s, "checkbox", "Is Admin")).await;
+        let s = click(&mut env, find(&s, "button", "Save")).await;
+        assert!(s.url.contains("/admin/user/?"), "saved and back on the list: {}", s.url);
+        let mut want = seeded_users();
+        want.push(("Margaret Hamilton".into(), "margaret@example.com".into(), true));
+        assert_eq!(users(&fa), want);
+    })
+}
+
+/// The pencil icon link of a row (`<a title="Edit Record"><span class="fa fa-pencil">`) opens
+/// that row's form.
+#[test]
+fn flask_admin_edit_via_the_rows_icon_link() {
+    run(async {
+        let fa = FlaskAdmin::start();
+        let mut env = env(&fa.url("/admin/")).await;
+        let s = open_model(&mut env, &fa, "User").await;
+        let s = click(&mut env, find_on_line(&s, "Alan Turing", "link", "Edit Record")).await;
+        assert!(s.url.contains("/admin/user/edit/?id=2"), "Alan Turing's form: {}", s.url);
+        let s = type_into(&mut env, find(&s, "textbox", "Email *"), "turing@example.com").await;
+        let s = click(&mut env, find(&s, "checkbox", "Is Admin")).await;
+        click(&mut env, find(&s, "button", "Save")).await;
+        let mut want = seeded_users();
+        want[1] = ("Alan Turing".into(), "turing@example.com".into(), true);
+        assert_eq!(users(&fa), want);
+    })
+}
+
+/// The trash icon button of a row (`<button title="Delete Record"><span class="fa
+/// fa-trash">`) asks `confirm(…)`: Cancel keeps the row, OK deletes it.
+#[test]
+fn flask_admin_delete_via_the_rows_icon_button_and_confirm() {
+    run(async {
+        let fa = FlaskAdmin::start();
+        let mut env = env(&fa.url("/admin/")).await;
+        let s = open_model(&mut env, &fa, "User").await;
+        let s = click(&mut env, find_on_line(&s, "Grace Hopper", "button", "Delete Record")).await;
+        let s = click(&mut env, find(&s, "button", "Cancel")).await;
+        assert_eq!(users(&fa), seeded_users(), "Cancel deletes nothing");
+        assert_eq!(fa.requests("POST /admin/user/delete/"), 0);
+        let s = click(&mut env, find_on_line(&s, "Grace Hopper", "button", "Delete Record")).await;
+        click(&mut env, find(&s, "button", "OK")).await;
+        assert_eq!(users(&fa), seeded_users()[..2].to_vec());
+        assert_eq!(
+            fa.query("SELECT title FROM post ORDER BY id"),
+            vec![vec![json!("Notes on the Engine")], vec![json!("On Computable Numbers")]],
+            "her post went with her"
+        );
+    })
+}
+
+/// Search the list, select every row found, then "With selected" → "Delete" (a dropdown
+/// menu, then `confirm(…)`): exactly the rows found are deleted.
+#[test]
+fn flask_admin_search_then_bulk_delete() {
+    run(async {
+        let fa = FlaskAdmin::start();
+        let mut env = env(&fa.url("/admin/")).await;
+        let s = open_model(&mut env, &fa, "User").await;
+        let s = type_into(&mut env, find(&s, "textbox", "name, email"), "alan\n").await;
+        assert!(s.url.contains("search=alan"), "{}", s.url);
+        let s = click(&mut env, find(&s, "checkbox", "Select all records")).await;
+        let s = click(&mut env, find(&s, "button", "With selected")).await;
+        let s = click(&mut env, find(&s, "link", "Delete")).await;
+        assert_eq!(users(&fa), seeded_users(), "nothing is deleted before confirming");
+        click(&mut env, find(&s, "button", "OK")).await;
+        assert_eq!(fa.requests("POST /admin/user/action/"), 1, "{}", fa.log());
+        let mut want = seeded_users();
+        want.remove(1);
+        assert_eq!(users(&fa), want);
+    })
+}
+
+/// A post's author is a Select2 widget over a hidden `<select>`: open it, pick the author
+/// from its list; the date comes from typing.
+#[test]
+fn flask_admin_create_post_with_its_author() {
+    run(async {
+        let fa = FlaskAdmin::start();
+        let mut env = env(&fa.url("/admin/")).await;
+        let s = open_model(&mut env, &fa, "Post").await;
+        let s = click(&mut env, find(&s, "link", "Create")).await;
+        let s = type_into(&mut env, find(&s, "textbox", "Title *"), "Debugging the Mark II").await;
+        let s = type_into(&mut env, find(&s, "textbox", "Body"), "A moth was found in relay 70.").await;
+        // The author: Select2 shows the chosen one as a link after the field's label.
+        let s = click(&mut env, find_after(&s, "User *", "link", "Ada Lovelace")).await;
+        let s = click(&mut env, find(&s, "option", "Grace Hopper")).await;
+        click(&mut env, find(&s, "button", "Save")).await;
+        assert_eq!(
+            fa.query(
+                "SELECT p.title, p.body, u.name FROM post p JOIN user u ON u.id = p.user_id \
+                      WHERE p.id = 4"
+            ),
+            vec![vec![json!("Debugging the Mark II"), json!("A moth was found in relay 70."), json!("Grace Hopper")]]
+        );
+    })
+}
+
+// =============================================================================================
+// Datasette (issue 17 §6): the `library` database, its `books` table and a writable canned
+// query. Reads are checked in the server's request log, writes in the database.
+
+/// A facet value is a link that narrows the table: clicking "Fantasy" asks for exactly
+/// `?genre=Fantasy`.
+#[test]
+fn datasette_facet_click() {
+    run(async {
+        let ds = Datasette::start();
+        let mut env = env(&ds.url("/library/books")).await;
+        assert_eq!(ds.requests("GET /library/books?genre=Fantasy"), 0);
+        click_named(&mut env, "link", "Fantasy").await;
+        assert_eq!(ds.requests("GET /library/books?genre=Fantasy"), 1, "{}", ds.log());
+    })
+}
+
+/// The filter row: a column, an operator, a value, "Apply"; Datasette turns the form into
+/// `?_sort=id&author__contains=Le+Guin` (the sort is the default one).
+#[test]
+fn datasette_filter_rows() {
+    run(async {
+        let ds = Datasette::start();
+        let mut env = env(&ds.url("/library/books")).await;
+        let s = env.state().clone();
+        let column = find_nth(&s, "combobox", "", 1);
+        let s = act(
+            &mut env,
+            json!({"action": "select_option", "element_index": column, "option_index": find(&s, "option", "author")}),
+        )
+        .await;
+        let op = find_nth(&s, "combobox", "", 2);
+        let s = act(
+            &mut env,
+            json!({"action": "select_option", "element_index": op, "option_index": find(&s, "option", "contains")}),
+        )
+        .await;
+        let s = type_into(&mut env, find_nth(&s, "textbox", "", 1), "Le Guin").await;
+        click(&mut env, find(&s, "button", "Apply")).await;
+        assert_eq!(ds.requests("GET /library/books?_sort=id&author__contains=Le+Guin"), 1, "{}", ds.log());
+    })
+}
+
+/// Custom SQL in the database page's editor (CodeMirror over a textarea), "Run SQL".
+#[test]
+fn datasette_run_sql() {
+    run(async {
+        let ds = Datasette::start();
+        let mut env = env(&ds.url("/library")).await;
+        let s = env.state().clone();
+        // CodeMirror 5 shows the query in its own box (the textarea it types into is hidden).
+        let editor = find_starting(&s, "clickable", "1 select * from books");
+        let s = type_into(&mut env, editor, "select title from books where year < 1950").await;
+        click(&mut env, find(&s, "button", "Run SQL")).await;
+        assert_eq!(ds.requests("GET /library?sql=select+title+from+books+where+year+%3C+1950"), 1, "{}", ds.log());
+    })
+}
+
+/// A writable canned query is a form with a field per parameter: it inserts a row.
+#[test]
+fn datasette_writable_canned_query() {
+    run(async {
+        let ds = Datasette::start();
+        let mut env = env(&ds.url("/library")).await;
+        let s = click_named(&mut env, "link", "Add a note").await;
+        assert!(s.url.ends_with("/library/add_note"), "{}", s.url);
+        let s = type_into(&mut env, find(&s, "textbox", "title"), "Reading list").await;
+        let s = type_into(&mut env, find(&s, "textbox", "body"), "Piranesi next").await;
+        click(&mut env, find(&s, "button", "Run SQL")).await;
+        assert_eq!(
+            ds.query("SELECT title, body FROM notes"),
+            vec![vec![json!("Reading list"), json!("Piranesi next")]]
+        );
+    })
+}
+
+// =============================================================================================
+// MkDocs Material (issue 17 §6): a small site built with `mkdocs build`, served statically.
+// Pages opened are checked in the server's request log, the palette in localStorage.
+
+/// Search for a word only one page has; its result opens that page.
+#[test]
+fn mkdocs_search_then_open_the_result() {
+    run(async {
+        let site = MkDocs::start();
+        let mut env = env(&site.url("/")).await;
+        let search = find(env.state(), "textbox", "Search");
+        let s = type_into(&mut env, search, "barnacle").await;
+        assert_eq!(site.requests("GET /reference/log-retention/?h=barnacle"), 0);
+        click(&mut env, find_starting(&s, "link", "Log retention")).await;
+        // The page, asked for with the search term to highlight.
+        assert_eq!(site.requests("GET /reference/log-retention/?h=barnacle"), 1, "{}", site.log());
+    })
+}
+
+/// The header's palette toggle (a `<label title="Switch to dark mode">` of a hidden radio
+/// button, showing an icon) switches to the dark scheme and back; Material keeps the choice
+/// in localStorage.
+#[test]
+fn mkdocs_palette_toggle() {
+    run(async {
+        let site = MkDocs::start();
+        let mut env = env(&site.url("/")).await;
+        let scheme = |v: Option<serde_json::Value>| v.map(|v| v["color"]["scheme"].clone());
+        assert_eq!(scheme(stored(&env, "__palette").await), Some(json!("default")));
+        let s = click_named(&mut env, "label", "Switch to dark mode").await;
+        assert_eq!(scheme(stored(&env, "__palette").await), Some(json!("slate")));
+        assert!(!has(&s, "label", "Switch to dark mode"), "one toggle shows at a time:\n{}", s.page_content);
+        click(&mut env, find(&s, "label", "Switch to light mode")).await;
+        assert_eq!(scheme(stored(&env, "__palette").await), Some(json!("default")));
+    })
+}
+
+/// The navigation tree: the "Reference" section (a `<label>` of a hidden checkbox) opens,
+/// then one of its pages.
+#[test]
+fn mkdocs_navigation_tree() {
+    run(async {
+        let site = MkDocs::start();
+        let mut env = env(&site.url("/")).await;
+        assert!(
+            !has(env.state(), "link", "Log retention"),
+            "a closed section hides its pages:\n{}",
+            env.state().page_content
+        );
+        let s = env.state().clone();
+        let s = click(&mut env, find(&s, "label", "Reference")).await;
+        click(&mut env, find(&s, "link", "Log retention")).await;
+        assert_eq!(site.requests("GET /reference/log-retention/"), 1, "{}", site.log());
+    })
+}
+
+/// Whether the viewport walk gives the full snapshot's state, semantic_v2 from the DOM
+/// gives the tree joined with Chromium's accessibility tree, and the element index names
+/// every element Chromium names, on the page `env` shows now; each difference is pushed onto
+/// `differ` under `what`.
+async fn read_as_the_full_captures(env: &sightline_api::Env, what: &str, differ: &mut Vec<String>) {
+    for lost in ax_names::names_lost(env.tab()).await {
+        differ.push(format!("{what}: unnamed in the element index: {lost}"));
+    }
+    let (walk, full, _) = walk_and_full(env).await;
+    if walk != full {
+        differ.push(format!("{what}\n  full: {full}\n  walk: {walk}"));
+    }
+    if let Some(d) = semantic_against_the_ax_tree(env.tab()).await {
+        differ.push(format!("{what} semantic_v2:{d}"));
+    }
+}
+
+/// Flask-Admin's list (icon links and buttons in each row, a dropdown, a search box) and its
+/// form with a Select2 widget, closed and open.
+#[test]
+fn flask_admin_reads_as_the_full_captures_and_the_ax_tree() {
+    run(async {
+        let fa = FlaskAdmin::start();
+        let mut env = env(&fa.url("/admin/user/")).await;
+        let mut differ = Vec::new();
+        read_as_the_full_captures(&env, "Flask-Admin user list", &mut differ).await;
+        let s = act(&mut env, json!({"action": "navigate", "url": fa.url("/admin/post/new/")})).await;
+        read_as_the_full_captures(&env, "Flask-Admin post form", &mut differ).await;
+        click(&mut env, find_after(&s, "User *", "link", "Ada Lovelace")).await;
+        read_as_the_full_captures(&env, "Flask-Admin post form, Select2 open", &mut differ).await;
+        env.close().await;
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    })
+}
+
+/// Datasette's table page (facets, the filter form, column menus) and its database page
+/// (CodeMirror).
+#[test]
+fn datasette_reads_as_the_full_captures_and_the_ax_tree() {
+    run(async {
+        let ds = Datasette::start();
+        let mut env = env(&ds.url("/library/books")).await;
+        let mut differ = Vec::new();
+        read_as_the_full_captures(&env, "Datasette table", &mut differ).await;
+        act(&mut env, json!({"action": "navigate", "url": ds.url("/library")})).await;
+        read_as_the_full_captures(&env, "Datasette database", &mut differ).await;
+        env.close().await;
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    })
+}
+
+/// MkDocs Material: the home page (header, palette toggle, search, navigation tree), with
+/// search results, and a page with a table and a table of contents.
+#[test]
+fn mkdocs_reads_as_the_full_captures_and_the_ax_tree() {
+    run(async {
+        let site = MkDocs::start();
+        let mut env = env(&site.url("/")).await;
+        let mut differ = Vec::new();
+        read_as_the_full_captures(&env, "MkDocs home", &mut differ).await;
+        let search = find(env.state(), "textbox", "Search");
+        type_into(&mut env, search, "lamp").await;
+        read_as_the_full_captures(&env, "MkDocs search results", &mut differ).await;
+        act(&mut env, json!({"action": "navigate", "url": site.url("/reference/command-line/")})).await;
+        read_as_the_full_captures(&env, "MkDocs command-line page", &mut differ).await;
         env.close().await;
         assert!(differ.is_empty(), "{}", differ.join("\n"));
     })

@@ -400,3 +400,59 @@ fn icon_buttons_are_named_as_chromium_names_them() {
         assert!(!s.page_content.chars().any(|c| ('\u{e000}'..='\u{f8ff}').contains(&c)), "{}", s.page_content);
     })
 }
+
+// Issue 17, item 5 (and issue 18, item 4): frames nested deep, each on another
+// site than its parent, are all read, and the deepest one's button is usable.
+#[test]
+fn cross_site_frames_nested_deep_are_read() {
+    run(async {
+        let (a, b) = (world().site.addr().port(), world().other.addr().port());
+        for depth in [4, 20] {
+            let mut env = env(&format!("/hostile/sites.html?d={depth}&a={a}&b={b}")).await;
+            let s = env.state().clone();
+            for level in 0..=depth {
+                assert!(
+                    s.page_content.contains(&format!("Level {level} on ")),
+                    "level {level} of {depth}:\n{}",
+                    s.page_content
+                );
+            }
+            let deepest = token(&s, "button", "Deepest button");
+            let s = step(&mut env, json!({"action": "click_element", "element_index": deepest})).await.state;
+            ok(&s);
+            assert!(s.page_content.contains("]button \"Deepest button\" focused"), "{}", s.page_content);
+            env.close().await;
+        }
+    })
+}
+
+// Issue 17, item 7: a just-started worker's first answer is part of settling.
+#[test]
+fn a_workers_first_answer_is_in_the_state() {
+    run(async {
+        for _ in 0..4 {
+            let mut env = env("/fidelity/worker-hello.html").await;
+            let s = env.state().clone();
+            assert!(s.page_content.contains("worker says hello"), "{}", s.page_content);
+            let again = token(&s, "button", "Ask again");
+            let s = step(&mut env, json!({"action": "click_element", "element_index": again})).await.state;
+            assert!(s.page_content.contains("worker says again"), "{}", s.page_content);
+            env.close().await;
+        }
+    })
+}
+
+// Issue 17, item 7: React delegates handlers to its root; the handler a
+// `<label onDoubleClick>` has lives in React's props, the evidence we read.
+#[test]
+fn a_react_label_with_a_delegated_double_click_can_be_double_clicked() {
+    run(async {
+        let mut env = env("/fidelity/react-todo.html").await;
+        let s = env.state().clone();
+        let milk = token(&s, "clickable", "Buy milk");
+        token(&s, "clickable", "Walk the dog");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": milk, "count": 2})).await.state;
+        ok(&s);
+        assert!(s.page_content.contains("]textbox \"Edit todo\" value=\"Buy milk\""), "{}", s.page_content);
+    })
+}

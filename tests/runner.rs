@@ -70,7 +70,7 @@ fn a_task_runs_to_finish_on_an_openai_compatible_endpoint() {
     world();
     let (port, server) = provider(vec![
         call("input_text", json!({ "element_index": 1, "text": "ada@example.com" })),
-        call("click_element", json!({ "element_index": 4 })),
+        call("click_element", json!({ "element_index": 5 })),
         call("finish_task", json!({ "message": "signed in" })),
     ]);
     let out = sightline(port, &[]);
@@ -87,8 +87,11 @@ fn a_task_runs_to_finish_on_an_openai_compatible_endpoint() {
     let user = first.body["messages"][1]["content"].as_str().unwrap();
     assert!(user.contains("Task: Sign in as ada@example.com"), "{user}");
     assert!(user.contains("[1] <input> role=textbox label=\"Email Address\""), "{user}");
-    assert!(user.contains("[4]button \"Sign In\""), "page_content is in the prompt: {user}");
-    assert_eq!(user.matches("Keep me signed in").count(), 1, "the label names its checkbox once: {user}");
+    assert!(user.contains("[5]button \"Sign In\""), "page_content is in the prompt: {user}");
+    // The label has its own entry (the seed's), a marker beside its checkbox in page_content.
+    let content = &user[user.find("page_content:").unwrap()..user.find("element_index:").unwrap()];
+    assert!(content.contains("[3]label [4]checkbox \"Keep me signed in\""), "{user}");
+    assert_eq!(content.matches("Keep me signed in").count(), 1, "the label names its checkbox once: {user}");
     assert!(reqs[2].text().contains("Welcome back"), "the third turn sees the page after the click");
     assert!(reqs[2].text().contains("step 1: input_text"), "recent actions are listed");
     let stderr = String::from_utf8_lossy(&out.stderr);

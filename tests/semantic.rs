@@ -346,6 +346,32 @@ fn frames_shadow_roots_and_popups() {
     })
 }
 
+// Issue 17, item 5: a frame of another origin on the same site (another port of
+// 127.0.0.1) shares the page's process; its nodes live in the frame's own world.
+#[test]
+fn a_ref_in_a_same_site_cross_origin_frame_is_clicked() {
+    run(async {
+        let api = api();
+        let port = world().other.addr().port();
+        let b = bind(&api, "xorigin", &format!("/frames.html?origin=http://127.0.0.1:{port}")).await;
+        let s = semantic(&api, &b, json!({})).await;
+        let cross = find_ref(&s, "Button in cross").clone();
+        assert_ne!(cross["frame"], "main");
+        ok(&api, "browser_click", b.with(json!({ "ref": cross["ref"] }))).await;
+        let s2 = semantic(&api, &b, json!({ "query": "Clicked in cross" })).await;
+        assert!(s2["outline"].as_str().unwrap().contains("Clicked in cross"), "{}", s2["outline"]);
+        // Typing reaches the frame's field too.
+        let s = semantic(&api, &b, json!({})).await;
+        let fields: Vec<&Value> = s["refs"].as_array().unwrap().iter().filter(|r| r["name"] == "frame input").collect();
+        assert_eq!(fields.len(), 2, "{}", s["outline"]);
+        let cross_field = fields.iter().find(|r| r["frame"] == cross["frame"]).unwrap()["ref"].clone();
+        ok(&api, "browser_type", b.with(json!({ "ref": cross_field, "text": "typed" }))).await;
+        let s = semantic(&api, &b, json!({ "query": "frame input" })).await;
+        assert!(s["outline"].as_str().unwrap().contains("typed"), "{}", s["outline"]);
+        api.shutdown().await;
+    })
+}
+
 #[test]
 fn scope_ref_dom_refs_and_the_element_index_protocol() {
     run(async {

@@ -320,3 +320,202 @@ fn a_public_bind_needs_a_token_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "a token is never taken on the command line");
 }
+
+const ALICE: &str = "alice-0123456789abcdef";
+const BOB: &str = "bob-0123456789abcdef-0";
+
+/// `http` with a bearer token.
+fn as_(token: &str, method: &str, url: &str, body: Option<Value>) -> (u16, Value, String) {
+    let body = body.map(|b| b.to_string());
+    http(method, url, body.as_deref(), &[("authorization", &format!("Bearer {token}"))])
+}
+
+/// A response head without the lines that differ between any two answers.
+fn head_of(head: &str) -> Vec<&str> {
+    head.lines().filter(|l| !l.starts_with("date:")).collect()
+}
+
+#[test]
+fn two_principals_each_see_and_drive_only_their_own_sessions() {
+    let team = sightline_server::Principals::parse(&format!("alice {ALICE}\n{BOB}\n")).unwrap();
+    let srv = InProcServer::start_with(attached(), team);
+    let create = |token: &str, body: Value| {
+        let (status, v, _) = as_(token, "POST", &srv.url("/v1/sessions"), Some(body));
+        assert_eq!(status, 201, "{v}");
+        v["session_id"].as_str().unwrap().to_string()
+    };
+    let a1 = create(ALICE, json!({ "url": url("/signin.html"), "screenshot": false }));
+    let a2 = create(ALICE, json!({ "screenshot": false }));
+    let b1 = create(BOB, json!({ "screenshot": false }));
+    let list = |token: &str| as_(token, "GET", &srv.url("/v1/sessions"), None).1["sessions"].clone();
+    let mut alices = vec![a1.clone(), a2.clone()];
+    alices.sort();
+    assert_eq!(list(ALICE), json!(alices), "alice lists her own two");
+    assert_eq!(list(BOB), json!([b1]), "bob lists his one");
+    let (status, _, _) =
+        http("GET", &srv.url("/v1/sessions"), None, &[("authorization", "Bearer nobody-0123456789abcdef")]);
+    assert_eq!(status, 401);
+
+    // Alice types into her first session.
+    let (_, typed, _) = as_(
+        ALICE,
+        "POST",
+        &srv.url(&format!("/v1/sessions/{a1}/act")),
+        Some(json!({ "action": "input_text", "element_index": 1, "text": "ada@example.com" })),
+    );
+    assert_eq!(typed["element_index"]["1"]["attributes"]["value"], "ada@example.com", "{typed}");
+
+    // Every route on alice's session answers bob exactly as on an id that never existed
+    // (the same length, so even Content-Length agrees; the id itself is echoed back).
+    let never = format!("s-{}", "0".repeat(a1.len() - 2));
+    let routes: [(&str, &str, Option<Value>); 6] = [
+        ("GET", "/state", None),
+        ("GET", "/state?screenshot=false", None),
+        ("POST", "/act", Some(json!({ "action": "navigate", "url": url("/signin.html") }))),
+        ("POST", "/tools/browser_navigate", Some(json!({ "url": url("/signin.html") }))),
+        ("POST", "/tools/end_session", Some(json!({}))),
+        ("DELETE", "", None),
+    ];
+    for (method, path, body) in routes {
+        let (s_foreign, foreign, h_foreign) =
+            as_(BOB, method, &srv.url(&format!("/v1/sessions/{a1}{path}")), body.clone());
+        let (s_never, unknown, h_never) = as_(BOB, method, &srv.url(&format!("/v1/sessions/{never}{path}")), body);
+        assert_eq!((s_foreign, code(&foreign)), (404, "session_not_found"), "{method} {path}: {foreign}");
+        let unknown = serde_json::to_string(&unknown).unwrap().replace(&never, &a1);
+        assert_eq!(serde_json::to_string(&foreign).unwrap(), unknown, "{method} {path}");
+        assert_eq!((s_foreign, head_of(&h_foreign)), (s_never, head_of(&h_never)), "{method} {path}");
+    }
+
+    // Nothing bob tried reached alice's session: it is open, on her page, with what she typed.
+    assert_eq!(list(ALICE), json!(alices));
+    let (status, state, _) = as_(ALICE, "GET", &srv.url(&format!("/v1/sessions/{a1}/state?screenshot=false")), None);
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["element_index"]["1"]["attributes"]["value"], "ada@example.com");
+    assert!(state["url"].as_str().unwrap().ends_with("/signin.html"), "{state}");
+
+    // An ended session of alice's: she is told it ended; bob still hears of no such session.
+    let (status, _, _) = as_(ALICE, "DELETE", &srv.url(&format!("/v1/sessions/{a2}")), None);
+    assert_eq!(status, 204);
+    let (status, mine, _) = as_(ALICE, "GET", &srv.url(&format!("/v1/sessions/{a2}/state")), None);
+    assert_eq!((status, code(&mine)), (404, "session_ended"), "{mine}");
+    let (status, theirs, _) = as_(BOB, "GET", &srv.url(&format!("/v1/sessions/{a2}/state")), None);
+    assert_eq!((status, code(&theirs)), (404, "session_not_found"), "{theirs}");
+    assert_eq!(list(ALICE), json!([a1]));
+
+    // Bob's own session answers him, and alice cannot end it.
+    let (status, _, _) = as_(ALICE, "DELETE", &srv.url(&format!("/v1/sessions/{b1}")), None);
+    assert_eq!(status, 404);
+    let (status, _, _) = as_(BOB, "GET", &srv.url(&format!("/v1/sessions/{b1}/state?screenshot=false")), None);
+    assert_eq!(status, 200);
+
+    // /metrics counts for everyone and names no session.
+    let text = ureq::get(&srv.url("/metrics"))
+        .header("authorization", &format!("Bearer {BOB}"))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    assert!(text.contains("sightline_sessions_open 2"), "{text}");
+    for id in [&a1, &a2, &b1] {
+        assert!(!text.contains(id.as_str()), "/metrics names session {id}:\n{text}");
+    }
+}
+
+#[test]
+fn a_tool_name_from_the_path_never_becomes_a_metrics_label() {
+    let srv = InProcServer::start(attached(), None);
+    let (id, _) = new_session(&srv, json!({ "screenshot": false }));
+    let (status, v) = post(&srv.url(&format!("/v1/sessions/{id}/tools/{id}")), json!({}));
+    assert_eq!((status, code(&v)), (404, "unknown_tool"));
+    let text = ureq::get(&srv.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
+    assert!(!text.contains(&id), "{text}");
+    assert!(text.contains("sightline_tool_calls_total{tool=\"unknown\",outcome=\"unknown_tool\"} 1"), "{text}");
+}
+
+/// A token file of `lines` with `mode` in a fresh directory.
+fn token_file(name: &str, lines: &str, mode: u32) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("sightline-serve-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("tokens");
+    std::fs::write(&f, lines).unwrap();
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(mode)).unwrap();
+    f
+}
+
+#[test]
+fn mcp_sessions_belong_to_the_token_that_opened_them() {
+    world();
+    let tokens = token_file("mcp", &format!("alice {ALICE}\nbob {BOB}\n"), 0o600);
+    let mut srv = ServeProc::start(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--connect",
+        &browser_endpoint(),
+        "--token-file",
+        tokens.to_str().unwrap(),
+        "--log",
+        "trace",
+    ]);
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_http_principals.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args([&srv.base, &url("/signin.html"), ALICE, BOB])
+        .output()
+        .expect("python3");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("No module named 'mcp'") {
+        panic!("this test needs the official MCP client: python3 -m pip install mcp (./x test installs it)");
+    }
+    assert!(out.status.success(), "{stderr}\nserver:\n{}", srv.stderr.lock().unwrap());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["distinct_mcp_sessions"], true);
+    let (a, b) = (v["lists"]["a"].as_array().unwrap(), v["lists"]["b"].as_array().unwrap());
+    assert_eq!((a.len(), b.len()), (1, 1), "each principal lists only its own MCP-held session: {v}");
+    assert_ne!(a, b);
+    // Bob on alice's MCP session id is answered exactly as on an id nobody was given.
+    for m in ["post", "get", "delete"] {
+        assert_eq!(v[format!("foreign_{m}")], v[format!("unknown_{m}")], "{m}: {v}");
+    }
+    assert_eq!(v["foreign_post"][0], 404, "{v}");
+    assert_eq!(v["foreign_get"][0], 404, "{v}");
+    assert_eq!(v["foreign_http_state"][0], 404, "{v}");
+    assert_eq!(v["foreign_http_state"][1]["error"]["code"], "session_not_found", "{v}");
+    // Alice's session was neither read nor ended by any of it.
+    assert_eq!(v["a_email_value"], "a@example.com", "{v}");
+    assert_eq!(v["b_url"], "about:blank", "{v}");
+    let log = srv.stderr.lock().unwrap().clone();
+    assert!(log.contains("2 principals (alice, bob)"), "{log}");
+    // Logged at trace level, every layer (rmcp, axum, ours) included: no token anywhere.
+    assert!(log.lines().count() > 100, "trace logging was off:\n{log}");
+    assert!(!log.contains(ALICE) && !log.contains(BOB), "a token was logged:\n{log}");
+    assert_eq!(srv.terminate(20).and_then(|s| s.code()), Some(0));
+    let _ = std::fs::remove_dir_all(tokens.parent().unwrap());
+}
+
+#[test]
+fn a_token_file_others_can_read_is_refused_at_start() {
+    let tokens = token_file("open", &format!("alice {ALICE}\n"), 0o644);
+    let serve = |f: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--token-file", f.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let out = serve(&tokens);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("mode 0644") && stderr.contains("chmod 600"), "{stderr}");
+    assert!(!stderr.contains(ALICE), "the refusal shows the token: {stderr}");
+    // A short token is refused by line, without showing it.
+    let short = token_file("short", "alice 0123456789abcdef\nbob tiny-token\n", 0o600);
+    let out = serve(&short);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("line 2: the token is shorter than 16 characters"), "{stderr}");
+    assert!(!stderr.contains("tiny-token"), "{stderr}");
+    for f in [tokens, short] {
+        let _ = std::fs::remove_dir_all(f.parent().unwrap());
+    }
+}

@@ -1,13 +1,15 @@
 //! The real apps of `tests/apps.rs` and the agent-side helpers its tasks use.
 //!
-//! - [`Django`]: `tests/apps/django/serve.py` on 127.0.0.1 (a port the OS picks), with its own
-//!   SQLite file (a copy of one migrated and seeded once per run: a superuser and three
-//!   questions); queried with Python's `sqlite3`.
+//! - [`AppServer`]: one of the Python apps of `tests/apps/` (Django's admin, a Flask-Admin
+//!   site, Datasette, a MkDocs Material site), started by its `serve.py` on 127.0.0.1 (a port
+//!   the OS picks) with its own data: a copy of a SQLite database migrated and seeded once per
+//!   run, or the site built once per run. Its backend is read with Python's `sqlite3`
+//!   ([`AppServer::query`]) and its request log ([`AppServer::requests`]).
 //! - [`todomvc`]: TodoMVC's site from npm, served by the project's fixture server.
 //! - [`find`] and friends: targets chosen the way a model would choose them, by role and name
 //!   as `page_content` shows them (`[N]role "name"`), never by a number.
 //!
-//! Both apps are installed by `./x apps` (and `./x test`) into `.cache/apps/`; a missing one
+//! The apps are installed by `./x apps` (and `./x test`) into `.cache/apps/`; a missing one
 //! fails the test with that command.
 
 use std::io::{BufRead, BufReader};
@@ -15,7 +17,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::{json, Value};
 use sightline_api::{Env, StateObject};
@@ -41,70 +43,166 @@ fn missing(what: &str) -> ! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Django
+// Apps served by a Python script: Django, Flask-Admin, Datasette, MkDocs Material
 
-/// A running Django admin site with its own database. Dropping it kills the server (by the PID
-/// this test started) and removes its directory; the server also dies with the test thread.
-pub struct Django {
-    child: Child,
-    port: u16,
-    dir: PathBuf,
+/// One Python app of `tests/apps/`: its `serve.py`, the `pip --target` directory `./x` installs
+/// it into, and what its data is. Every `serve.py` speaks the same small protocol:
+/// `--prepare` makes the data at `$SIGHTLINE_APPS_DB` (a SQLite file, or a built site) and
+/// exits; `--ready` serves already prepared data on 127.0.0.1, port 0, prints `PORT <n>` on
+/// stdout once it listens, and logs each request on stderr.
+pub struct AppKind {
+    /// What a person calls it (in messages).
+    pub name: &'static str,
+    /// `serve.py`, relative to `tests/apps/`.
+    script: &'static str,
+    /// The directory under `.cache/apps/` that goes on `PYTHONPATH`.
+    packages: &'static str,
+    /// A file in that directory that exists once the app is installed.
+    installed: &'static str,
+    /// The data's file name in each server's directory.
+    data: &'static str,
+    /// Whether each server gets its own copy of the prepared data (writable apps), or all
+    /// serve the prepared data itself (a read-only site).
+    copy: bool,
+    prepared: OnceLock<PathBuf>,
 }
 
+pub static DJANGO: AppKind = AppKind {
+    name: "Django",
+    script: "django/serve.py",
+    packages: "django",
+    installed: "django/__init__.py",
+    data: "db.sqlite3",
+    copy: true,
+    prepared: OnceLock::new(),
+};
+
+pub static FLASK_ADMIN: AppKind = AppKind {
+    name: "Flask-Admin",
+    script: "flask_admin/serve.py",
+    packages: "flask-admin",
+    installed: "flask_admin/__init__.py",
+    data: "db.sqlite3",
+    copy: true,
+    prepared: OnceLock::new(),
+};
+
+pub static DATASETTE: AppKind = AppKind {
+    name: "Datasette",
+    script: "datasette/serve.py",
+    packages: "datasette",
+    installed: "datasette/__init__.py",
+    data: "library.sqlite3",
+    copy: true,
+    prepared: OnceLock::new(),
+};
+
+pub static MKDOCS: AppKind = AppKind {
+    name: "MkDocs Material",
+    script: "mkdocs/serve.py",
+    packages: "mkdocs",
+    installed: "material/__init__.py",
+    data: "site",
+    copy: false,
+    prepared: OnceLock::new(),
+};
+
 static NEXT: AtomicU32 = AtomicU32::new(0);
-static PREPARED: OnceLock<PathBuf> = OnceLock::new();
+/// Prepared data of this test binary, removed when it exits.
+static PREPARED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 extern "C" fn remove_prepared() {
-    if let Some(p) = PREPARED.get() {
-        let _ = std::fs::remove_file(p);
+    if let Ok(all) = PREPARED.lock() {
+        for p in all.iter() {
+            let _ = std::fs::remove_file(p);
+            let _ = std::fs::remove_dir_all(p);
+        }
     }
 }
 
-fn serve_py(site_packages: &Path, db: &Path) -> Command {
-    let mut cmd = Command::new("python3");
-    cmd.arg(repo().join("tests/apps/django/serve.py"))
-        .env("PYTHONPATH", site_packages)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("SIGHTLINE_APPS_DB", db);
-    cmd
+impl AppKind {
+    fn site_packages(&self) -> PathBuf {
+        let dir = cache().join(self.packages);
+        if !dir.join(self.installed).is_file() {
+            missing(&format!("{} (expected in {})", self.name, dir.display()));
+        }
+        dir
+    }
+
+    fn command(&self, data: &Path) -> Command {
+        let mut cmd = Command::new("python3");
+        cmd.arg(repo().join("tests/apps").join(self.script))
+            .env("PYTHONPATH", self.site_packages())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("SIGHTLINE_APPS_DB", data);
+        cmd
+    }
+
+    /// The prepared data (a migrated and seeded database, a built site), made once per test
+    /// binary.
+    fn prepared(&self) -> &Path {
+        self.prepared.get_or_init(|| {
+            let data = std::env::temp_dir().join(format!(
+                "sightline-apps-{}-{}-{}",
+                self.packages,
+                std::process::id(),
+                self.data
+            ));
+            let _ = std::fs::remove_file(&data);
+            let _ = std::fs::remove_dir_all(&data);
+            let out = self
+                .command(&data)
+                .arg("--prepare")
+                .output()
+                .unwrap_or_else(|e| panic!("could not run python3 for {}: {e}", self.name));
+            assert!(
+                out.status.success(),
+                "preparing {}'s data failed:\n{}",
+                self.name,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let mut all = PREPARED.lock().unwrap();
+            if all.is_empty() {
+                // SAFETY: registering a plain extern "C" fn.
+                unsafe {
+                    libc::atexit(remove_prepared);
+                }
+            }
+            all.push(data.clone());
+            data
+        })
+    }
 }
 
-/// A migrated and seeded database, made once per test binary; each site starts on a copy.
-fn prepared(site_packages: &Path) -> &'static Path {
-    PREPARED.get_or_init(|| {
-        let db = std::env::temp_dir().join(format!("sightline-apps-django-{}.sqlite3", std::process::id()));
-        let _ = std::fs::remove_file(&db);
-        let out = serve_py(site_packages, &db).arg("--prepare").output().expect("run python3 for the Django site");
-        assert!(
-            out.status.success(),
-            "preparing the Django site's database failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // SAFETY: registering a plain extern "C" fn.
-        unsafe {
-            libc::atexit(remove_prepared);
-        }
-        db
-    })
+/// A running app with its own data. Dropping it kills the server (by the PID this test
+/// started) and removes its directory; the server also dies with the test thread.
+pub struct AppServer {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+    data: PathBuf,
 }
 
-impl Django {
-    pub fn start() -> Django {
-        let site_packages = cache().join("django");
-        if !site_packages.join("django/__init__.py").is_file() {
-            missing(&format!("Django (expected in {})", site_packages.display()));
-        }
-        let template = prepared(&site_packages);
+impl AppServer {
+    pub fn start(kind: &'static AppKind) -> AppServer {
+        let template = kind.prepared();
         let dir = std::env::temp_dir().join(format!(
-            "sightline-apps-django-{}-{}",
+            "sightline-apps-{}-{}-{}",
+            kind.packages,
             std::process::id(),
             NEXT.fetch_add(1, Ordering::SeqCst)
         ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::copy(template, dir.join("db.sqlite3")).unwrap();
+        let data = if kind.copy {
+            let data = dir.join(kind.data);
+            std::fs::copy(template, &data).unwrap();
+            data
+        } else {
+            template.to_path_buf()
+        };
         let log = std::fs::File::create(dir.join("server.log")).unwrap();
-        let mut cmd = serve_py(&site_packages, &dir.join("db.sqlite3"));
+        let mut cmd = kind.command(&data);
         cmd.arg("--ready").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(log);
         // SAFETY: prctl in the forked child before exec; async-signal-safe.
         unsafe {
@@ -113,17 +211,17 @@ impl Django {
                 Ok(())
             });
         }
-        let mut child = cmd.spawn().unwrap_or_else(|e| panic!("could not run python3 for the Django site: {e}"));
+        let mut child = cmd.spawn().unwrap_or_else(|e| panic!("could not run python3 for {}: {e}", kind.name));
         let mut out = BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
         let _ = out.read_line(&mut line);
         let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok());
-        let mut django = Django { child, port: 0, dir };
+        let mut app = AppServer { child, port: 0, dir, data };
         match port {
-            Some(p) => django.port = p,
-            None => panic!("the Django site did not start (got {line:?}); its log:\n{}", django.log()),
+            Some(p) => app.port = p,
+            None => panic!("{} did not start (got {line:?}); its log:\n{}", kind.name, app.log()),
         }
-        django
+        app
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -135,7 +233,14 @@ impl Django {
         std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
     }
 
-    /// Rows of a query on the site's database, read with Python's `sqlite3` (the backend, not
+    /// The request lines of the server's log that ask for this path (and query), e.g.
+    /// `"GET /library/books?genre=Fantasy"`: what the browser asked the backend for.
+    pub fn requests(&self, method_and_target: &str) -> usize {
+        let line = format!("\"{method_and_target} HTTP/");
+        self.log().lines().filter(|l| l.contains(&line)).count()
+    }
+
+    /// Rows of a query on the app's database, read with Python's `sqlite3` (the backend, not
     /// the page).
     pub fn query(&self, sql: &str) -> Vec<Vec<Value>> {
         let out = Command::new("python3")
@@ -145,7 +250,7 @@ impl Django {
                  c = sqlite3.connect(sys.argv[1])\n\
                  print(json.dumps(c.execute(sys.argv[2]).fetchall()))",
             ])
-            .arg(self.dir.join("db.sqlite3"))
+            .arg(&self.data)
             .arg(sql)
             .output()
             .expect("python3 for a database query");
@@ -162,11 +267,27 @@ impl Django {
     }
 }
 
-impl Drop for Django {
+impl Drop for AppServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A Django admin site (`tests/apps/django`): a superuser and three seeded questions.
+pub struct Django(AppServer);
+
+impl Django {
+    pub fn start() -> Django {
+        Django(AppServer::start(&DJANGO))
+    }
+}
+
+impl std::ops::Deref for Django {
+    type Target = AppServer;
+    fn deref(&self) -> &AppServer {
+        &self.0
     }
 }
 
@@ -436,4 +557,81 @@ pub async fn admin_login(env: &mut Env, django: &Django) -> StateObject {
     let password = find(&s, "textbox", "Password:");
     let s = type_into(env, password, ADMIN_PASSWORD).await;
     click(env, find(&s, "button", "Log in")).await
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flask-Admin, Datasette, MkDocs Material
+
+/// A Flask-Admin site (`tests/apps/flask_admin`): `User` and `Post` models, three of each.
+pub struct FlaskAdmin(AppServer);
+
+impl FlaskAdmin {
+    pub fn start() -> FlaskAdmin {
+        FlaskAdmin(AppServer::start(&FLASK_ADMIN))
+    }
+}
+
+impl std::ops::Deref for FlaskAdmin {
+    type Target = AppServer;
+    fn deref(&self) -> &AppServer {
+        &self.0
+    }
+}
+
+/// Datasette on `tests/apps/datasette`'s `library` database: eight `books`, faceted by genre
+/// and author; `notes`, filled by the writable canned query `add_note`.
+pub struct Datasette(AppServer);
+
+impl Datasette {
+    pub fn start() -> Datasette {
+        Datasette(AppServer::start(&DATASETTE))
+    }
+}
+
+impl std::ops::Deref for Datasette {
+    type Target = AppServer;
+    fn deref(&self) -> &AppServer {
+        &self.0
+    }
+}
+
+/// The MkDocs Material site of `tests/apps/mkdocs`, built once per test binary and served
+/// statically (with a request log).
+pub struct MkDocs(AppServer);
+
+impl MkDocs {
+    pub fn start() -> MkDocs {
+        MkDocs(AppServer::start(&MKDOCS))
+    }
+}
+
+impl std::ops::Deref for MkDocs {
+    type Target = AppServer;
+    fn deref(&self) -> &AppServer {
+        &self.0
+    }
+}
+
+/// The element with this role whose name starts with `prefix` (the first if several): a
+/// search result reads its title first, then an excerpt.
+pub fn find_starting(s: &StateObject, role: &str, prefix: &str) -> u64 {
+    let all: Vec<Token> = tokens(s)
+        .into_iter()
+        .filter(|t| t.role == role && t.name.to_lowercase().starts_with(&prefix.to_lowercase()))
+        .collect();
+    match all.first() {
+        Some(t) => check(s, t),
+        None => panic!("no {role} whose name starts with {prefix:?} in the current state\n{}", listing(s)),
+    }
+}
+
+/// A value this page keeps in localStorage, read through CDP in a fresh evaluation (not
+/// from the page's DOM): the first key that ends with `suffix`, parsed as JSON.
+pub async fn stored(env: &Env, suffix: &str) -> Option<Value> {
+    let expr = format!(
+        "(() => {{ for (let i = 0; i < localStorage.length; i++) {{ const k = localStorage.key(i); \
+         if (k.endsWith({suffix:?})) return localStorage.getItem(k); }} return null; }})()"
+    );
+    let raw = env.tab().evaluate(&expr).await.expect("read localStorage");
+    raw.as_str().map(|t| serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.to_string())))
 }

@@ -380,11 +380,16 @@ pub struct InProcServer {
 
 impl InProcServer {
     pub fn start(hub: sightline_server::HubConfig, token: Option<&str>) -> InProcServer {
-        let cfg = sightline_server::ServeConfig {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            token: token.map(str::to_string),
-            hub,
+        let principals = match token {
+            Some(t) => sightline_server::Principals::single(t).expect("a valid token"),
+            None => sightline_server::Principals::anonymous(),
         };
+        InProcServer::start_with(hub, principals)
+    }
+
+    /// With the principals of a token file.
+    pub fn start_with(hub: sightline_server::HubConfig, principals: sightline_server::Principals) -> InProcServer {
+        let cfg = sightline_server::ServeConfig { listen: "127.0.0.1:0".parse().unwrap(), principals, hub };
         run(async move {
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
             let (ready, addr) = tokio::sync::oneshot::channel();

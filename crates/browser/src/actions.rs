@@ -8,7 +8,7 @@ use std::time::Instant;
 use sightline_cdp::protocol::input::{DispatchKeyEvent, DispatchMouseEvent, KeyEventKind, MouseButton, MouseEventKind};
 use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, TerminateExecution};
 use sightline_cdp::protocol::{dom, fetch, page, Command};
-use sightline_cdp::{BackendNodeId, SessionId};
+use sightline_cdp::{BackendNodeId, FrameId, SessionId};
 use sightline_page::{DialogControl, Element, ElementIndex};
 
 use crate::capture::Captured;
@@ -87,8 +87,12 @@ impl Tab {
         cap.view.element(index).ok_or_else(|| BrowserError::Unexpected(format!("no element {index}")))
     }
 
-    async fn object_id(&self, session: &SessionId, backend: i64, index: ElementIndex) -> Result<String, BrowserError> {
-        let r = self.resolve_isolated(session, BackendNodeId(backend), None).await;
+    /// The element's node as an object of Sightline's isolated world in the
+    /// element's own frame (a same-process cross-origin frame has a world of its own).
+    async fn object_id(&self, cap: &Captured, e: &Element) -> Result<String, BrowserError> {
+        let (session, backend, index) = (&cap.sessions[e.frame], e.backend_node_id, e.index);
+        let frame = cap.view.frame_of(e.node).map(|f| FrameId(f.to_string()));
+        let r = self.resolve_isolated(session, BackendNodeId(backend), None, frame.as_ref()).await;
         match r {
             Ok(v) => v.object.object_id.ok_or(BrowserError::NotInteractive { index, reason: Refusal::Detached }),
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => {
@@ -147,7 +151,7 @@ impl Tab {
         }
         // Not on top: gone, or covered by something.
         let session = &cap.sessions[e.frame];
-        let object = self.object_id(session, e.backend_node_id, e.index).await?;
+        let object = self.object_id(cap, e).await?;
         if self.call_on(session, &object, "function(){return this.isConnected ? 'yes' : 'no'}", &[]).await? != "yes" {
             return Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Detached });
         }
@@ -257,7 +261,7 @@ impl Tab {
         if e.frame == 0 {
             self.verify_hit(cap, e).await?;
         } else {
-            self.object_id(&cap.sessions[e.frame], e.backend_node_id, index).await?;
+            self.object_id(cap, e).await?;
         }
         self.click_at_count(e.click_point.0, e.click_point.1, count).await
     }
@@ -295,7 +299,7 @@ impl Tab {
         if e.frame == 0 {
             self.verify_hit(cap, e).await?;
         } else {
-            self.object_id(&cap.sessions[e.frame], e.backend_node_id, index).await?;
+            self.object_id(cap, e).await?;
         }
         let since = self.mark().await;
         let r = async {
@@ -362,7 +366,7 @@ impl Tab {
             return Err(BrowserError::NotInteractive { index, reason: Refusal::ReadOnly });
         }
         let session = &cap.sessions[e.frame];
-        let object = self.object_id(session, e.backend_node_id, index).await?;
+        let object = self.object_id(cap, e).await?;
         self.type_into_object(session, &object, text, overwrite).await.map_err(|e| match e {
             BrowserError::NotInteractive { reason, .. } | BrowserError::Refused { reason } => {
                 BrowserError::NotInteractive { index, reason }
@@ -487,7 +491,7 @@ impl Tab {
             return Err(BrowserError::NotInteractive { index: option, reason: Refusal::Disabled });
         }
         let session = &cap.sessions[o.frame];
-        let object = self.object_id(session, o.backend_node_id, option).await?;
+        let object = self.object_id(cap, o).await?;
         let since = self.mark().await;
         if self.call_on(session, &object, SELECT_OPTION, &[]).await? != "ok" {
             return Err(BrowserError::NotInteractive { index: option, reason: Refusal::Detached });

@@ -68,6 +68,11 @@ const RECTS_ONE_BY_ONE: usize = 5000;
 /// A capture call that takes longer than this is failing, not slow.
 const CAPTURE_LIMIT: Duration = Duration::from_secs(15);
 
+/// The most documents one capture reads: the page and up to 99 out-of-process
+/// frames, however deep they nest (in attachment order, so parents first).
+/// Same-process frames come inside their process's snapshot and are not counted.
+pub const MAX_FRAMES: usize = 100;
+
 impl Tab {
     /// `DOMSnapshot.captureSnapshot` of one target. DOM rects (client box, scroll
     /// extent) cost as much as the rest of the snapshot when asked for every
@@ -207,10 +212,18 @@ impl Tab {
         if let Some(dialog) = self.open_dialog() {
             return Ok(self.dialog_capture(dialog, screenshot, started).await);
         }
-        let sessions = self.sessions();
+        // The page and its out-of-process frames, read at once (a frame attaching
+        // meanwhile must not shift one list against the other), at most MAX_FRAMES.
+        let (sessions, oop): (Vec<SessionId>, Vec<(FrameId, Option<SessionId>)>) = {
+            let st = self.state.lock().unwrap();
+            let frames = st.oopifs.iter().take(MAX_FRAMES - 1);
+            (
+                std::iter::once(self.session.clone()).chain(frames.clone().map(|f| f.session.clone())).collect(),
+                frames.map(|f| (f.frame_id.clone(), f.parent.clone())).collect(),
+            )
+        };
         // Whether to try the walk, and whether on small pages too.
         let walk = (!(opts.whole_document || opts.accessibility || opts.all_rects)).then_some(opts.walk_small_pages);
-        let oop: Vec<FrameId> = self.state.lock().unwrap().oopifs.iter().map(|f| f.frame_id.clone()).collect();
         let shot = async {
             if screenshot {
                 let s = self.cdp_within(&self.session, &CaptureScreenshot::PNG, CAPTURE_LIMIT).await?;
@@ -235,7 +248,8 @@ impl Tab {
             );
             snap.map(|snap| (snap, pointer, ax, focused))
         }));
-        let owners = join_all(oop.iter().map(|frame_id| self.frame_owner(frame_id, &sessions)));
+        let owners =
+            join_all(oop.iter().map(|(frame_id, parent)| self.frame_owner(frame_id, parent.as_ref(), &sessions)));
         let (shot, snaps, owners) = tokio::join!(shot, snaps, owners);
         if opts.accessibility {
             self.release_ax(&sessions).await;
@@ -404,7 +418,19 @@ impl Tab {
     }
 
     /// Which `<iframe>` element (in which session's capture) holds an OOPIF.
-    async fn frame_owner(&self, frame_id: &FrameId, sessions: &[SessionId]) -> Option<FrameOwner> {
+    /// Asked of the session that attached it (its parent frame's): a session of
+    /// the same renderer process may answer too (frames nested A → B → A share
+    /// the first process), with a node of another session's document.
+    async fn frame_owner(
+        &self,
+        frame_id: &FrameId,
+        parent: Option<&SessionId>,
+        sessions: &[SessionId],
+    ) -> Option<FrameOwner> {
+        if let Some(i) = parent.and_then(|p| sessions.iter().position(|s| s == p)) {
+            let v = self.cdp(&sessions[i], &GetFrameOwner { frame_id }).await.ok()?;
+            return Some(FrameOwner { frame: i, backend_node_id: v.backend_node_id.0 });
+        }
         for (i, s) in sessions.iter().enumerate() {
             if let Ok(v) = self.cdp(s, &GetFrameOwner { frame_id }).await {
                 // The page model keeps backend ids as plain numbers.

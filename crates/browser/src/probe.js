@@ -35,9 +35,36 @@
   const noteClick = (el) => {
     if (!clickSeen.has(el) && clickTargets.length < 20000) { clickSeen.add(el); clickTargets.push(new WeakRef(el)); }
   };
+  // React (16 and later) listens on the document or its root container and finds
+  // the handler in the props it keeps on each element (`__reactProps$…`, in 16
+  // `__reactEventHandlers$…`): a `<label onDoubleClick>` has no listener of its own.
+  // Once a delegating listener appears, those props are read as evidence.
+  let delegated = false, reactKey = null, reactTargets = [];
+  const REACT_HANDLERS = ['onClick', 'onDoubleClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp',
+    'onTouchStart', 'onTouchEnd', 'onContextMenu'];
+  const findReactKey = () => {
+    const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_ELEMENT);
+    for (let n = walker.currentNode, i = 0; n && i < 200; n = walker.nextNode(), i++) {
+      for (const k in n) if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) return k;
+    }
+    return null;
+  };
+  const readReactTargets = () => {
+    reactTargets = [];
+    if (!delegated) return;
+    if (!reactKey) reactKey = findReactKey();
+    if (!reactKey) return;
+    const all = document.getElementsByTagName('*');
+    for (let i = 0; i < all.length && i < 50000 && reactTargets.length < 5000; i++) {
+      const p = all[i][reactKey];
+      if (p && REACT_HANDLERS.some((h) => typeof p[h] === 'function')) reactTargets.push(all[i]);
+    }
+  };
   const ael = EventTarget.prototype.addEventListener;
   EventTarget.prototype.addEventListener = function (type, listener, options) {
     try {
+      if ((POINTER.has(type) || CLICK.has(type)) && (this === document || (this instanceof Element && !this.parentElement) ||
+        (this instanceof Element && this.parentElement === document.body))) delegated = true;
       if (this instanceof Element) {
         if (POINTER.has(type) && pointerTargets.length < 5000) pointerTargets.push(new WeakRef(this));
         if (CLICK.has(type) && listener) noteClick(this);
@@ -53,11 +80,31 @@
     } catch (e) {}
   }
   try { Object.defineProperty(EventTarget.prototype.addEventListener, 'toString', { value: () => 'function addEventListener() { [native code] }' }); } catch (e) {}
+  // A worker just started: its first message (or error) is part of settling, for
+  // at most a second, so a page that shows what its worker answers at start is
+  // read after the answer. An idle worker holds nothing after that.
+  const NativeWorker = window.Worker;
+  if (typeof NativeWorker === 'function') {
+    const Worker = function Worker(...args) {
+      const w = Reflect.construct(NativeWorker, args, new.target || Worker);
+      const started = {};
+      const done = () => pending.delete(started);
+      pending.add(started);
+      try { ael.call(w, 'message', done, { once: true }); ael.call(w, 'error', done, { once: true }); } catch (e) {}
+      st.call(window, done, 1000);
+      return w;
+    };
+    Worker.prototype = NativeWorker.prototype;
+    try {
+      Object.defineProperty(Worker, 'toString', { value: () => 'function Worker() { [native code] }' });
+      Object.defineProperty(window, 'Worker', { value: Worker, writable: true, configurable: true, enumerable: false });
+    } catch (e) {}
+  }
   new MutationObserver(() => { lastMutation = now(); })
     .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   const api = {
     mark() { markedAt = now(); lastMutation = -1; pending.clear(); },
-    pointerCount() { return pointerTargets.length; },
+    pointerCount() { readReactTargets(); return pointerTargets.length + reactTargets.length; },
     clickCount() { return clickTargets.length; },
     clickElementsInView() {
       const out = [], w = innerWidth, h = innerHeight;
@@ -74,6 +121,7 @@
     pointerElements() {
       const out = [];
       for (const r of pointerTargets) { const e = r.deref(); if (e && e.isConnected) out.push(e); }
+      for (const e of reactTargets) if (e.isConnected) out.push(e);
       return out;
     },
     // Resolves after the next frame and one task: whatever the action queued has started by then.

@@ -37,6 +37,9 @@ const AUTO_ATTACH: target::SetAutoAttach =
 pub(crate) struct OopFrame {
     pub frame_id: FrameId,
     pub session: SessionId,
+    /// The session that attached it: its parent frame's (the page's, or
+    /// another out-of-process frame's when they nest).
+    pub parent: Option<SessionId>,
 }
 
 #[derive(Default)]
@@ -330,12 +333,6 @@ impl Tab {
         self.state.lock().unwrap().main_frame.clone()
     }
 
-    /// The CDP session of a frame capture: 0 is the page, then the OOPIFs in capture order.
-    pub(crate) fn sessions(&self) -> Vec<SessionId> {
-        let st = self.state.lock().unwrap();
-        std::iter::once(self.session.clone()).chain(st.oopifs.iter().map(|f| f.session.clone())).collect()
-    }
-
     /// Send one CDP command to the page session as is (benchmarks and diagnostics):
     /// no dialog or crash guard, so a command that never gets its answer (`Page.crash`)
     /// shows how the client itself copes.
@@ -345,8 +342,13 @@ impl Tab {
     }
 
     /// Whether a backend node (in the session of capture frame `session`) is still in its document.
-    pub async fn node_alive(&self, session: &SessionId, backend: BackendNodeId) -> Result<bool, BrowserError> {
-        let r = self.resolve_isolated(session, backend, None).await;
+    pub async fn node_alive(
+        &self,
+        session: &SessionId,
+        backend: BackendNodeId,
+        frame: Option<&FrameId>,
+    ) -> Result<bool, BrowserError> {
+        let r = self.resolve_isolated(session, backend, None, frame).await;
         let object = match r {
             Ok(v) => v.object.object_id,
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => None,
@@ -598,7 +600,8 @@ async fn track(
                     let frame_id = FrameId(a.target_info.target_id.0);
                     {
                         let mut st = state.lock().unwrap();
-                        st.oopifs.push(OopFrame { frame_id: frame_id.clone(), session: s.clone() });
+                        let parent = ev.session.clone();
+                        st.oopifs.push(OopFrame { frame_id: frame_id.clone(), session: s.clone(), parent });
                         st.oopif_loading.insert(frame_id, now);
                     }
                     // The frame was attached paused (waitForDebuggerOnStart): set up what we

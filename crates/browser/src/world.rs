@@ -36,9 +36,24 @@ impl Tab {
 
     /// The execution context of Sightline's isolated world in a session's frame.
     pub(crate) async fn world(&self, session: &SessionId) -> Result<ExecutionContextId, BrowserError> {
-        let frame = self
-            .frame_of_session(session)
-            .ok_or_else(|| BrowserError::Unexpected("no frame for this session".to_string()))?;
+        self.world_in(session, None).await
+    }
+
+    /// The isolated world of one frame of a session: `frame`, else the
+    /// session's own frame. A same-process frame of another origin needs its
+    /// own: a node resolved into the parent frame's world is a cross-origin
+    /// object there, whose properties cannot be read.
+    pub(crate) async fn world_in(
+        &self,
+        session: &SessionId,
+        frame: Option<&FrameId>,
+    ) -> Result<ExecutionContextId, BrowserError> {
+        let frame = match frame {
+            Some(f) => f.clone(),
+            None => self
+                .frame_of_session(session)
+                .ok_or_else(|| BrowserError::Unexpected("no frame for this session".to_string()))?,
+        };
         let world = self.cdp(session, &CreateIsolatedWorld { frame_id: &frame, world_name: WORLD }).await?;
         Ok(world.execution_context_id)
     }
@@ -62,9 +77,10 @@ impl Tab {
         session: &SessionId,
         backend: BackendNodeId,
         group: Option<&str>,
+        frame: Option<&FrameId>,
     ) -> Result<ResolveNodeReply, BrowserError> {
         let main_world = ResolveNode { object_group: group, ..ResolveNode::backend(backend) };
-        if let Ok(ctx) = self.world(session).await {
+        if let Ok(ctx) = self.world_in(session, frame).await {
             let isolated = ResolveNode { execution_context_id: Some(ctx), ..main_world };
             if let Ok(v) = self.cdp(session, &isolated).await {
                 return Ok(v);

@@ -1,7 +1,9 @@
 //! Set-of-Marks: the visible interactive elements, numbered, with boxes.
 //!
 //! The same elements as the element index (same rules, same visibility
-//! evidence), minus the options of closed selects, which have no box of their own.
+//! evidence), minus the options of closed selects, which have no box of their
+//! own, and the labels that only name a marked control (their box would be a
+//! second number on the same target).
 //! [`Mark`] is the one mark type: the pack's scripts, the tool API's marked
 //! screenshot and the agent runner's all get theirs from here, and
 //! [`crate::draw_marks`] draws them.
@@ -43,7 +45,7 @@ fn first_non_empty(candidates: impl IntoIterator<Item = Option<String>>) -> Stri
 pub fn marks(arena: &Arena, elements: &[Element]) -> Vec<Mark> {
     elements
         .iter()
-        .filter(|e| e.select.is_none())
+        .filter(|e| e.select.is_none() && e.label_for.is_none())
         .enumerate()
         .map(|(i, e)| {
             let n = arena.node(e.node);

@@ -1,12 +1,19 @@
 //! The HTTP API: pinned paths over the hub, the bearer-token and header-size
 //! guards, `/openapi.json`, `/healthz`, `/metrics`, and MCP at `/mcp`.
+//!
+//! The guard puts the caller's [`Principal`] in the request's extensions; each
+//! handler passes it to the hub, which answers another principal's session as
+//! an unknown one. At `/mcp`, each `Mcp-Session-Id` is bound to the principal
+//! that opened it ([`McpOwners`]); a request of another principal on that id is
+//! answered as for an id the server never issued.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{DefaultBodyLimit, Extension, Path, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -17,6 +24,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::{Principal, Principals};
 use crate::error::{EndReason, ServerError};
 use crate::hub::{Hub, NewSession};
 use crate::mcp::SightlineMcp;
@@ -26,11 +34,20 @@ pub const MAX_BODY: usize = 1 << 20;
 /// Request heads (all header names and values) larger than this are refused (431).
 pub const MAX_HEADERS: usize = 16 << 10;
 
+/// The MCP Streamable HTTP session header.
+const MCP_SESSION_ID: &str = "mcp-session-id";
+
+/// What a request on another principal's MCP session is rewritten to: an id
+/// rmcp never issues (its ids are UUIDs), so rmcp answers exactly as for any
+/// unknown session.
+const NEVER_ISSUED: &str = "not-a-session";
+
 /// What the router needs besides the hub.
 #[derive(Clone, Default)]
 pub struct HttpConfig {
-    /// Bearer token every request must carry (`Authorization: Bearer …`); None = no check.
-    pub token: Option<String>,
+    /// Whose bearer tokens are accepted (`Authorization: Bearer …`); none = no
+    /// check, every caller is the anonymous principal.
+    pub principals: Principals,
     /// Accept any `Host` on `/mcp` (needed for a non-loopback bind; the token guards it then).
     pub any_host: bool,
     /// Cancelled when the server stops: MCP sessions end.
@@ -40,6 +57,27 @@ pub struct HttpConfig {
 #[derive(Clone)]
 struct AppState {
     hub: Arc<Hub>,
+}
+
+/// Which principal opened each MCP session.
+#[derive(Clone)]
+struct McpOwners {
+    owners: Arc<StdMutex<HashMap<String, Principal>>>,
+    sessions: Arc<LocalSessionManager>,
+}
+
+impl McpOwners {
+    /// Bind a new MCP session to its principal; forget the sessions rmcp closed.
+    async fn bind(&self, id: String, owner: Principal) {
+        let live = self.sessions.sessions.read().await;
+        let mut owners = self.owners.lock().unwrap();
+        owners.retain(|id, _| live.contains_key(id.as_str()));
+        owners.insert(id, owner);
+    }
+
+    fn owner(&self, id: &str) -> Option<Principal> {
+        self.owners.lock().unwrap().get(id).cloned()
+    }
 }
 
 /// The whole service as a router (tests call it without a socket).
@@ -52,12 +90,11 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
         mcp_cfg = mcp_cfg.disable_allowed_hosts();
     }
     let mcp_hub = hub.clone();
-    let mcp = StreamableHttpService::new(
-        move || Ok(SightlineMcp::over_hub(mcp_hub.clone())),
-        Arc::new(LocalSessionManager::default()),
-        mcp_cfg,
-    );
-    let token = cfg.token.clone();
+    let mcp_sessions = Arc::new(LocalSessionManager::default());
+    let mcp =
+        StreamableHttpService::new(move || Ok(SightlineMcp::over_hub(mcp_hub.clone())), mcp_sessions.clone(), mcp_cfg);
+    let owners = McpOwners { owners: Arc::default(), sessions: mcp_sessions };
+    let principals = cfg.principals.clone();
     Router::new()
         .route("/v1/sessions", post(create_session).get(list_sessions))
         .route("/v1/sessions/{id}", axum::routing::delete(delete_session))
@@ -67,54 +104,63 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
         .route("/openapi.json", get(openapi))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
-        .merge(Router::new().nest_service("/mcp", mcp).layer(middleware::from_fn(mcp_delete_no_content)))
+        .merge(
+            Router::new()
+                .nest_service("/mcp", mcp)
+                .layer(middleware::from_fn(move |req: Request, next: Next| mcp_front(owners.clone(), req, next))),
+        )
         .fallback(|| async { ServerError::BadRequest("no such path; see /openapi.json".into()).into_response() })
         .layer(DefaultBodyLimit::max(MAX_BODY))
-        .layer(middleware::from_fn(move |req: Request, next: Next| guard(token.clone(), req, next)))
+        .layer(middleware::from_fn(move |req: Request, next: Next| guard(principals.clone(), req, next)))
         .with_state(AppState { hub })
 }
 
-/// rmcp answers a session DELETE with 202; clients (the official Python one
-/// among them) expect 200 or 204 for a terminated session.
-async fn mcp_delete_no_content(req: Request, next: Next) -> Response {
+/// In front of rmcp at `/mcp`: an MCP session answers only the principal that
+/// opened it (anyone else's request goes on as one on an id never issued, so
+/// it gets rmcp's own unknown-session answer), and a session DELETE gets 204:
+/// rmcp answers it with 202, and clients (the official Python one among them)
+/// expect 200 or 204 for a terminated session.
+async fn mcp_front(owners: McpOwners, mut req: Request, next: Next) -> Response {
+    let caller = req.extensions().get::<Principal>().cloned().unwrap_or_else(Principal::anonymous);
     let delete = req.method() == axum::http::Method::DELETE;
+    let session = req.headers().get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_string);
+    if let Some(id) = &session {
+        if owners.owner(id).is_some_and(|owner| owner != caller) {
+            req.headers_mut().insert(MCP_SESSION_ID, HeaderValue::from_static(NEVER_ISSUED));
+        }
+    }
     let mut r = next.run(req).await;
+    if session.is_none() {
+        // An initialize opened a session: it is the caller's, before the client learns its id.
+        if let Some(id) = r.headers().get(MCP_SESSION_ID).and_then(|v| v.to_str().ok()) {
+            owners.bind(id.to_string(), caller).await;
+        }
+    }
     if delete && r.status() == StatusCode::ACCEPTED {
         *r.status_mut() = StatusCode::NO_CONTENT;
     }
     r
 }
 
-/// Bounded heads, then the bearer token (compared in constant time).
-async fn guard(token: Option<String>, req: Request, next: Next) -> Response {
+/// Bounded heads, then the bearer token (compared in constant time with every
+/// principal's). The caller's [`Principal`] goes into the request's extensions.
+async fn guard(principals: Principals, mut req: Request, next: Next) -> Response {
     let head: usize =
         req.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum::<usize>() + req.uri().to_string().len();
     if head > MAX_HEADERS {
         return ServerError::HeadersTooLarge { limit: MAX_HEADERS }.into_response();
     }
-    if let Some(expected) = token {
-        let given = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
-        if !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
-            return ServerError::Unauthorized.into_response();
-        }
-    }
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    let Some(caller) = principals.authenticate(given.as_bytes()) else {
+        return ServerError::Unauthorized.into_response();
+    };
+    req.extensions_mut().insert(caller);
     next.run(req).await
-}
-
-/// Equal in time independent of where the bytes first differ.
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    let mut diff = (a.len() ^ b.len()) as u8 | ((a.len() ^ b.len()) >> 8) as u8;
-    for i in 0..a.len().max(b.len()) {
-        let x = a.get(i).copied().unwrap_or(0);
-        let y = b.get(i).copied().unwrap_or(0xff);
-        diff |= x ^ y;
-    }
-    diff == 0 && a.len() == b.len()
 }
 
 #[derive(Deserialize, Default)]
@@ -142,14 +188,18 @@ fn json_body<T: serde::de::DeserializeOwned + Default>(body: &Bytes) -> Result<T
     serde_json::from_slice(body).map_err(|e| ServerError::BadRequest(format!("invalid JSON body: {e}")))
 }
 
-async fn create_session(State(st): State<AppState>, body: Bytes) -> Result<Response, ServerError> {
+async fn create_session(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Principal>,
+    body: Bytes,
+) -> Result<Response, ServerError> {
     let b: CreateBody = json_body(&body)?;
     if let Some(url) = &b.url {
         sightline_api::check_url(url).map_err(|e| ServerError::BadRequest(e.to_string()))?;
     }
     let viewport = b.viewport.as_deref().map(parse_viewport).transpose()?;
-    let (s, state) =
-        st.hub.create(NewSession { url: b.url, viewport, screenshot: b.screenshot.unwrap_or(true) }).await?;
+    let new = NewSession { url: b.url, viewport, screenshot: b.screenshot.unwrap_or(true) };
+    let (s, state) = st.hub.create(&caller, new).await?;
     let mut out = json!({ "session_id": s.id });
     if let Some(state) = state {
         out["state"] = state;
@@ -160,17 +210,26 @@ async fn create_session(State(st): State<AppState>, body: Bytes) -> Result<Respo
     Ok((StatusCode::CREATED, Json(out)).into_response())
 }
 
-async fn list_sessions(State(st): State<AppState>) -> Json<Value> {
-    Json(json!({ "sessions": st.hub.ids() }))
+async fn list_sessions(State(st): State<AppState>, Extension(caller): Extension<Principal>) -> Json<Value> {
+    Json(json!({ "sessions": st.hub.ids(&caller) }))
 }
 
-async fn delete_session(State(st): State<AppState>, Path(id): Path<String>) -> Result<StatusCode, ServerError> {
-    st.hub.end(&id, EndReason::Deleted).await?;
+async fn delete_session(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Principal>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ServerError> {
+    st.hub.end(&caller, &id, EndReason::Deleted).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
-async fn act(State(st): State<AppState>, Path(id): Path<String>, body: Bytes) -> Result<Json<Value>, ServerError> {
-    let s = st.hub.enter(&id)?;
+async fn act(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Principal>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Json<Value>, ServerError> {
+    let s = st.hub.enter(&caller, &id)?;
     // Like `env`: a body that is not JSON is echoed as a string in ACTION_VALIDATION_FAILED.
     let action = serde_json::from_slice(&body).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into()));
     match s.act(&st.hub.metrics, action).await {
@@ -186,10 +245,11 @@ struct StateQuery {
 
 async fn state(
     State(st): State<AppState>,
+    Extension(caller): Extension<Principal>,
     Path(id): Path<String>,
     Query(q): Query<StateQuery>,
 ) -> Result<Json<Value>, ServerError> {
-    let s = st.hub.enter(&id)?;
+    let s = st.hub.enter(&caller, &id)?;
     match s.state(&st.hub.metrics, q.screenshot).await {
         Ok(v) => Ok(Json(v)),
         Err(e) => Err(st.hub.classify(&s, e).await),
@@ -198,15 +258,16 @@ async fn state(
 
 async fn tool(
     State(st): State<AppState>,
+    Extension(caller): Extension<Principal>,
     Path((id, name)): Path<(String, String)>,
     body: Bytes,
 ) -> Result<Response, ServerError> {
     let args: Value = json_body(&body)?;
     if name == "end_session" {
-        st.hub.end(&id, EndReason::Deleted).await?;
+        st.hub.end(&caller, &id, EndReason::Deleted).await?;
         return Ok(Json(json!({ "status": "ok", "session": id })).into_response());
     }
-    let s = st.hub.enter(&id)?;
+    let s = st.hub.enter(&caller, &id)?;
     let out = match s.tool(&st.hub.metrics, &name, args).await {
         Ok(out) => out,
         Err(e) => return Err(st.hub.classify(&s, e).await),
@@ -236,16 +297,6 @@ async fn openapi() -> Json<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn constant_time_compare() {
-        assert!(constant_time_eq(b"secret", b"secret"));
-        assert!(!constant_time_eq(b"secret", b"secreT"));
-        assert!(!constant_time_eq(b"secret", b"secret2"));
-        assert!(!constant_time_eq(b"", b"x"));
-        assert!(!constant_time_eq(b"x", b""));
-        assert!(constant_time_eq(b"", b""));
-    }
 
     #[test]
     fn viewports() {

@@ -6,6 +6,11 @@
 //! named by the session id, so the tool vocabulary is the one `rpc` speaks and
 //! a session can never reach another's tabs: every call's `session` argument is
 //! overwritten with the session's own id.
+//!
+//! Each session belongs to the [`Principal`] that created it. Every lookup by
+//! id ([`Hub::enter`], [`Hub::end`]) takes the caller's principal, and a
+//! session (open or ended) of another principal is answered exactly as an id
+//! that never existed: `session_not_found`, so ids cannot be probed.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, Hasher};
@@ -20,6 +25,7 @@ use sightline_cdp::LaunchOptions;
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::Principal;
 use crate::error::{EndReason, ServerError};
 use crate::grid::{self, GridConfig, GridSession};
 use crate::metrics::Metrics;
@@ -75,6 +81,8 @@ pub struct NewSession {
 /// One Sightline session.
 pub struct Session {
     pub id: String,
+    /// The principal that created it; no other may reach it.
+    pub owner: Principal,
     api: Api,
     /// (target_id, tab_id) the HTTP paths address by default.
     address: StdMutex<(String, String)>,
@@ -118,8 +126,8 @@ impl Drop for Entered {
 pub struct Hub {
     cfg: HubConfig,
     sessions: StdMutex<HashMap<String, Arc<Session>>>,
-    /// Ended ids and why (the most recent 10,000).
-    ended: StdMutex<(HashMap<String, EndReason>, VecDeque<String>)>,
+    /// Ended ids, whose they were and why (the most recent 10,000).
+    ended: StdMutex<Tombstones>,
     slots: Arc<Semaphore>,
     shared: Mutex<Option<Browser>>,
     pub metrics: Metrics,
@@ -129,6 +137,14 @@ pub struct Hub {
 }
 
 const TOMBSTONES: usize = 10_000;
+
+/// What is remembered of an ended session: its owner and why it ended.
+#[derive(Default)]
+struct Tombstones {
+    by_id: HashMap<String, (Principal, EndReason)>,
+    /// Oldest first, so the map stays bounded.
+    order: VecDeque<String>,
+}
 
 impl Hub {
     pub fn new(cfg: HubConfig) -> Arc<Hub> {
@@ -160,11 +176,17 @@ impl Hub {
         format!("s-{:016x}{:016x}", a.finish(), b.finish())
     }
 
-    /// Ids of the open sessions.
-    pub fn ids(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.sessions.lock().unwrap().keys().cloned().collect();
+    /// Ids of the open sessions of `owner`.
+    pub fn ids(&self, owner: &Principal) -> Vec<String> {
+        let mut v: Vec<String> =
+            self.sessions.lock().unwrap().values().filter(|s| s.owner == *owner).map(|s| s.id.clone()).collect();
         v.sort();
         v
+    }
+
+    /// Ids of every open session, whoever owns it (for shutdown).
+    fn all_ids(&self) -> Vec<String> {
+        self.sessions.lock().unwrap().keys().cloned().collect()
     }
 
     pub fn open_count(&self) -> usize {
@@ -205,8 +227,12 @@ impl Hub {
         Ok(())
     }
 
-    /// Create a session; with a URL, also load it and return its State Object.
-    pub async fn create(self: &Arc<Self>, req: NewSession) -> Result<(Arc<Session>, Option<Value>), ServerError> {
+    /// Create a session owned by `owner`; with a URL, also load it and return its State Object.
+    pub async fn create(
+        self: &Arc<Self>,
+        owner: &Principal,
+        req: NewSession,
+    ) -> Result<(Arc<Session>, Option<Value>), ServerError> {
         if self.closing.load(Ordering::SeqCst) {
             return Err(ServerError::ShuttingDown);
         }
@@ -279,6 +305,7 @@ impl Hub {
         };
         let session = Arc::new(Session {
             id: id.clone(),
+            owner: owner.clone(),
             api,
             address: StdMutex::new((target, tab_id)),
             queue: Arc::new(Semaphore::new(self.cfg.queue_limit)),
@@ -298,12 +325,12 @@ impl Hub {
         self.metrics.sessions_open.fetch_add(1, Ordering::Relaxed);
         if self.closing.load(Ordering::SeqCst) {
             // Shutdown began while this browser was starting: it must not outlive the server.
-            let _ = self.end(&id, EndReason::Shutdown).await;
+            self.end_any(&id, EndReason::Shutdown).await;
             return Err(ServerError::ShuttingDown);
         }
         let state = match req.url {
             Some(url) => {
-                let first = match self.enter(&id) {
+                let first = match self.enter(owner, &id) {
                     Ok(entered) => entered.act(&self.metrics, json!({ "action": "navigate", "url": url })).await,
                     Err(e) => Err(e),
                 };
@@ -311,7 +338,7 @@ impl Hub {
                     Ok(state) => Some(state),
                     Err(e) => {
                         // The caller never learns the id: do not leave the session behind.
-                        let _ = self.end(&id, EndReason::Deleted).await;
+                        self.end_any(&id, EndReason::Deleted).await;
                         return Err(e);
                     }
                 }
@@ -321,13 +348,15 @@ impl Hub {
         Ok((session, state))
     }
 
-    /// Admit one request to a session's queue.
-    pub fn enter(&self, id: &str) -> Result<Entered, ServerError> {
-        let s = self.sessions.lock().unwrap().get(id).cloned();
+    /// Admit one request of `caller` to a session's queue. Another
+    /// principal's session, open or ended, is `session_not_found`.
+    pub fn enter(&self, caller: &Principal, id: &str) -> Result<Entered, ServerError> {
+        let s = self.sessions.lock().unwrap().get(id).filter(|s| s.owner == *caller).cloned();
         let Some(s) = s else {
-            return Err(match self.ended.lock().unwrap().0.get(id) {
-                Some(EndReason::BrowserCrashed) => ServerError::BrowserCrashed { id: id.to_string() },
-                Some(r) => ServerError::SessionEnded { id: id.to_string(), reason: *r },
+            return Err(match self.ended.lock().unwrap().by_id.get(id) {
+                Some((owner, _)) if owner != caller => ServerError::SessionNotFound { id: id.to_string() },
+                Some((_, EndReason::BrowserCrashed)) => ServerError::BrowserCrashed { id: id.to_string() },
+                Some((_, r)) => ServerError::SessionEnded { id: id.to_string(), reason: *r },
                 None => ServerError::SessionNotFound { id: id.to_string() },
             });
         };
@@ -368,11 +397,11 @@ impl Hub {
         *s.reason.lock().unwrap() = Some(reason);
         s.gone.cancel();
         let mut t = self.ended.lock().unwrap();
-        t.0.insert(id.to_string(), reason);
-        t.1.push_back(id.to_string());
-        while t.1.len() > TOMBSTONES {
-            if let Some(old) = t.1.pop_front() {
-                t.0.remove(&old);
+        t.by_id.insert(id.to_string(), (s.owner.clone(), reason));
+        t.order.push_back(id.to_string());
+        while t.order.len() > TOMBSTONES {
+            if let Some(old) = t.order.pop_front() {
+                t.by_id.remove(&old);
             }
         }
         self.metrics.sessions_open.fetch_sub(1, Ordering::Relaxed);
@@ -380,14 +409,21 @@ impl Hub {
         Some(s)
     }
 
-    /// End a session: close its context (or give its Grid browser back).
-    pub async fn end(&self, id: &str, reason: EndReason) -> Result<(), ServerError> {
-        match self.forget(id, reason) {
-            Some(s) => {
-                finish(s).await;
-                Ok(())
-            }
-            None => self.enter(id).map(|_| ()),
+    /// End a session of `caller`: close its context (or give its Grid browser
+    /// back). Another principal's session is `session_not_found` and stays open.
+    pub async fn end(&self, caller: &Principal, id: &str, reason: EndReason) -> Result<(), ServerError> {
+        let owned = self.sessions.lock().unwrap().get(id).is_some_and(|s| s.owner == *caller);
+        if !owned {
+            return self.enter(caller, id).map(|_| ());
+        }
+        self.end_any(id, reason).await;
+        Ok(())
+    }
+
+    /// End a session whoever owns it (housekeeping, shutdown).
+    async fn end_any(&self, id: &str, reason: EndReason) {
+        if let Some(s) = self.forget(id, reason) {
+            finish(s).await;
         }
     }
 
@@ -449,8 +485,8 @@ impl Hub {
     /// Stop creating sessions, end every session, close the shared browser.
     pub async fn shutdown(&self) {
         self.closing.store(true, Ordering::SeqCst);
-        let ids = self.ids();
-        let ends = ids.iter().map(|id| self.end(id, EndReason::Shutdown));
+        let ids = self.all_ids();
+        let ends = ids.iter().map(|id| self.end_any(id, EndReason::Shutdown));
         futures_util::future::join_all(ends).await;
         if let Some(b) = self.shared.lock().await.take() {
             b.shutdown().await;

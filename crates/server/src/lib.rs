@@ -9,16 +9,22 @@
 //!   (`/v1/sessions/{id}/act`, `/state`), every tool at
 //!   `/v1/sessions/{id}/tools/{name}`, `/openapi.json`, `/healthz`,
 //!   `/metrics`, and MCP Streamable HTTP at `/mcp` ([`SightlineMcp`], on rmcp).
+//! - [`Principals`] are the callers `--token-file` names, one bearer token
+//!   each. A session belongs to the principal that created it: to any other,
+//!   its id answers exactly as an id that never existed.
 //! - [`serve`] binds, runs until the stop signal, then ends every session and
 //!   closes the browsers.
 //!
 //! ```
-//! use sightline_server::{constant_time_eq, ServerError};
-//! assert!(constant_time_eq(b"token", b"token"));
+//! use sightline_server::{Principals, ServerError};
+//! let team = Principals::parse("alice 0123456789abcdef-alice\nbob 0123456789abcdef-bob\n").unwrap();
+//! assert_eq!(team.authenticate(b"0123456789abcdef-bob").unwrap().name(), "bob");
+//! assert!(team.authenticate(b"0123456789abcdef-eve").is_none());
 //! let e = ServerError::SessionNotFound { id: "s-1".into() };
 //! assert_eq!((e.code(), e.status().as_u16()), ("session_not_found", 404));
 //! ```
 
+mod auth;
 mod error;
 pub mod grid;
 mod http;
@@ -31,9 +37,10 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+pub use auth::{constant_time_eq, Principal, Principals, TokenFileError, MIN_TOKEN_LEN};
 pub use error::{EndReason, GridError, ServerError};
 pub use grid::GridConfig;
-pub use http::{app, constant_time_eq, HttpConfig, MAX_BODY, MAX_HEADERS};
+pub use http::{app, HttpConfig, MAX_BODY, MAX_HEADERS};
 pub use hub::{BrowserSource, Hub, HubConfig, NewSession, Session};
 pub use mcp::{serve_stdio, SightlineMcp};
 pub use metrics::Metrics;
@@ -43,8 +50,9 @@ pub use openapi::document as openapi_document;
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
     pub listen: SocketAddr,
-    /// Required (by the command line) for a non-loopback `listen`.
-    pub token: Option<String>,
+    /// Who may call, by bearer token; none = the anonymous principal alone
+    /// (the command line refuses that for a non-loopback `listen`).
+    pub principals: Principals,
     pub hub: HubConfig,
 }
 
@@ -63,7 +71,7 @@ pub async fn serve(
     let router = app(
         hub.clone(),
         HttpConfig {
-            token: cfg.token.clone(),
+            principals: cfg.principals.clone(),
             any_host: !cfg.listen.ip().is_loopback(),
             mcp_shutdown: mcp_shutdown.clone(),
         },

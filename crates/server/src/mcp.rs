@@ -1,7 +1,9 @@
 //! The tools as an MCP server on the official Rust SDK (`rmcp`), for both
 //! transports: stdio (`sightline mcp`, over one [`Api`] with named driver
 //! sessions) and Streamable HTTP at `/mcp` (one MCP session = one Sightline
-//! session of the [`Hub`]).
+//! session of the [`Hub`], owned by the principal whose token opened it; the
+//! router keeps other principals off the MCP session, and every call here
+//! checks the caller again).
 //!
 //! rmcp runs each request on its own task, so calls are concurrent (calls on
 //! one driver session still queue on its lock). `notifications/cancelled`
@@ -22,6 +24,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 use sightline_api::{Api, Tool, ToolError, ToolOutput};
 
+use crate::auth::Principal;
 use crate::error::{EndReason, ServerError};
 use crate::hub::{Hub, NewSession, Session};
 
@@ -103,7 +106,7 @@ impl SightlineMcp {
         matches!(self.backend, Backend::Hub { .. })
     }
 
-    async fn run(&self, name: &str, args: Value) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, caller: &Principal, name: &str, args: Value) -> Result<ToolOutput, ToolError> {
         match &self.backend {
             Backend::Api(api) => api.dispatch(name, args).await,
             Backend::Hub { hub, session } => {
@@ -113,10 +116,10 @@ impl SightlineMcp {
                         "initialize the MCP session first",
                     ));
                 };
-                let entered = hub.enter(&s.id).map_err(ServerError::into_tool_error)?;
+                let entered = hub.enter(caller, &s.id).map_err(ServerError::into_tool_error)?;
                 if name == "end_session" {
                     drop(entered);
-                    hub.end(&s.id, EndReason::Deleted).await.map_err(ServerError::into_tool_error)?;
+                    hub.end(caller, &s.id, EndReason::Deleted).await.map_err(ServerError::into_tool_error)?;
                     return Ok(ToolOutput::json(json!({ "status": "ok", "session": s.id })));
                 }
                 let started = Instant::now();
@@ -140,16 +143,27 @@ impl Drop for SightlineMcp {
         if let Backend::Hub { hub, session } = &self.backend {
             if let Some(s) = session.get() {
                 if !s.is_ended() {
-                    let (hub, id) = (hub.clone(), s.id.clone());
+                    let (hub, id, owner) = (hub.clone(), s.id.clone(), s.owner.clone());
                     if let Ok(rt) = tokio::runtime::Handle::try_current() {
                         rt.spawn(async move {
-                            let _ = hub.end(&id, EndReason::Deleted).await;
+                            let _ = hub.end(&owner, &id, EndReason::Deleted).await;
                         });
                     }
                 }
             }
         }
     }
+}
+
+/// The principal the HTTP guard found for this request (rmcp passes the
+/// request's HTTP parts along); over stdio, and for a request without one, the
+/// anonymous principal.
+fn caller_of(context: &RequestContext<RoleServer>) -> Principal {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>().cloned())
+        .unwrap_or_else(Principal::anonymous)
 }
 
 fn decode<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, McpError> {
@@ -183,7 +197,7 @@ impl ServerHandler for SightlineMcp {
         if let Backend::Hub { hub, session } = &self.backend {
             if session.get().is_none() {
                 let screenshot = true;
-                match hub.create(NewSession { url: None, viewport: None, screenshot }).await {
+                match hub.create(&caller_of(&context), NewSession { url: None, viewport: None, screenshot }).await {
                     Ok((s, _)) => {
                         let _ = session.set(s);
                     }
@@ -239,8 +253,9 @@ impl ServerHandler for SightlineMcp {
                 }
             })
         });
+        let caller = caller_of(&context);
         let out = tokio::select! {
-            out = self.run(&name, args) => out,
+            out = self.run(&caller, &name, args) => out,
             _ = context.ct.cancelled() => Err(ToolError::new(sightline_api::ToolCode::Cancelled, format!("{name} was cancelled by the client"))),
         };
         if let Some(t) = ticker {

@@ -69,7 +69,11 @@ impl Metrics {
         self.action_latency.observe(took);
     }
 
+    /// A tool call. The label is a name from the tool table, else `unknown`:
+    /// the name comes from the request path, and caller data (a session id,
+    /// quotes) never becomes a label.
     pub fn tool(&self, tool: &str, outcome: &str) {
+        let tool = sightline_api::TOOLS.iter().find(|t| t.name == tool).map_or("unknown", |t| t.name);
         bump(&self.tool_calls, (tool.to_string(), outcome.to_string()));
     }
 

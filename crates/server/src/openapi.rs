@@ -27,7 +27,7 @@ pub fn document() -> Value {
                 "503": error_response("too_many_sessions, grid_refused, grid_unreachable, shutting_down"),
             }
         },
-        "get": { "summary": "Ids of the open sessions.", "responses": { "200": { "description": "ok" } } }
+        "get": { "summary": "Ids of the caller's open sessions (those its bearer token created).", "responses": { "200": { "description": "ok" } } }
     }));
     paths.insert("/v1/sessions/{id}".into(), json!({
         "delete": { "summary": "End a session.", "parameters": [session_param()],

@@ -166,6 +166,8 @@ pub static TOOLS: &[Tool] = &[
         "Load an absolute URL in the tab and wait until it is stable. Invalidates every snapshot of the tab."),
     tool!("get_browser_state", true, read::StateParams, read::get_browser_state,
         "Snapshot of the tab. snapshot_format: semantic_v2 (accessibility outline, typed action refs, content refs, visibility, omission counts, continuation) or dom_refs_v1 (default: interactive DOM refs and a truncated flag). Scope with query (role, name or text), scope_ref (subtree of a current ref) or continuation (next ranked segment; single-use; not combinable)."),
+    tool!("get_blocked_requests", true, read::BlockedParams, read::get_blocked_requests,
+        "Requests the egress policy (--allow, --block, --block-private) refused since this session's previous call: a count and the latest ten, each with its target and rule. policy=false when no egress policy is set."),
     tool!("browser_screenshot", true, read::ScreenshotParams, read::screenshot,
         "PNG screenshot of the tab's viewport; with marks=true, numbered boxes over the visible interactive elements and their listing."),
     tool!("browser_click", false, mutate::ClickParams, mutate::click,

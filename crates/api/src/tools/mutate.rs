@@ -143,7 +143,8 @@ async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -
         .get(frame)
         .cloned()
         .ok_or_else(|| ToolError::proof(Proof::TabTarget, "the frame's target is gone"))?;
-    if !tab.node_alive(&session, BackendNodeId(backend)).await? {
+    let node_frame = captured.view.frame_of(node).map(|f| FrameId(f.to_string()));
+    if !tab.node_alive(&session, BackendNodeId(backend), node_frame.as_ref()).await? {
         return Err(ToolError::proof(
             Proof::NodeLiveness,
             format!("the element of {reference} was removed from the page"),

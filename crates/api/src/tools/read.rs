@@ -35,6 +35,12 @@ pub struct StateParams {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct BlockedParams {
+    pub session: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ScreenshotParams {
     pub session: String,
     pub target_id: String,
@@ -75,21 +81,35 @@ pub(crate) async fn get_browser_state(api: &Api, p: StateParams) -> Result<ToolO
         dom_node_limit: p.dom_node_limit.map(|l| l.clamp(1, 10_000_000) as usize),
     };
     let mut value = snapshot::get(&mut g, &a.tab_id, req).await?;
-    // What the egress proxy refused since this session's previous snapshot (the
-    // proxy serves the whole process): a count, and the latest few with their rule.
-    if let Some(egress) = &api.registry.egress {
-        let since = std::mem::replace(&mut g.egress_mark, egress.mark());
-        let recent: Vec<serde_json::Value> = egress
-            .refusals_since(since)
-            .iter()
-            .rev()
-            .take(10)
-            .map(|r| serde_json::json!({ "target": r.target, "rule": r.refused.rule() }))
-            .collect();
-        value["blocked"] = serde_json::json!({ "count": g.egress_mark - since, "recent": recent });
-    }
     let image = value.as_object_mut().and_then(|o| o.remove("screenshot")).and_then(|v| v.as_str().map(str::to_string));
     Ok(ToolOutput { value, image })
+}
+
+/// What the egress proxy refused since this session's previous call: a count,
+/// and the latest ten with their rule. The proxy serves the whole process, so
+/// with several sessions the count is process-wide. Kept out of
+/// `get_browser_state`, whose response has exactly the seed's keys.
+pub(crate) async fn get_blocked_requests(api: &Api, p: BlockedParams) -> Result<ToolOutput, ToolError> {
+    let s = api.registry.session(&p.session).await?;
+    let mut g = s.lock().await;
+    let Some(egress) = &api.registry.egress else {
+        return Ok(ToolOutput {
+            value: json!({ "status": "ok", "policy": false, "count": 0, "recent": [] }),
+            image: None,
+        });
+    };
+    let since = std::mem::replace(&mut g.egress_mark, egress.mark());
+    let recent: Vec<serde_json::Value> = egress
+        .refusals_since(since)
+        .iter()
+        .rev()
+        .take(10)
+        .map(|r| json!({ "target": r.target, "rule": r.refused.rule() }))
+        .collect();
+    Ok(ToolOutput {
+        value: json!({ "status": "ok", "policy": true, "count": g.egress_mark - since, "recent": recent }),
+        image: None,
+    })
 }
 
 pub(crate) async fn screenshot(api: &Api, p: ScreenshotParams) -> Result<ToolOutput, ToolError> {
