@@ -56,6 +56,18 @@ fn main() -> std::process::ExitCode {
         // the command future is dropped and the browser with it (killed, profile removed).
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
         let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+        // A script's JavaScript runs on a blocking thread that dropping the command
+        // cannot stop: `script` takes the signal itself, cancels the script and
+        // closes the browser before it returns the signal's exit code.
+        if args.command == "script" {
+            let stop = async {
+                tokio::select! {
+                    _ = int.recv() => { eprintln!("sightline: interrupted"); 130 }
+                    _ = term.recv() => { eprintln!("sightline: terminated"); 143 }
+                }
+            };
+            return pack_cmd::script(&args, stop).await;
+        }
         let command = async {
             match args.command.as_str() {
                 "env" => run::env(&args).await,
@@ -70,7 +82,6 @@ fn main() -> std::process::ExitCode {
                 "trace" => agent_cmd::trace(&args).await,
                 "rpc" => rpc::run(run::api(&args)?).await,
                 "mcp" => Box::pin(mcp::run(run::api(&args)?)).await,
-                "script" => pack_cmd::script(&args).await,
                 other => anyhow::bail!("unknown command '{other}'\n\n{}", cli::USAGE),
             }
         };
@@ -81,6 +92,11 @@ fn main() -> std::process::ExitCode {
         }
     });
     rt.shutdown_timeout(std::time::Duration::from_secs(2));
+    // Last resort for exit paths that skipped `Drop` (a browser still held by a
+    // blocking thread): no launched browser outlives the process.
+    if sightline_cdp::kill_launched() > 0 {
+        tracing::debug!("killed a browser that was still open at exit");
+    }
     match result {
         Ok(code) => std::process::ExitCode::from(code),
         Err(e) => {

@@ -54,8 +54,12 @@ fn vision(a: &Args) -> Result<Option<OpenAiVision>> {
     }
 }
 
-/// `sightline script FILE.js …`
-pub async fn script(a: &Args) -> Result<u8> {
+/// `sightline script FILE.js …`. `stop` resolves to an exit code when the
+/// process is told to stop (SIGTERM, SIGINT): the script is cancelled (its
+/// JavaScript and the browser call it waits on stop at once), and the browser is
+/// closed and its profile removed before the code is returned.
+pub async fn script(a: &Args, stop: impl std::future::Future<Output = u8>) -> Result<u8> {
+    let mut stop = std::pin::pin!(stop);
     let vision = vision(a)?;
     if a.describe {
         let prims: Vec<_> = PRIMITIVES.iter().filter(|p| !p.vision || vision.is_some()).collect();
@@ -64,6 +68,60 @@ pub async fn script(a: &Args) -> Result<u8> {
     }
     let [file] = a.positional.as_slice() else { bail!("expected one script file\n\n{}", cli::USAGE) };
     let source = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
+    // Before the script runs, stopping drops the set-up, and the browser with it.
+    let setup = script_setup(a, vision);
+    let (browser, driver, pack) = tokio::select! {
+        r = setup => r?,
+        code = &mut stop => return Ok(code),
+    };
+    let timeout: f64 = a.timeout.as_deref().unwrap_or("30").parse().context("--timeout expects seconds")?;
+    let name =
+        std::path::Path::new(file).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| file.clone());
+    let opts = ScriptOptions { timeout: Duration::from_secs_f64(timeout), filename: name, ..ScriptOptions::default() };
+    let (run, stopped) = {
+        let mut run = std::pin::pin!(pack.run_logged(&source, opts));
+        tokio::select! {
+            r = &mut run => (r, None),
+            code = &mut stop => {
+                // The interrupt handler and every waiting browser call see the token.
+                pack.cancel_token().cancel();
+                (run.await, Some(code))
+            }
+        }
+    };
+    // Console output is printed on every outcome: a failing script's logs are what explain it.
+    for line in &run.logs {
+        println!("{line}");
+    }
+    let code = match (stopped, run.result) {
+        (Some(code), _) => {
+            eprintln!("sightline script: stopped by a signal");
+            code
+        }
+        (None, Ok(out)) => {
+            println!("{}", out.value);
+            0
+        }
+        (None, Err(e)) => {
+            eprintln!("sightline script: {e}");
+            match e {
+                ScriptError::Timeout { .. } => 124,
+                _ => 1,
+            }
+        }
+    };
+    drop(pack);
+    if let Ok(d) = Arc::try_unwrap(driver) {
+        d.into_tab().close().await;
+    }
+    browser.shutdown().await;
+    Ok(code)
+}
+
+type ScriptParts = (sightline_browser::Browser, Arc<ChromeDriver>, Arc<Pack<ChromeDriver, EgressGate>>);
+
+/// The browser, its driver on a new tab at `--url`, and the pack over them.
+async fn script_setup(a: &Args, vision: Option<OpenAiVision>) -> Result<ScriptParts> {
     let timeout: f64 = a.timeout.as_deref().unwrap_or("30").parse().context("--timeout expects seconds")?;
     if !(0.1..=3600.0).contains(&timeout) {
         bail!("--timeout must be between 0.1 and 3600 seconds");
@@ -78,31 +136,5 @@ pub async fn script(a: &Args) -> Result<u8> {
     // The same policy the egress proxy applies to every request of the page.
     let policy = EgressGate(egress);
     let pack = Pack::new(driver.clone(), policy, vision.map(OpenAiVision::into_callback));
-    let name =
-        std::path::Path::new(file).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| file.clone());
-    let opts = ScriptOptions { timeout: Duration::from_secs_f64(timeout), filename: name, ..ScriptOptions::default() };
-    // Console output is printed on every outcome: a failing script's logs are what explain it.
-    let run = pack.run_logged(&source, opts).await;
-    for line in &run.logs {
-        println!("{line}");
-    }
-    let code = match run.result {
-        Ok(out) => {
-            println!("{}", out.value);
-            0
-        }
-        Err(e) => {
-            eprintln!("sightline script: {e}");
-            match e {
-                ScriptError::Timeout { .. } => 124,
-                _ => 1,
-            }
-        }
-    };
-    drop(pack);
-    if let Ok(d) = Arc::try_unwrap(driver) {
-        d.into_tab().close().await;
-    }
-    browser.shutdown().await;
-    Ok(code)
+    Ok((browser, driver, pack))
 }

@@ -79,6 +79,7 @@ fn scripts_run_in_the_isolated_world_except_the_listed_ones() {
         "capture.rs: \"window.__sightline.pointerElements(",
         "settle.rs: \"window.__sightline && window.__sightline.mark(",
         "settle.rs: expression",
+        "settle.rs: \"0\"",
         "selectors.rs: expression",
         "walk.rs: COUNT",
         "walk.rs: \"window.__sightline.clickElementsInView(",

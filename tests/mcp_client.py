@@ -6,9 +6,9 @@ Prints one JSON object with what it saw; the Rust test asserts on it.
 import asyncio
 import json
 import sys
-import time
 
 import anyio
+from gate import Gate
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -69,33 +69,52 @@ async def main(binary: str, url: str) -> None:
             out["state_url"] = state["url"]
             await session.call_tool("end_session", {"session": "mcp-1"})
 
-            # Concurrency: two driver sessions each load a page that takes 1.5 s.
-            slow = url + "?delay=1500"
+            # Concurrency, proved by order: session A's page is held by the gate while
+            # session B navigates; B answers while A's page is still held.
+            gate = Gate()
             addrs = []
             for name in ("mcp-a", "mcp-b"):
                 b = structured(await session.call_tool("bind_browser", {"session": name}))
                 addrs.append({"session": name, "target_id": b["target_id"], "tab_id": b["tabs"][0]["tab_id"]})
-            started = time.monotonic()
-            await asyncio.gather(*(session.call_tool("browser_navigate", {**a, "url": slow}) for a in addrs))
-            out["concurrent_seconds"] = time.monotonic() - started
+            first = asyncio.create_task(session.call_tool("browser_navigate", {**addrs[0], "url": gate.url("a")}))
+            await anyio.to_thread.run_sync(gate.wait_seen, "a")
+            await session.call_tool("browser_navigate", {**addrs[1], "url": url})
+            out["second_answered_while_first_pending"] = gate.held("a") and not first.done()
 
-            # Progress: a call with a progress token gets notifications while it runs.
+            # Progress: a call with a progress token gets notifications while it runs
+            # (its page is held until three have arrived).
             notes = []
+            progress_gate = Gate()
 
             async def on_progress(progress, total, message):
                 notes.append(message)
+                if len(notes) >= 3:
+                    progress_gate.release()
 
-            await session.call_tool("browser_navigate", {**addrs[0], "url": slow}, progress_callback=on_progress)
+            await session.call_tool(
+                "browser_navigate", {**addrs[1], "url": progress_gate.url("p")}, progress_callback=on_progress
+            )
             out["progress_notes"] = len(notes)
+            gate.release()
+            await first
 
-            # Cancellation: abandon a 6 s navigation after 0.7 s (the client sends
-            # notifications/cancelled); the driver session's lock is free right away
-            # (bind_browser without reconnect takes that lock and touches no page).
-            with anyio.move_on_after(0.7):
-                await session.call_tool("browser_navigate", {**addrs[0], "url": url + "?delay=6000"})
-            started = time.monotonic()
+            # Cancellation: abandon a navigation whose page is held (the client sends
+            # notifications/cancelled); the driver session's lock is free while the page
+            # is still held (bind_browser without reconnect takes that lock and touches no page).
+            cancel_gate = Gate()
+            scope = anyio.CancelScope()
+
+            async def held_navigation():
+                with scope:
+                    await session.call_tool("browser_navigate", {**addrs[0], "url": cancel_gate.url("c")})
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(held_navigation)
+                await anyio.to_thread.run_sync(cancel_gate.wait_seen, "c")
+                scope.cancel()
             await session.call_tool("bind_browser", {"session": "mcp-a"})
-            out["after_cancel_seconds"] = time.monotonic() - started
+            out["lock_free_while_page_held"] = cancel_gate.held("c")
+            cancel_gate.release()
             for a in addrs:
                 await session.call_tool("end_session", {"session": a["session"]})
     print(json.dumps(out))

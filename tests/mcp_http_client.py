@@ -8,6 +8,7 @@ import asyncio
 import json
 import sys
 
+from gate import Gate
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
@@ -58,13 +59,17 @@ async def main(mcp_url: str, url: str) -> None:
             a_state = structured(await a.call_tool("get_state", {}))
             out["a_email_value"] = a_state["element_index"]["1"]["attributes"]["value"]
 
-            # Progress notifications over SSE.
+            # Progress notifications over SSE, while the call runs: its page is held
+            # until three have arrived.
             notes = []
+            gate = Gate()
 
             async def on_progress(progress, total, message):
                 notes.append(message)
+                if len(notes) >= 3:
+                    gate.release()
 
-            await a.call_tool("browser_navigate", {"url": url + "?delay=1600"}, progress_callback=on_progress)
+            await a.call_tool("browser_navigate", {"url": gate.url("p")}, progress_callback=on_progress)
             out["progress_notes"] = len(notes)
 
             # end_session ends B's Sightline session; later calls are typed errors.

@@ -5,7 +5,9 @@
 
 use std::time::Instant;
 
-use sightline_cdp::protocol::input::{DispatchKeyEvent, DispatchMouseEvent, KeyEventKind, MouseButton, MouseEventKind};
+use sightline_cdp::protocol::input::{
+    DispatchKeyEvent, DispatchMouseEvent, InsertText, KeyEventKind, MouseButton, MouseEventKind,
+};
 use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, TerminateExecution};
 use sightline_cdp::protocol::{dom, fetch, page, Command};
 use sightline_cdp::{BackendNodeId, FrameId, SessionId};
@@ -454,16 +456,22 @@ impl Tab {
     async fn send_keys_now(&self, text: &str) -> Result<(), BrowserError> {
         // Pipelined: each call is written to the socket in order on its first poll, and
         // Chromium handles one session's commands in order, so the page sees the keys in order.
-        let events: Vec<DispatchKeyEvent> = text.chars().flat_map(key_events).collect();
-        // Each key keeps the long limit: pipelined keys of a long text wait in line.
-        let results = futures_util::future::join_all(
-            events.iter().map(|ev| self.cdp_within(&self.session, ev, std::time::Duration::from_secs(60))),
-        )
-        .await;
-        for r in results {
-            r?;
-        }
-        Ok(())
+        let pieces = typing_plan(text);
+        let calls = pieces.iter().map(|piece| async move {
+            // Each call keeps the long limit: pipelined keys of a long text wait in line.
+            let limit = std::time::Duration::from_secs(60);
+            match piece {
+                Typed::Keys(events) => {
+                    let sent = futures_util::future::join_all(
+                        events.iter().map(|ev| self.cdp_within(&self.session, ev, limit)),
+                    )
+                    .await;
+                    sent.into_iter().try_for_each(|r| r.map(|_| ()))
+                }
+                Typed::Insert(text) => self.cdp_within(&self.session, &InsertText { text }, limit).await.map(|_| ()),
+            }
+        });
+        futures_util::future::join_all(calls).await.into_iter().collect()
     }
 
     /// `select_option`: choose `option` of `select`, firing `input` and `change`.
@@ -545,10 +553,15 @@ impl Tab {
     /// document exactly as it was (the failed load is aborted before Chromium
     /// commits its error page) and returns `NavigationFailed`.
     pub async fn navigate(&self, url: &str) -> Result<(), BrowserError> {
-        // Going elsewhere dismisses a dialog the page left open.
-        if self.open_dialog().is_some_and(|d| d.kind != "beforeunload") {
+        // Going elsewhere dismisses a dialog the page left open. A `beforeunload`
+        // dialog is answered "Stay" (the navigation that raised it is not the
+        // agent's): the agent's own navigation below asks again and leaves.
+        if self.open_dialog().is_some() {
             self.answer_dialog(false).await?;
         }
+        // A page whose script never yields would hold the navigation away from it
+        // (its unload runs on that thread): stop the script first.
+        self.unstick().await?;
         // Unavailable when the current page is itself an error page: then there is nothing to restore.
         let before = self.call(&page::GetNavigationHistory {}).await.ok();
         self.state.lock().unwrap().nav_error = None;
@@ -556,11 +569,11 @@ impl Tab {
             [fetch::RequestPattern { url_pattern: "*", resource_type: "Document", request_stage: "Response" }];
         let intercept = self.call(&fetch::Enable { patterns: &documents }).await.is_ok();
         let since = self.mark().await;
-        let nav = tokio::time::timeout(self.opts.settle.load_timeout, self.call(&page::Navigate { url })).await;
+        let nav = tokio::time::timeout(self.opts.settle.load_timeout, self.navigate_leaving(url)).await;
         let failure = match nav {
             Ok(Ok(v)) => v.error_text.filter(|t| !t.is_empty()),
             Ok(Err(e)) => match e {
-                // `beforeunload` asked the user: that dialog is the next state.
+                // The page opened another dialog while unloading: that dialog is the next state.
                 BrowserError::DialogOpen => {
                     let _ = self.client.execute(Some(&self.session), &fetch::Disable {}).await;
                     return Ok(());
@@ -594,6 +607,36 @@ impl Tab {
         self.wait_after(since).await
     }
 
+    /// `Page.navigate`, answering "Leave" to the `beforeunload` dialog the page
+    /// raises on the way out: an explicit navigation by the agent is the user's
+    /// decision to leave, so no page can keep the agent on it. Any other dialog
+    /// opened meanwhile ends the wait with `DialogOpen`.
+    async fn navigate_leaving(&self, url: &str) -> Result<page::NavigateReply, BrowserError> {
+        self.check_alive()?;
+        let nav = page::Navigate { url };
+        // The caller bounds the navigation by the load timeout; this is the call limit.
+        let call = self.client.execute_within(Some(&self.session), &nav, std::time::Duration::from_secs(60));
+        tokio::pin!(call);
+        let mut dialog = self.dialog.clone();
+        let mut dead = self.dead.clone();
+        loop {
+            tokio::select! {
+                r = &mut call => return Ok(r?),
+                _ = async { dead.wait_for(|d| *d).await.map(|_| ()) } => {
+                    return Err(if self.is_closed() { BrowserError::TabClosed } else { BrowserError::Crashed })
+                }
+                // The watch guard is dropped before the branch awaits.
+                _ = async { dialog.wait_for(|d| *d).await.map(|_| ()) } => {
+                    if self.open_dialog().is_none_or(|d| d.kind != "beforeunload") {
+                        return Err(BrowserError::DialogOpen);
+                    }
+                    tracing::debug!(url, "navigate: leaving a page that asked to stay (beforeunload)");
+                    self.close_dialog(true).await?;
+                }
+            }
+        }
+    }
+
     /// Go back to the history entry that was current in `before`, if an error page replaced it.
     async fn restore_history(&self, before: &page::NavigationHistory) -> Result<(), BrowserError> {
         let target = before.current();
@@ -624,6 +667,41 @@ impl Tab {
     }
 }
 
+/// Characters typed key by key at the start of a text; the rest is inserted.
+pub const KEYED_PREFIX: usize = 64;
+
+/// One part of a text to type.
+#[derive(Debug, PartialEq)]
+enum Typed {
+    /// Key events (down with text, up) for each character.
+    Keys(Vec<DispatchKeyEvent>),
+    /// One `Input.insertText`: what an input method commits.
+    Insert(String),
+}
+
+/// How a text is typed, in bounded time and memory however long it is: the
+/// first [`KEYED_PREFIX`] characters key by key (keydown/keypress/keyup
+/// handlers see real keys), then every Enter, Tab and Backspace as a key
+/// (they submit, move focus, delete) and the last character as a key (a
+/// handler on keyup sees the whole value), and each run of other characters
+/// between them as one `Input.insertText` (one trusted `beforeinput` and
+/// `input` event; `change` fires on blur as for typed text).
+fn typing_plan(text: &str) -> Vec<Typed> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out: Vec<Typed> = Vec::new();
+    let last = chars.len().saturating_sub(1);
+    for (i, c) in chars.iter().enumerate() {
+        let keyed = i < KEYED_PREFIX || i == last || matches!(c, '\n' | '\r' | '\t' | '\u{8}');
+        match (keyed, out.last_mut()) {
+            (true, Some(Typed::Keys(events))) => events.extend(key_events(*c)),
+            (true, _) => out.push(Typed::Keys(key_events(*c).to_vec())),
+            (false, Some(Typed::Insert(run))) => run.push(*c),
+            (false, _) => out.push(Typed::Insert(c.to_string())),
+        }
+    }
+    out
+}
+
 /// `Fetch.ErrorReason` (`ConnectionRefused`) as Chromium's net error name (`net::ERR_CONNECTION_REFUSED`).
 fn net_error_name(reason: &str) -> String {
     // Already worded (from the egress proxy's headers).
@@ -648,4 +726,34 @@ fn node_label(n: sightline_page::NodeRef) -> String {
         }
     }
     s + ">"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(plan: &[Typed]) -> Vec<(char, usize)> {
+        plan.iter()
+            .map(|p| match p {
+                Typed::Keys(e) => ('k', e.len() / 2),
+                Typed::Insert(t) => ('i', t.chars().count()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn long_text_is_keyed_at_the_start_and_inserted_after() {
+        assert_eq!(shape(&typing_plan("")), vec![]);
+        assert_eq!(shape(&typing_plan("short")), vec![('k', 5)]);
+        let long = "x".repeat(8000);
+        assert_eq!(shape(&typing_plan(&long)), vec![('k', KEYED_PREFIX), ('i', 8000 - KEYED_PREFIX - 1), ('k', 1)]);
+        // Enter, Tab and Backspace stay keys wherever they are.
+        let text = format!("{}a\nb\tc", "y".repeat(KEYED_PREFIX));
+        assert_eq!(shape(&typing_plan(&text)), vec![('k', KEYED_PREFIX), ('i', 1), ('k', 1), ('i', 1), ('k', 2)]);
+        // Characters outside the BMP count once.
+        let emoji = "😀".repeat(KEYED_PREFIX + 10);
+        assert_eq!(shape(&typing_plan(&emoji)), vec![('k', KEYED_PREFIX), ('i', 9), ('k', 1)]);
+        let Typed::Insert(run) = &typing_plan(&emoji)[1] else { panic!() };
+        assert_eq!(run, &"😀".repeat(9));
+    }
 }

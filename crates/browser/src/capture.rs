@@ -68,6 +68,20 @@ const RECTS_ONE_BY_ONE: usize = 5000;
 /// A capture call that takes longer than this is failing, not slow.
 const CAPTURE_LIMIT: Duration = Duration::from_secs(15);
 
+/// The most a whole capture may take (its calls run concurrently).
+const CAPTURE_BOUND: Duration = Duration::from_secs(20);
+
+/// The most the viewport walk may take before the full snapshot is taken instead.
+const WALK_LIMIT: Duration = Duration::from_secs(5);
+
+/// The most pointer-listener elements read from the probe: as many as it
+/// records (`probe.js`: 5,000 with listeners of their own, 5,000 with React
+/// props); a page reporting more is lying, and is not believed.
+const POINTER_TARGETS_MAX: usize = 10_000;
+
+/// The most the pointer-listener lookup may take; past it they are unknown.
+const POINTER_LIMIT: Duration = Duration::from_secs(3);
+
 /// The most documents one capture reads: the page and up to 99 out-of-process
 /// frames, however deep they nest (in attachment order, so parents first).
 /// Same-process frames come inside their process's snapshot and are not counted.
@@ -87,10 +101,14 @@ impl Tab {
         walk: Option<bool>,
     ) -> Result<(Snapshot, bool), BrowserError> {
         let walked = if let (Some(small_pages_too), false) = (walk, all_rects) {
-            match self.walk(session, small_pages_too).await {
-                Ok(s) => s,
-                Err(e) => {
+            match tokio::time::timeout(WALK_LIMIT, self.walk(session, small_pages_too)).await {
+                Ok(Ok(s)) => s,
+                Ok(Err(e)) => {
                     tracing::debug!(error = %e, "viewport walk failed; taking the full snapshot");
+                    None
+                }
+                Err(_) => {
+                    tracing::debug!(limit = ?WALK_LIMIT, "viewport walk too slow; taking the full snapshot");
                     None
                 }
             }
@@ -205,9 +223,22 @@ impl Tab {
     }
 
     /// Capture with options (the accessibility tree is for semantic snapshots).
+    /// Bounded as a whole ([`CAPTURE_BOUND`]): a page that stops answering part-way
+    /// is a typed time-out, never the CDP call limit.
     pub async fn capture_with(&self, opts: CaptureOptions) -> Result<Captured, BrowserError> {
-        let screenshot = opts.screenshot;
         self.check_alive()?;
+        if self.open_dialog().is_none() {
+            // A page whose script never yields answers nothing: stop that script first.
+            self.unstick().await?;
+        }
+        match tokio::time::timeout(CAPTURE_BOUND, self.capture_unbounded(opts)).await {
+            Ok(r) => r,
+            Err(_) => Err(sightline_cdp::CdpError::Timeout { method: "capture".into(), after: CAPTURE_BOUND }.into()),
+        }
+    }
+
+    async fn capture_unbounded(&self, opts: CaptureOptions) -> Result<Captured, BrowserError> {
+        let screenshot = opts.screenshot;
         let started = Instant::now();
         if let Some(dialog) = self.open_dialog() {
             return Ok(self.dialog_capture(dialog, screenshot, started).await);
@@ -370,11 +401,18 @@ impl Tab {
     }
 
     /// Backend ids of elements with pointer/touch listeners, as recorded by the
-    /// probe script. One cheap call when there are none (the common case).
+    /// probe script. One cheap call when there are none (the common case). The
+    /// probe lives in the page's world: what it reports is bounded in time
+    /// ([`POINTER_LIMIT`]) and size ([`POINTER_TARGETS_MAX`]); past either, none.
     async fn pointer_listeners(&self, session: &SessionId) -> Vec<i64> {
+        tokio::time::timeout(POINTER_LIMIT, self.pointer_listeners_unbounded(session)).await.unwrap_or_default()
+    }
+
+    async fn pointer_listeners_unbounded(&self, session: &SessionId) -> Vec<i64> {
         const COUNT: &str = "window.__sightline ? window.__sightline.pointerCount() : 0";
         let count = self.cdp(session, &Evaluate::new(COUNT).by_value()).await;
-        if count.ok().and_then(|v| v.result.value?.as_u64()).unwrap_or(0) == 0 {
+        let count = count.ok().and_then(|v| v.result.value?.as_u64()).unwrap_or(0);
+        if count == 0 || count > POINTER_TARGETS_MAX as u64 {
             return Vec::new();
         }
         // Every remote object made here lives in one group, released at the end.
@@ -391,6 +429,10 @@ impl Tab {
             .filter(|p| p.name.parse::<u32>().is_ok())
             .filter_map(|p| p.value?.object_id)
             .collect();
+        if ids.len() > POINTER_TARGETS_MAX {
+            let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
+            return Vec::new();
+        }
         // Bounded concurrency: at most 64 calls in flight, however many elements the page made.
         let mut out = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(64) {

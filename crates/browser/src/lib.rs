@@ -22,7 +22,7 @@ use std::sync::Arc;
 use sightline_cdp::protocol::{browser, target};
 use sightline_cdp::{Chromium, Client, LaunchOptions};
 
-pub use actions::{Direction, NAMED_KEYS};
+pub use actions::{Direction, KEYED_PREFIX, NAMED_KEYS};
 pub use capture::{CaptureOptions, Captured};
 pub use error::{BrowserError, Refusal};
 pub use selectors::Probe;

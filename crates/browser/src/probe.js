@@ -1,9 +1,19 @@
 // Installed in every frame at document start (main world). It only observes:
 // DOM mutations, short timers scheduled by event handlers, running animations.
 // Sightline reads it after an action to decide when the page is stable.
+//
+// The page's own scripts run in this world after it and may replace any global
+// or prototype method. So what the probe calls later is taken now (Promise,
+// requestAnimationFrame, Reflect.apply, performance.now), its API object is
+// frozen, and its lists grow by index, not through Array.prototype.push. What
+// the page can still do is make the probe misreport (redefine getters it reads,
+// such as document.readyState); Sightline bounds every read and believes no
+// more than the probe itself would record.
 (() => {
   if (window.__sightline) return;
-  const now = () => performance.now();
+  const P = Promise, WR = WeakRef, raf = window.requestAnimationFrame, apply = Reflect.apply;
+  const perfNow = Performance.prototype.now, perf = performance;
+  const now = () => apply(perfNow, perf, []);
   let lastMutation = -1, markedAt = 0, inTimer = 0;
   const pending = new Set();
   const st = window.setTimeout, ct = window.clearTimeout;
@@ -15,11 +25,11 @@
       inTimer++;
       try { return fn.apply(this, args); } finally { inTimer--; }
     };
-    id = st.call(window, typeof fn === 'function' ? wrapped : fn, delay);
+    id = apply(st, window, [typeof fn === 'function' ? wrapped : fn, delay]);
     if (short) pending.add(id);
     return id;
   };
-  window.clearTimeout = function (id) { pending.delete(id); return ct.call(window, id); };
+  window.clearTimeout = function (id) { pending.delete(id); return apply(ct, window, [id]); };
   try {
     const native = (f, name) => Object.defineProperty(f, 'toString', { value: () => `function ${name}() { [native code] }` });
     native(window.setTimeout, 'setTimeout'); native(window.clearTimeout, 'clearTimeout');
@@ -33,7 +43,7 @@
   const clickTargets = [], clickSeen = new WeakSet();
   const CLICK = new Set(['click', 'mousedown', 'mouseup', 'DOMActivate']);
   const noteClick = (el) => {
-    if (!clickSeen.has(el) && clickTargets.length < 20000) { clickSeen.add(el); clickTargets.push(new WeakRef(el)); }
+    if (!clickSeen.has(el) && clickTargets.length < 20000) { clickSeen.add(el); clickTargets[clickTargets.length] = new WR(el); }
   };
   // React (16 and later) listens on the document or its root container and finds
   // the handler in the props it keeps on each element (`__reactProps$…`, in 16
@@ -57,7 +67,7 @@
     const all = document.getElementsByTagName('*');
     for (let i = 0; i < all.length && i < 50000 && reactTargets.length < 5000; i++) {
       const p = all[i][reactKey];
-      if (p && REACT_HANDLERS.some((h) => typeof p[h] === 'function')) reactTargets.push(all[i]);
+      if (p && REACT_HANDLERS.some((h) => typeof p[h] === 'function')) reactTargets[reactTargets.length] = all[i];
     }
   };
   const ael = EventTarget.prototype.addEventListener;
@@ -66,17 +76,17 @@
       if ((POINTER.has(type) || CLICK.has(type)) && (this === document || (this instanceof Element && !this.parentElement) ||
         (this instanceof Element && this.parentElement === document.body))) delegated = true;
       if (this instanceof Element) {
-        if (POINTER.has(type) && pointerTargets.length < 5000) pointerTargets.push(new WeakRef(this));
+        if (POINTER.has(type) && pointerTargets.length < 5000) pointerTargets[pointerTargets.length] = new WR(this);
         if (CLICK.has(type) && listener) noteClick(this);
       }
     } catch (e) {}
-    return ael.call(this, type, listener, options);
+    return apply(ael, this, [type, listener, options]);
   };
   for (const prop of ['onclick', 'onmousedown', 'onmouseup']) {
     try {
       const d = Object.getOwnPropertyDescriptor(HTMLElement.prototype, prop);
       const set = d.set;
-      Object.defineProperty(HTMLElement.prototype, prop, { ...d, set(v) { try { if (v) noteClick(this); } catch (e) {} return set.call(this, v); } });
+      Object.defineProperty(HTMLElement.prototype, prop, { ...d, set(v) { try { if (v) noteClick(this); } catch (e) {} return apply(set, this, [v]); } });
     } catch (e) {}
   }
   try { Object.defineProperty(EventTarget.prototype.addEventListener, 'toString', { value: () => 'function addEventListener() { [native code] }' }); } catch (e) {}
@@ -108,29 +118,32 @@
     clickCount() { return clickTargets.length; },
     clickElementsInView() {
       const out = [], w = innerWidth, h = innerHeight;
-      for (const r of clickTargets) {
-        const e = r.deref();
+      for (let i = 0; i < clickTargets.length; i++) {
+        const e = clickTargets[i].deref();
         if (!e || !e.isConnected) continue;
         const b = e.getBoundingClientRect();
         // Without a box (display: none, a collapsed list) it is nowhere, not at (0, 0).
         if (b.width === 0 && b.height === 0 && e.getClientRects().length === 0) continue;
-        if (b.right >= 0 && b.bottom >= 0 && b.left <= w && b.top <= h) out.push(e);
+        if (b.right >= 0 && b.bottom >= 0 && b.left <= w && b.top <= h) out[out.length] = e;
       }
       return out;
     },
     pointerElements() {
       const out = [];
-      for (const r of pointerTargets) { const e = r.deref(); if (e && e.isConnected) out.push(e); }
-      for (const e of reactTargets) if (e.isConnected) out.push(e);
+      for (let i = 0; i < pointerTargets.length; i++) {
+        const e = pointerTargets[i].deref();
+        if (e && e.isConnected) out[out.length] = e;
+      }
+      for (let i = 0; i < reactTargets.length; i++) if (reactTargets[i].isConnected) out[out.length] = reactTargets[i];
       return out;
     },
     // Resolves after the next frame and one task: whatever the action queued has started by then.
     afterFrame() {
-      return new Promise((resolve) => {
+      return new P((resolve) => {
         let done = false;
         const finish = () => { if (!done) { done = true; resolve(api.probe()); } };
-        requestAnimationFrame(() => st.call(window, finish, 0));
-        st.call(window, finish, 100);
+        apply(raf, window, [() => apply(st, window, [finish, 0])]);
+        apply(st, window, [finish, 100]);
       });
     },
     probe() {
@@ -145,5 +158,6 @@
       return [pending.size, Math.round(quietFor), anims, document.readyState === 'complete' ? 1 : 0];
     },
   };
+  Object.freeze(api);
   Object.defineProperty(window, '__sightline', { value: api, enumerable: false, configurable: false, writable: false });
 })();

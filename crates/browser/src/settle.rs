@@ -6,12 +6,32 @@
 //! a short quiet window. Each condition is capped, so a page that never rests
 //! (a long-poll, an endless spinner) costs at most `cap`. An action that changes
 //! nothing returns after one probe, with no fixed sleep.
+//!
+//! Nothing the page does can stretch the wait past its cap. The probe lives in
+//! the page's main world, so the page can replace what it calls or make it
+//! lie: every read of it is bounded ([`PROBE_LIMIT`]), and a read that times
+//! out or comes back malformed counts as "unknown" (the wait goes on to the
+//! cap). A page whose main thread does not answer at all (a script in an
+//! endless loop) gets its script stopped ([`Tab::unstick`]).
 
 use std::time::{Duration, Instant};
 
-use sightline_cdp::protocol::runtime::Evaluate;
+use sightline_cdp::protocol::runtime::{Evaluate, TerminateExecution};
 
 use crate::{BrowserError, Tab};
+
+/// The most one read of the in-page probe may take. A page whose promise or
+/// probe never answers costs this per read, never the CDP call limit.
+pub const PROBE_LIMIT: Duration = Duration::from_secs(1);
+
+/// How long the page's main thread may go without answering a trivial
+/// evaluation before the script holding it is stopped (`Runtime.terminateExecution`,
+/// as a browser's "page unresponsive" dialog would). Generous, so a page that is
+/// only slow on a loaded machine is left alone.
+pub const UNRESPONSIVE_AFTER: Duration = Duration::from_secs(5);
+
+/// While a load runs, how often the wait checks that the page still answers.
+const LOADING_CHECK_EVERY: Duration = Duration::from_secs(2);
 
 pub(crate) const PROBE_SCRIPT: &str = include_str!("probe.js");
 
@@ -67,28 +87,79 @@ struct Probe {
     complete: bool,
 }
 
+/// One read of the probe.
+#[derive(Debug, Clone, Copy)]
+enum ProbeRead {
+    Read(Probe),
+    /// The document has no probe (about:blank, an error page): judge by the network.
+    Missing,
+    /// No answer within [`PROBE_LIMIT`], an error, or an answer of the wrong
+    /// shape: the page's own scripts may have tampered with it. Not stable.
+    Unknown,
+}
+
 impl Tab {
-    /// Reset the in-page probe's notion of "since the action".
+    /// Reset the in-page probe's notion of "since the action" (bounded: a page that
+    /// does not answer is not waited for).
     pub(crate) async fn mark(&self) -> Instant {
         let started = Instant::now();
-        let _ = self.call(&Evaluate::new("window.__sightline && window.__sightline.mark()").by_value()).await;
+        let mark = Evaluate::new("window.__sightline && window.__sightline.mark()").by_value();
+        let _ = self.cdp_within(&self.session, &mark, PROBE_LIMIT).await;
         started
     }
 
-    async fn probe(&self, after_frame: bool) -> Option<Probe> {
+    async fn probe(&self, after_frame: bool) -> ProbeRead {
         let expression = if after_frame {
             "window.__sightline ? window.__sightline.afterFrame() : null"
         } else {
             "window.__sightline ? window.__sightline.probe() : null"
         };
-        let v = self.call(&Evaluate::new(expression).by_value().await_promise(after_frame)).await.ok()?.result.value?;
-        let a = v.as_array()?;
-        Some(Probe {
-            timers: a.first()?.as_u64()? as u32,
-            quiet_ms: a.get(1)?.as_f64()?,
-            animations: a.get(2)?.as_u64()? as u32,
-            complete: a.get(3)?.as_u64()? == 1,
-        })
+        let read = Evaluate::new(expression).by_value().await_promise(after_frame);
+        let v = match self.cdp_within(&self.session, &read, PROBE_LIMIT).await {
+            Ok(v) => v.result.value,
+            Err(_) => return ProbeRead::Unknown,
+        };
+        let Some(v) = v.filter(|v| !v.is_null()) else { return ProbeRead::Missing };
+        let parsed = (|| {
+            let a = v.as_array().filter(|a| a.len() == 4)?;
+            Some(Probe {
+                timers: u32::try_from(a[0].as_u64()?).ok()?,
+                quiet_ms: a[1].as_f64()?,
+                animations: u32::try_from(a[2].as_u64()?).ok()?,
+                complete: a[3].as_u64()? == 1,
+            })
+        })();
+        parsed.map_or(ProbeRead::Unknown, ProbeRead::Read)
+    }
+
+    /// Whether the page's main thread answers a trivial evaluation within `limit`
+    /// (an error answer counts: something answered).
+    pub(crate) async fn answers(&self, limit: Duration) -> bool {
+        let ping = Evaluate::new("0").by_value();
+        match self.client.execute_within(Some(&self.session), &ping, limit).await {
+            Ok(_) => true,
+            Err(sightline_cdp::CdpError::Timeout { .. }) => *self.dialog.borrow(),
+            Err(_) => true,
+        }
+    }
+
+    /// When the page's main thread has not answered for [`UNRESPONSIVE_AFTER`] (a
+    /// script in an endless loop, on load or in a handler), stop that script with
+    /// `Runtime.terminateExecution`, which Chromium runs even while the thread is
+    /// busy; the page lives on without it. Returns whether a script was stopped.
+    pub async fn unstick(&self) -> Result<bool, BrowserError> {
+        self.check_alive()?;
+        if *self.dialog.borrow() || self.answers(UNRESPONSIVE_AFTER).await {
+            return Ok(false);
+        }
+        self.check_alive()?;
+        let _ = self.client.execute_within(Some(&self.session), &TerminateExecution {}, UNRESPONSIVE_AFTER).await;
+        tracing::warn!(
+            after = ?UNRESPONSIVE_AFTER,
+            "the page did not answer: its running script was stopped (Runtime.terminateExecution)"
+        );
+        self.state.lock().unwrap().scripts_stopped += 1;
+        Ok(true)
     }
 
     /// Tracker view: (a main-frame load is pending, requests started since `since`).
@@ -122,6 +193,7 @@ impl Tab {
         let o = self.opts.settle.clone();
         let start = Instant::now();
         let mut first = true;
+        let mut checked = start;
         loop {
             self.check_alive()?;
             // A JavaScript dialog pauses the page: it is the stable state until answered.
@@ -133,6 +205,12 @@ impl Tab {
                 if start.elapsed() >= o.load_timeout {
                     tracing::debug!(after = ?start.elapsed(), "settle: still loading at the load timeout");
                     return Ok(Settled::TimedOut { after: start.elapsed(), loading: true });
+                }
+                // A load held by a script that never yields (`for(;;){}` on load)
+                // would hold the wait to the load timeout and every call after it.
+                if checked.elapsed() >= LOADING_CHECK_EVERY {
+                    self.unstick().await?;
+                    checked = Instant::now();
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
                 continue;
@@ -150,17 +228,23 @@ impl Tab {
             }
             let settled = |p: &Probe| inflight == 0 && p.timers == 0 && p.animations == 0 && p.complete;
             let quiet = match &probe {
-                Some(p) => settled(p) && p.quiet_ms >= o.quiet.as_millis() as f64,
+                ProbeRead::Read(p) => settled(p) && p.quiet_ms >= o.quiet.as_millis() as f64,
                 // No probe: the document is being replaced, or scripts cannot run
                 // (about:blank, error pages): judge by the network alone.
-                None => inflight == 0 && start.elapsed() >= o.quiet,
+                ProbeRead::Missing => inflight == 0 && start.elapsed() >= o.quiet,
+                // A probe that does not answer or lies: unknown, so the cap decides;
+                // and a page that does not answer at all gets its script stopped.
+                ProbeRead::Unknown => {
+                    self.unstick().await?;
+                    false
+                }
             };
             if quiet {
                 tracing::debug!(after = ?start.elapsed(), ?probe, inflight, "settled");
                 return Ok(Settled::Stable);
             }
             let wait = match &probe {
-                Some(p) if settled(p) => {
+                ProbeRead::Read(p) if settled(p) => {
                     Duration::from_millis(((o.quiet.as_millis() as f64 - p.quiet_ms).max(5.0)) as u64)
                 }
                 _ => Duration::from_millis(20),

@@ -69,6 +69,8 @@ pub(crate) struct Tracker {
     pub nav_error: Option<String>,
     /// Out-of-process frames attached and not yet done loading, since when.
     pub oopif_loading: HashMap<FrameId, Instant>,
+    /// Page scripts stopped because the page stopped answering ([`Tab::unstick`]).
+    pub scripts_stopped: u64,
 }
 
 impl Tracker {
@@ -288,7 +290,16 @@ impl Tab {
 
     /// Accept or dismiss the open JavaScript dialog, then wait for the page.
     pub async fn answer_dialog(&self, accept: bool) -> Result<(), BrowserError> {
-        let Some((d, session)) = self.state.lock().unwrap().dialog.clone() else { return Ok(()) };
+        if !self.close_dialog(accept).await? {
+            return Ok(());
+        }
+        let since = Instant::now();
+        self.wait_after(since).await
+    }
+
+    /// Accept or dismiss the open JavaScript dialog, if there is one (whether there was).
+    pub(crate) async fn close_dialog(&self, accept: bool) -> Result<bool, BrowserError> {
+        let Some((d, session)) = self.state.lock().unwrap().dialog.clone() else { return Ok(false) };
         let answer = page::HandleJavaScriptDialog { accept, prompt_text: d.prompt_text.as_deref().filter(|_| accept) };
         let r = self.client.execute_within(Some(&session), &answer, Duration::from_secs(10)).await;
         {
@@ -304,8 +315,7 @@ impl Tab {
                 return Err(e.into());
             }
         }
-        let since = Instant::now();
-        self.wait_after(since).await
+        Ok(true)
     }
 
     pub(crate) fn check_alive(&self) -> Result<(), BrowserError> {
@@ -376,6 +386,11 @@ impl Tab {
     /// diagnostics and tests; agents never reach this.
     pub async fn evaluate(&self, expression: &str) -> Result<serde_json::Value, BrowserError> {
         self.eval_json(expression).await
+    }
+
+    /// How many page scripts were stopped because the page did not answer ([`Tab::unstick`]).
+    pub fn scripts_stopped(&self) -> u64 {
+        self.state.lock().unwrap().scripts_stopped
     }
 
     /// How many main-frame navigations have committed in this tab.

@@ -11,7 +11,9 @@
 //! pending call fails at once with `Disconnected`; when a target crashes or
 //! is detached, the calls sent to its session fail at once with `SessionGone`. A reply that cannot be
 //! decoded fails its call at once with `Decode` (its id is recovered from the
-//! text) instead of leaving it to time out. Event queues are bounded
+//! text) instead of leaving it to time out. Every message is read leniently
+//! first: a lone UTF-16 surrogate a page put in a string becomes U+FFFD
+//! (`lenient.rs`), so no page text can make a reply undecodable. Event queues are bounded
 //! ([`EVENT_QUEUE`] per subscriber): past that, events are dropped and counted
 //! ([`Client::dropped_events`]), never buffered without limit.
 
@@ -172,7 +174,8 @@ impl Client {
                     Message::Close(_) => break,
                     _ => continue,
                 };
-                inner.dispatch(&text);
+                // A lone UTF-16 surrogate from the page would make the whole message undecodable.
+                inner.dispatch(&crate::lenient::replace_lone_surrogates(&text));
             }
             if let Some(inner) = weak.upgrade() {
                 inner.shut_down();

@@ -5,10 +5,18 @@
 //! profile, so no process outlives us on EOF, error, Ctrl-C (the binary turns
 //! the signal into a normal return) or panic (unwinding drops it). On Linux the
 //! browser also gets `PR_SET_PDEATHSIG`, which covers a `kill -9` of our process.
+//!
+//! Nothing is left behind on any exit path: Chromium's temporary files go to a
+//! `TMPDIR` inside the profile (removed with it); every launched browser is
+//! also in a process-wide registry that [`kill_launched`] empties, for exit
+//! paths that skip `Drop` (the binary calls it last); and a launch first sweeps
+//! the profiles of earlier runs whose process is gone (a `kill -9` leaves its
+//! profile, and helpers that outlived it), see [`sweep_dead_profiles`].
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -105,8 +113,17 @@ impl Chromium {
     /// Start a fresh headless Chromium with a temporary profile.
     pub async fn launch(opts: &LaunchOptions) -> Result<Chromium, CdpError> {
         let binary = find_chromium(opts.chrome.as_deref())?;
+        let _ = tokio::task::spawn_blocking(sweep_dead_profiles).await;
         let profile = fresh_profile_dir()?;
+        // Chromium's own temporary files (`org.chromium.Chromium.*`) go here, and
+        // leave with the profile. Chromium puts a unix socket in there, whose path
+        // may not pass 107 bytes: under a long temp dir, Chromium keeps the caller's.
+        let tmp = profile.join("t");
+        std::fs::create_dir_all(&tmp)?;
         let mut cmd = Command::new(&binary);
+        if tmp.as_os_str().len() <= CHROME_TMPDIR_MAX {
+            cmd.env("TMPDIR", &tmp);
+        }
         cmd.args(BASE_FLAGS.iter().filter(|f| **f != "about:blank"))
             .args(&opts.extra_args)
             .args(needs_no_sandbox(running_as_root(), &opts.extra_args).then_some("--no-sandbox"))
@@ -127,9 +144,16 @@ impl Chromium {
                 Ok(())
             });
         }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| CdpError::LaunchFailed { detail: format!("cannot run {}: {e}", binary.display()) })?;
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                remove_profile(&profile);
+                return Err(CdpError::LaunchFailed { detail: format!("cannot run {}: {e}", binary.display()) });
+            }
+        };
+        if let Some(pid) = child.id() {
+            LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()).push((pid as i32, profile.clone()));
+        }
         let mut chromium = Chromium { client: dummy_client_placeholder(), child: None, profile: Some(profile) };
         let stderr = child.stderr.take().expect("stderr is piped");
         chromium.child = Some(child);
@@ -185,6 +209,7 @@ impl Chromium {
     pub async fn close(mut self) {
         if let Some(mut child) = self.child.take() {
             let group = kill_group(&child);
+            forget_launched(group);
             let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
             if let Some(g) = group {
                 let _ = tokio::task::spawn_blocking(move || wait_group_gone(g)).await;
@@ -199,7 +224,9 @@ impl Chromium {
 impl Drop for Chromium {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            if let Some(g) = kill_group(&child) {
+            let group = kill_group(&child);
+            forget_launched(group);
+            if let Some(g) = group {
                 // Reap the main process, then wait for its helpers.
                 let _ = child.try_wait();
                 wait_group_gone(g);
@@ -248,13 +275,114 @@ fn wait_group_gone(group: i32) {
     }
 }
 
+/// Browsers launched by this process and not yet closed: (process group, profile).
+static LAUNCHED: Mutex<Vec<(i32, PathBuf)>> = Mutex::new(Vec::new());
+
+fn forget_launched(group: Option<i32>) {
+    if let Some(g) = group {
+        LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()).retain(|(p, _)| *p != g);
+    }
+}
+
+/// Kill every browser this process launched and has not closed, and remove
+/// their profiles. For exit paths that skip `Drop` (a signal that ends the
+/// process while a blocking thread still holds a browser); the binary calls it
+/// as the last thing it does. Returns how many there were.
+pub fn kill_launched() -> usize {
+    let all = std::mem::take(&mut *LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()));
+    for (group, _) in &all {
+        // SAFETY: kill(2) on a process group we created.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+    for (group, profile) in &all {
+        wait_group_gone(*group);
+        remove_profile(profile);
+    }
+    all.len()
+}
+
+/// The longest TMPDIR we give Chromium: it adds `/org.chromium.Chromium.XXXXXX/SingletonSocket`
+/// (45 bytes) for a unix socket, whose path is at most 107 bytes.
+const CHROME_TMPDIR_MAX: usize = 60;
+
+/// The prefix of every profile directory: `sightline-profile-PID-…` in the temp dir.
+const PROFILE_PREFIX: &str = "sightline-profile-";
+
+/// Remove what runs killed with `kill -9` left: profile directories (in the temp
+/// dir) whose Sightline process is gone, after killing any process that still
+/// uses one (a Chromium helper that outlived its browser). A directory of a
+/// live process, or of a pid we cannot check, is left alone. Returns how many
+/// were removed.
+pub fn sweep_dead_profiles() -> usize {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return 0 };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let Some(pid) = name.strip_prefix(PROFILE_PREFIX).and_then(|r| r.split('-').next()?.parse::<i32>().ok()) else {
+            continue;
+        };
+        if pid <= 0 || pid == std::process::id() as i32 || !process_gone(pid) {
+            continue;
+        }
+        let dir = entry.path();
+        kill_users_of(&dir);
+        remove_profile(&dir);
+        if !dir.exists() {
+            tracing::debug!(dir = %dir.display(), "removed the profile of a run that was killed");
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// True when no process has this pid (`kill(pid, 0)` says ESRCH).
+fn process_gone(pid: i32) -> bool {
+    // SAFETY: signal 0 only probes.
+    unsafe { libc::kill(pid, 0) == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) }
+}
+
+/// SIGKILL every process whose command line names `dir` (Chromium's processes
+/// carry their `--user-data-dir`), then wait for them to go.
+fn kill_users_of(dir: &Path) {
+    let needle = dir.to_string_lossy().to_string();
+    let mut killed = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else { continue };
+        if String::from_utf8_lossy(&cmd).contains(&needle) {
+            // SAFETY: kill(2) on a process that runs with our dead run's profile.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            killed.push(pid);
+        }
+    }
+    for _ in 0..200 {
+        if killed.iter().all(|p| process_gone(*p) || is_zombie(*p)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next().map(|st| st == "Z")))
+        .unwrap_or(true)
+}
+
 fn fresh_profile_dir() -> Result<PathBuf, CdpError> {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     let dir = std::env::temp_dir().join(format!(
-        "sightline-profile-{}-{}-{nanos}",
+        "{PROFILE_PREFIX}{}-{}-{:x}",
         std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        // Short: Chromium's socket path under it is bounded (see CHROME_TMPDIR_MAX).
+        nanos as u32
     ));
     std::fs::create_dir_all(&dir)?;
     Ok(dir)

@@ -21,10 +21,14 @@ mod client;
 mod error;
 mod ids;
 mod launch;
+mod lenient;
 pub mod protocol;
 
 pub use client::{Client, Event, EventReceiver, EVENT_QUEUE};
 pub use error::CdpError;
 pub use ids::{BackendNodeId, BrowserContextId, ExecutionContextId, FrameId, SessionId, TargetId};
-pub use launch::{find_chromium, needs_no_sandbox, resolve_endpoint, Chromium, LaunchOptions, BASE_FLAGS};
+pub use launch::{
+    find_chromium, kill_launched, needs_no_sandbox, resolve_endpoint, sweep_dead_profiles, Chromium, LaunchOptions,
+    BASE_FLAGS,
+};
 pub use protocol::{Command, EventParams};

@@ -237,12 +237,14 @@ impl<D: Driver, P: Policy> Pack<D, P> {
         let deadline = Instant::now() + opts.timeout;
         let timed_out = Arc::new(AtomicBool::new(false));
         let flag = timed_out.clone();
+        // Cancelling the pack (the binary does on SIGTERM/SIGINT) stops the script too.
+        let cancel = self.cancel.clone();
         rt.set_interrupt_handler(Some(Box::new(move || {
             let over = Instant::now() >= deadline;
             if over {
                 flag.store(true, Ordering::SeqCst);
             }
-            over
+            over || cancel.is_cancelled()
         })));
         let ctx = Context::full(&rt).map_err(setup)?;
         ctx.with(|ctx| {

@@ -100,3 +100,15 @@ pub enum KeyEventKind {
     KeyUp,
     RawKeyDown,
 }
+
+/// `Input.insertText`: text as an input method commits it (one `beforeinput`
+/// and `input` event, no key events).
+#[derive(Debug, Clone, Serialize)]
+pub struct InsertText<'a> {
+    pub text: &'a str,
+}
+
+impl Command for InsertText<'_> {
+    const METHOD: &'static str = "Input.insertText";
+    type Response = Empty;
+}
