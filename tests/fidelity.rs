@@ -456,3 +456,21 @@ fn a_react_label_with_a_delegated_double_click_can_be_double_clicked() {
         assert!(s.page_content.contains("]textbox \"Edit todo\" value=\"Buy milk\""), "{}", s.page_content);
     })
 }
+
+// A panel animated from a fast interval (jQuery 1.x) is read when it has opened,
+// and the control below it is where the next state says it is.
+#[test]
+fn an_interval_animation_is_waited_for() {
+    run(async {
+        let mut env = env("/fidelity/interval.html").await;
+        let s = env.state().clone();
+        let open = token(&s, "button", "Open");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": open})).await.state;
+        ok(&s);
+        assert!(s.page_content.contains("Panel content"), "{}", s.page_content);
+        let next = token(&s, "button", "Next");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": next})).await.state;
+        ok(&s);
+        assert!(s.page_content.contains("Next clicked"), "{}", s.page_content);
+    })
+}

@@ -30,9 +30,31 @@
     return id;
   };
   window.clearTimeout = function (id) { pending.delete(id); return apply(ct, window, [id]); };
+  // A fast interval started by an event handler is an animation in progress
+  // (jQuery 1.x steps every animation from one 13 ms interval, cleared when the
+  // last one ends): pending while it runs, for at most a second, so a page
+  // clock that ticks forever holds nothing for long.
+  const si = window.setInterval, ci = window.clearInterval;
+  const intervals = new Map();
+  window.setInterval = function (fn, delay, ...args) {
+    const id = apply(si, window, [fn, delay, ...args]);
+    if (!inTimer && (+delay || 0) <= 50) {
+      const running = {};
+      intervals.set(id, running);
+      pending.add(running);
+      apply(st, window, [() => { pending.delete(running); intervals.delete(id); }, 1000]);
+    }
+    return id;
+  };
+  window.clearInterval = function (id) {
+    const running = intervals.get(id);
+    if (running) { pending.delete(running); intervals.delete(id); }
+    return apply(ci, window, [id]);
+  };
   try {
     const native = (f, name) => Object.defineProperty(f, 'toString', { value: () => `function ${name}() { [native code] }` });
     native(window.setTimeout, 'setTimeout'); native(window.clearTimeout, 'clearTimeout');
+    native(window.setInterval, 'setInterval'); native(window.clearInterval, 'clearInterval');
   } catch (e) {}
   // Elements given pointer/touch/dblclick/contextmenu listeners: the DOM snapshot
   // reports click and mousedown listeners, not these. Weakly held, so detached nodes can go.
