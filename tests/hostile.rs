@@ -1197,3 +1197,30 @@ fn sigterm_while_a_script_runs_javascript_leaves_nothing() {
 fn sigterm_while_a_script_waits_on_the_browser_leaves_nothing() {
     sigterm_script_while("browser.waitVisible('#never-there');");
 }
+
+/// Issue 18, item 1, over rpc: `browser_navigate` to a page whose script never
+/// yields answers, its semantic snapshot shows the page as far as it got, and the
+/// next navigation leaves it.
+#[test]
+fn a_script_that_never_yields_on_load_over_rpc() {
+    world();
+    let mut p = Proc::start(&["rpc"]);
+    let bind = json!({"jsonrpc":"2.0","method":"bind_browser","id":1,"params":{"session":"h"}});
+    let (reply, _) = p.ask(bind.to_string().as_bytes(), Duration::from_secs(60));
+    let r = &reply["result"];
+    let addr = json!({"session":"h","target_id":r["target_id"],"tab_id":r["tabs"][0]["tab_id"]});
+    let mut nav = json!({"jsonrpc":"2.0","method":"browser_navigate","id":2,"params":addr.clone()});
+    nav["params"]["url"] = json!(url("/hostile/hung.html"));
+    let (reply, _) = p.ask(nav.to_string().as_bytes(), Duration::from_secs(40));
+    assert_eq!(reply["result"]["status"], "ok", "{reply}");
+    let mut snap = json!({"jsonrpc":"2.0","method":"get_browser_state","id":3,"params":addr.clone()});
+    snap["params"]["snapshot_format"] = json!("semantic_v2");
+    let (reply, _) = p.ask(snap.to_string().as_bytes(), Duration::from_secs(40));
+    assert!(reply["result"]["outline"].as_str().unwrap_or_default().contains("Before the loop"), "{reply}");
+    let mut nav = json!({"jsonrpc":"2.0","method":"browser_navigate","id":4,"params":addr});
+    nav["params"]["url"] = json!(url("/form.html"));
+    let (reply, _) = p.ask(nav.to_string().as_bytes(), Duration::from_secs(40));
+    assert_eq!(reply["result"]["status"], "ok", "{reply}");
+    assert_eq!(reply["result"]["url"], url("/form.html"), "{reply}");
+    assert_eq!(p.finish(), 0);
+}
