@@ -91,7 +91,7 @@
   }
   try { Object.defineProperty(EventTarget.prototype.addEventListener, 'toString', { value: () => 'function addEventListener() { [native code] }' }); } catch (e) {}
   // A worker just started: its first message (or error) is part of settling, for
-  // at most a second, so a page that shows what its worker answers at start is
+  // at most two seconds, so a page that shows what its worker answers at start is
   // read after the answer. An idle worker holds nothing after that.
   const NativeWorker = window.Worker;
   if (typeof NativeWorker === 'function') {
@@ -101,7 +101,7 @@
       const done = () => pending.delete(started);
       pending.add(started);
       try { ael.call(w, 'message', done, { once: true }); ael.call(w, 'error', done, { once: true }); } catch (e) {}
-      st.call(window, done, 1000);
+      st.call(window, done, 2000);
       return w;
     };
     Worker.prototype = NativeWorker.prototype;

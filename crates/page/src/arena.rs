@@ -671,6 +671,9 @@ impl<'c> Builder<'c, '_> {
                     .filter_map(|&li| lt.text.get(li).copied())
                     .map(|t| snap.str(t))
                     .collect();
+                // CSS turns `content: "\0"` into U+FFFD: a placeholder (rustdoc's
+                // zero-width marker), not text anyone reads.
+                let t = if t.contains('\u{FFFD}') { t.replace('\u{FFFD}', "") } else { t };
                 Some(t).filter(|t| !t.trim().is_empty())
             }
             _ => None,

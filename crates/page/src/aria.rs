@@ -165,7 +165,11 @@ pub fn states(arena: &Arena, id: NodeId, role: &str) -> Vec<(&'static str, Value
     if matches!(role, "dialog" | "alertdialog") {
         // A <dialog> opened with showModal() is fixed in the top layer (see Arena::mark_inert).
         let modal_dialog = n.tag == "dialog" && n.has_attr("open") && n.layout.as_ref().is_some_and(|l| l.style.fixed);
-        if let Some(m) = if modal_dialog { Some(true) } else { attr_bool(arena, id, "aria-modal") } {
+        // An element given the role (`<div role=dialog>`) is reported modal=false
+        // unless aria-modal says otherwise, as Chromium reports it.
+        let by_role = n.tag != "dialog" && explicit_role(arena, id).is_some();
+        let modal = if modal_dialog { Some(true) } else { attr_bool(arena, id, "aria-modal") };
+        if let Some(m) = modal.or(by_role.then_some(false)) {
             out.push(("modal", Value::Bool(m)));
         }
     }

@@ -172,6 +172,13 @@ impl Renderer<'_> {
                     return;
                 }
                 let Some((t, rect)) = n.layout.as_ref().and_then(|l| Some((l.text.clone()?, l.rect))) else { return };
+                // White space that layout collapsed away (no box, no size: the line
+                // break before a closing tag) shows no space.
+                let collapsed =
+                    n.layout.as_ref().is_some_and(|l| l.boxes.is_empty() && l.rect.w == 0.0 && l.rect.h == 0.0);
+                if t.trim().is_empty() && collapsed {
+                    return;
+                }
                 if t.trim().is_empty() || self.text_visible(id) {
                     let ws = white_space_of(self.arena, id);
                     self.flow.text_at(&t, ws, Some(rect));

@@ -778,9 +778,17 @@ pub fn accessible_name_within(
             })
     };
     let is_button_input = n.tag == "input" && matches!(d.type_.as_deref(), Some("submit" | "button" | "reset"));
+    // An element without a role (a clickable div) that shows only a symbol (`«`)
+    // is named by its title, as Chromium names it: a generic element takes no
+    // name from its content.
+    let symbol_only = |t: &String| !t.chars().any(char::is_alphanumeric);
+    let titled_generic = d.role.is_none() && non_empty(n.attr("title")).is_some();
     let candidates = [
         non_empty(n.attr("alt")),
-        d.text_content.clone().filter(|_| !matches!(n.tag.as_str(), "select")),
+        d.text_content
+            .clone()
+            .filter(|_| !matches!(n.tag.as_str(), "select"))
+            .filter(|t| !(titled_generic && symbol_only(t))),
         img_alt(),
         non_empty(n.attr("title")),
         svg_title(arena, id),

@@ -352,7 +352,20 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
         let role = if is_action {
             ax_role
                 .clone()
-                .filter(|r| !matches!(r.as_str(), "generic" | "none" | "statictext" | "labeltext"))
+                // A clickable `display: table` box is a layout table to Chromium: no role
+                // an agent can use, so it reads as the clickable it is.
+                .filter(|r| {
+                    !matches!(
+                        r.as_str(),
+                        "generic"
+                            | "none"
+                            | "statictext"
+                            | "labeltext"
+                            | "layouttable"
+                            | "layouttablerow"
+                            | "layouttablecell"
+                    )
+                })
                 .or_else(|| interactive::role_of(arena, id))
                 .or_else(|| aria::implicit_content_role(arena, id).map(str::to_string))
                 // An anchor without href that acts on a click is a link to Chromium too.

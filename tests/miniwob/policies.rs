@@ -1,0 +1,1051 @@
+//! Scripted policies, one per task. Each reads the instruction from `page_content` and chooses
+//! its targets from the current state by role and name (and, where the instruction itself says
+//! "the 2nd textbox", by reading order), as a person reading the page would. No policy uses an
+//! element number it did not just read from the current state.
+
+use crate::harness::{Element, Env, HarnessError, Result, State};
+
+pub type Policy = fn(&mut Env) -> Result<()>;
+
+// ---------------------------------------------------------------------------------------------
+// Reading the instruction
+
+/// The text between the first `open` and the next `close` after it.
+fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let at = text.find(open)? + open.len();
+    let end = text[at..].find(close)?;
+    Some(&text[at..at + end])
+}
+
+/// The `n`th (0-based) double-quoted string in `text`.
+fn quoted(text: &str, n: usize) -> Option<&str> {
+    text.split('"').nth(2 * n + 1)
+}
+
+fn bad(task: &'static str, s: &State) -> HarnessError {
+    HarnessError::Instruction { task, query: s.query() }
+}
+
+/// "1st", "2nd", "3rd", "4th", … as a 0-based position.
+fn ordinal(word: &str) -> Option<usize> {
+    let digits: String = word.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse::<usize>().ok().filter(|n| *n > 0).map(|n| n - 1)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Acting on what the state shows
+
+fn click(env: &mut Env, role: &str, name: &str) -> Result<()> {
+    let e = match env.state.find(role, name) {
+        Some(e) => e.clone(),
+        None => settled(env, role, name)?,
+    };
+    press(env, &e)
+}
+
+/// The element with this role and name after looking again: it can be missing from a state
+/// captured while a jQuery animation (a panel sliding, a datepicker fading out over it) was
+/// still running, which Sightline's wait does not cover (see README, MiniWoB++). A person
+/// waits for the animation; so does this, up to three looks 400 ms apart (counted as retries).
+fn settled(env: &mut Env, role: &str, name: &str) -> Result<Element> {
+    for _ in 0..3 {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        env.look()?;
+        if let Some(e) = env.state.find(role, name) {
+            env.retries += 1;
+            return Ok(e.clone());
+        }
+    }
+    Err(env.state.not_found(format!("{role} {name:?}")))
+}
+
+fn submit(env: &mut Env) -> Result<()> {
+    click(env, "button", "Submit")
+}
+
+/// The `n`th (0-based) element with this role in reading order.
+fn nth(s: &State, role: &str, n: usize) -> Result<Element> {
+    s.with_role(role).nth(n).cloned().ok_or_else(|| s.not_found(format!("{role} number {}", n + 1)))
+}
+
+/// How a person finds an element again on a fresh look: its role, its name, and which of
+/// the elements with that role and name it is, in reading order.
+fn picker(s: &State, e: &Element) -> impl Fn(&State) -> Result<u64> {
+    let (role, name) = (e.role.clone(), e.name.clone());
+    let same = |x: &Element, role: &str, name: &str| x.role == role && x.name == name;
+    let nth = s.elements.iter().filter(|x| same(x, &role, &name)).position(|x| x.index == e.index).unwrap_or(0);
+    move |s: &State| {
+        s.elements
+            .iter()
+            .filter(|x| same(x, &role, &name))
+            .nth(nth)
+            .map(|x| x.index)
+            .ok_or_else(|| s.not_found(format!("{role} {name:?} number {}", nth + 1)))
+    }
+}
+
+/// Click this element of the current state.
+fn press(env: &mut Env, e: &Element) -> Result<()> {
+    let pick = picker(&env.state, e);
+    env.click_by(pick)?;
+    Ok(())
+}
+
+/// Type into this element of the current state, replacing its value.
+fn type_into(env: &mut Env, e: &Element, text: &str) -> Result<()> {
+    let pick = picker(&env.state, e);
+    env.type_by(pick, text)?;
+    Ok(())
+}
+
+/// The textbox that the text right before it on its line names (`Username [1]textbox`).
+fn textbox_after(s: &State, label: &str) -> Result<Element> {
+    s.with_role("textbox")
+        .find(|e| s.text_before(e).trim_end_matches(':').trim().eq_ignore_ascii_case(label) || e.name == label)
+        .cloned()
+        .ok_or_else(|| s.not_found(format!("textbox labelled {label:?}")))
+}
+
+/// Tick exactly the checkboxes (or options) whose names satisfy `want`, then Submit.
+fn tick_then_submit(env: &mut Env, want: impl Fn(&str) -> bool) -> Result<()> {
+    let boxes: Vec<Element> = env.state.with_role("checkbox").cloned().collect();
+    for b in boxes {
+        let checked = b.checked().unwrap_or(false);
+        if want(&b.name) != checked {
+            // Found again by name in the state the previous click produced.
+            let b = env.state.get("checkbox", &b.name)?.clone();
+            press(env, &b)?;
+        }
+    }
+    submit(env)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buttons and links
+
+/// Click on the "X" button.
+pub fn click_button(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Click on the \"", "\" button").ok_or_else(|| bad("click-button", &env.state))?;
+    click(env, "button", name)
+}
+
+/// Same as click-button, with non-Latin button texts.
+pub fn unicode_test(env: &mut Env) -> Result<()> {
+    click_button(env)
+}
+
+/// Click button ONE, then click button TWO.
+pub fn click_button_sequence(env: &mut Env) -> Result<()> {
+    click(env, "button", "ONE")?;
+    click(env, "button", "TWO")
+}
+
+/// Click the button (a square button of random size and place).
+pub fn click_test(env: &mut Env) -> Result<()> {
+    click(env, "button", "Click Me!")
+}
+
+/// Click button ONE (and not TWO).
+pub fn click_test_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Click button ", ".").ok_or_else(|| bad("click-test-2", &env.state))?.to_string();
+    click(env, "button", &name)
+}
+
+/// Click on the link "X" (a span with a click handler inside a paragraph).
+pub fn click_link(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Click on the link \"", "\".").ok_or_else(|| bad("click-link", &env.state))?.to_string();
+    click(env, "clickable", &name)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checkboxes, radios, lists
+
+fn select_names(q: &str, task: &'static str, s: &State) -> Result<Vec<String>> {
+    let list = between(q, "Select ", " and click Submit.").ok_or_else(|| bad(task, s))?;
+    if list == "nothing" {
+        return Ok(Vec::new());
+    }
+    Ok(list.split(", ").map(str::to_string).collect())
+}
+
+/// Select A, B, C and click Submit.
+pub fn click_checkboxes(env: &mut Env) -> Result<()> {
+    let names = select_names(&env.state.query(), "click-checkboxes", &env.state)?;
+    tick_then_submit(env, |n| names.iter().any(|w| w == n))
+}
+
+pub fn click_checkboxes_large(env: &mut Env) -> Result<()> {
+    click_checkboxes(env)
+}
+
+pub fn click_checkboxes_transfer(env: &mut Env) -> Result<()> {
+    click_checkboxes(env)
+}
+
+/// The synonym groups a reader knows (the task draws its words from these groups).
+const SYNONYMS: &[&[&str]] = &[
+    &["big", "large", "huge", "enormous", "gigantic"],
+    &["small", "tiny", "little", "mini", "petite"],
+    &["red", "scarlet", "crimson", "vermillion"],
+    &["happy", "cheerful", "joyful", "gleeful", "delighted"],
+    &["sad", "unhappy", "sorrowful", "miserable", "tragic"],
+    &["angry", "mad", "furious", "irritated"],
+    &["evil", "wicked", "immoral", "sinful", "corrupt", "depraved"],
+    &["wrong", "incorrect", "mistaken", "erroneous"],
+    &["real", "genuine", "actual"],
+    &["strange", "odd", "peculiar", "unusual", "weird"],
+    &["stop", "cease", "halt", "end", "finish"],
+    &["scared", "terrified", "panicked", "fearful", "frightened", "afraid"],
+    &["quiet", "calm", "peaceful", "serene", "mild"],
+    &["old", "aged", "archaic"],
+    &["love", "like", "adore", "favor"],
+    &["kill", "murder", "assassinate"],
+    &["keep", "retain", "preserve", "sustain", "maintain"],
+    &["hide", "conceal", "camouflage"],
+    &["hate", "despise", "loathe", "detest", "dislike"],
+    &["funny", "humorous", "amusing", "comical", "laughable"],
+    &["fat", "fleshy", "plump", "chubby"],
+    &["stupid", "dumb", "dull", "unwise"],
+    &["delicious", "savory", "delectable", "appetizing"],
+    &["cut", "slice", "carve", "chop"],
+    &["brave", "courageous", "fearless"],
+    &["begin", "start", "initiate", "launch"],
+    &["answer", "reply", "response"],
+    &["television", "televisions", "TV", "TVs"],
+    &["house", "home", "houses", "homes"],
+    &["fire", "flame", "fires", "flames"],
+    &["pig", "pork", "swine"],
+    &["rabbit", "rabbits", "bunny", "bunnies"],
+    &["car", "cars", "automobile", "automobiles", "vehicle", "vehicles"],
+    &["water"],
+];
+
+fn similar(a: &str, b: &str) -> bool {
+    a == b || SYNONYMS.iter().any(|g| g.contains(&a) && g.contains(&b))
+}
+
+/// Select words similar to A, B and click Submit.
+pub fn click_checkboxes_soft(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let list = between(&q, "Select words similar to ", " and click Submit.")
+        .ok_or_else(|| bad("click-checkboxes-soft", &env.state))?;
+    let words: Vec<String> = list.split(", ").map(str::to_string).collect();
+    tick_then_submit(env, |n| words.iter().any(|w| similar(w, n)))
+}
+
+/// Select X and click Submit (radio buttons).
+pub fn click_option(env: &mut Env) -> Result<()> {
+    let names = select_names(&env.state.query(), "click-option", &env.state)?;
+    click(env, "radio", &names[0])?;
+    submit(env)
+}
+
+/// Select X from the list and click Submit (a `<select>`).
+pub fn choose_list(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Select ", " from the list").ok_or_else(|| bad("choose-list", &env.state))?.to_string();
+    let list = nth(&env.state, "combobox", 0)?.index;
+    let option = env.state.get("option", &name)?.index;
+    env.select(list, option)?;
+    submit(env)
+}
+
+/// Click on a "radio" / "checkbox" / "text" / "textarea" / "button" widget.
+pub fn click_widget(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let kind = quoted(&q, 0).ok_or_else(|| bad("click-widget", &env.state))?.to_string();
+    let s = &env.state;
+    let target = s
+        .elements
+        .iter()
+        .find(|e| match kind.as_str() {
+            "radio" => e.role == "radio",
+            "checkbox" => e.role == "checkbox",
+            "button" => e.role == "button",
+            "textarea" => e.role == "textbox" && e.tag() == "textarea",
+            "text" => e.role == "textbox" && e.tag() == "input",
+            _ => false,
+        })
+        .cloned()
+        .ok_or_else(|| s.not_found(format!("a {kind} widget")))?;
+    press(env, &target)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dialogs, tabs, collapsibles
+
+/// Close the dialog box by clicking the "x" (jQuery UI's close button, named "Close").
+pub fn click_dialog(env: &mut Env) -> Result<()> {
+    click(env, "button", "Close")
+}
+
+/// Click the button in the dialog box labeled "Cancel" / "OK" / "x".
+pub fn click_dialog_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let label = quoted(&q, 0).ok_or_else(|| bad("click-dialog-2", &env.state))?;
+    let name = if label == "x" { "Close".to_string() } else { label.to_string() };
+    click(env, "button", &name)
+}
+
+/// Click on Tab #N.
+pub fn click_tab(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Click on ", ".").ok_or_else(|| bad("click-tab", &env.state))?.to_string();
+    click(env, "tab", &name)
+}
+
+/// Open tabs one by one until the link "X" shows, then click it.
+pub fn click_tab_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name =
+        between(&q, "find and click on the link \"", "\".").ok_or_else(|| bad("click-tab-2", &env.state))?.to_string();
+    let tabs: Vec<String> = env.state.with_role("tab").map(|e| e.name.clone()).collect();
+    open_until(env, "tab", &tabs, &name)?;
+    click(env, "clickable", &name)
+}
+
+/// Open the tabs or sections one by one until the clickable `name` shows. A panel that has
+/// just been opened may still be sliding open when Sightline answers (jQuery's animation timer
+/// is not part of its wait; see README, MiniWoB++): when the link is not there, look once more
+/// after the animation's 400 ms before opening the next (counted as a retry).
+fn open_until(env: &mut Env, role: &str, headers: &[String], name: &str) -> Result<()> {
+    for header in headers {
+        if env.state.find("clickable", name).is_some() {
+            return Ok(());
+        }
+        click(env, role, header)?;
+        if env.state.find("clickable", name).is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(400));
+            env.look()?;
+            if env.state.find("clickable", name).is_some() {
+                env.retries += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Expand the section below and click submit.
+pub fn click_collapsible(env: &mut Env) -> Result<()> {
+    let section = env
+        .state
+        .with_role("tab")
+        .find(|e| e.name.starts_with("Section #"))
+        .map(|e| e.name.clone())
+        .ok_or_else(|| env.state.not_found("a section header".into()))?;
+    click(env, "tab", &section)?;
+    submit(env)
+}
+
+/// Expand sections one by one until the link "X" shows, then click it.
+pub fn click_collapsible_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name =
+        between(&q, "click on the link \"", "\".").ok_or_else(|| bad("click-collapsible-2", &env.state))?.to_string();
+    let sections: Vec<String> = env.state.with_role("tab").map(|e| e.name.clone()).collect();
+    open_until(env, "tab", &sections, &name)?;
+    click(env, "clickable", &name)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text fields
+
+/// Enter "X" into the text field and press Submit.
+pub fn enter_text(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let text = quoted(&q, 0).ok_or_else(|| bad("enter-text", &env.state))?.to_string();
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &text)?;
+    submit(env)
+}
+
+pub fn enter_text_dynamic(env: &mut Env) -> Result<()> {
+    enter_text(env)
+}
+
+/// Type "X" in all upper / lower case letters in the text input and press Submit.
+pub fn enter_text_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let text = quoted(&q, 0).ok_or_else(|| bad("enter-text-2", &env.state))?;
+    let text = if q.contains("all upper case") { text.to_uppercase() } else { text.to_lowercase() };
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &text)?;
+    submit(env)
+}
+
+/// Enter the password "X" into both text fields and press submit.
+pub fn enter_password(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let pw = quoted(&q, 0).ok_or_else(|| bad("enter-password", &env.state))?.to_string();
+    let field = textbox_after(&env.state, "Password")?;
+    type_into(env, &field, &pw)?;
+    let field = textbox_after(&env.state, "Verify password")?;
+    type_into(env, &field, &pw)?;
+    submit(env)
+}
+
+/// Focus into the textbox.
+pub fn focus_text(env: &mut Env) -> Result<()> {
+    let field = nth(&env.state, "textbox", 0)?;
+    press(env, &field)
+}
+
+/// Focus into the Nth input textbox.
+pub fn focus_text_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let pos = between(&q, "Focus into the ", " input textbox")
+        .and_then(ordinal)
+        .ok_or_else(|| bad("focus-text-2", &env.state))?;
+    let field = nth(&env.state, "textbox", pos)?;
+    press(env, &field)
+}
+
+/// Enter the username "u" and the password "p" into the text fields and press login.
+pub fn login_user(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let (user, pw) = match (quoted(&q, 0), quoted(&q, 1)) {
+        (Some(u), Some(p)) => (u.to_string(), p.to_string()),
+        _ => return Err(bad("login-user", &env.state)),
+    };
+    let field = textbox_after(&env.state, "Username")?;
+    type_into(env, &field, &user)?;
+    let field = textbox_after(&env.state, "Password")?;
+    type_into(env, &field, &pw)?;
+    click(env, "button", "Login")
+}
+
+/// Enter "Name" as the date and hit submit (`<input type=date>`, typed as a person types it).
+pub fn enter_date(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let date = between(&q, "Enter ", " as the date").ok_or_else(|| bad("enter-date", &env.state))?.to_string();
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &date)?;
+    submit(env)
+}
+
+/// Enter the value of KEY into the text field and press Submit (a two-column table).
+pub fn read_table(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let key = between(&q, "Enter the value of ", " into the text field")
+        .ok_or_else(|| bad("read-table", &env.state))?
+        .to_string();
+    let value = env
+        .state
+        .task_text()
+        .lines()
+        .find_map(|l| l.split_once(" | ").filter(|(k, _)| k.trim() == key).map(|(_, v)| v.trim().to_string()))
+        .ok_or_else(|| env.state.not_found(format!("a table row {key:?}")))?;
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &value)?;
+    submit(env)
+}
+
+/// Find the Nth word in the paragraph, type that into the textbox and press "Submit".
+pub fn find_word(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let pos = between(&q, "Find the ", " word").and_then(ordinal).ok_or_else(|| bad("find-word", &env.state))?;
+    // The paragraph: the text between the instruction and the textbox.
+    let field = nth(&env.state, "textbox", 0)?;
+    let body: Vec<&str> = env.state.page_content.lines().skip(1).take(field.line.saturating_sub(1)).collect();
+    let words: Vec<String> = body
+        .join(" ")
+        .split_whitespace()
+        .map(|w| w.chars().filter(char::is_ascii_alphabetic).collect::<String>())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let word = words.get(pos).cloned().ok_or_else(|| env.state.not_found(format!("word number {}", pos + 1)))?;
+    type_into(env, &field, &word)?;
+    submit(env)
+}
+
+/// Solve `a op b =` and type the answer.
+pub fn simple_arithmetic(env: &mut Env) -> Result<()> {
+    let field = nth(&env.state, "textbox", 0)?;
+    let problem = env.state.text_before(&field);
+    let t: Vec<&str> = problem.split_whitespace().collect();
+    let (a, op, b) = match t.as_slice() {
+        [a, op, b, "="] => (a.parse::<i64>(), *op, b.parse::<i64>()),
+        _ => return Err(env.state.not_found(format!("a problem `a op b =` (read {problem:?})"))),
+    };
+    let (Ok(a), Ok(b)) = (a, b) else { return Err(env.state.not_found(format!("two numbers in {problem:?}"))) };
+    let answer = match op {
+        "+" => a + b,
+        "-" => a - b,
+        "x" => a * b,
+        _ => return Err(env.state.not_found(format!("an operator in {problem:?}"))),
+    };
+    type_into(env, &field, &answer.to_string())?;
+    submit(env)
+}
+
+/// Solve `x + a = b`, `x - a = b`, `a + x = b` or `a - x = b` for x.
+pub fn simple_algebra(env: &mut Env) -> Result<()> {
+    let field = nth(&env.state, "textbox", 0)?;
+    let eq = env
+        .state
+        .task_text()
+        .lines()
+        .find(|l| l.contains(" = ") && l.contains('x') && !l.contains('['))
+        .map(str::to_string)
+        .ok_or_else(|| env.state.not_found("an equation".into()))?;
+    let t: Vec<&str> = eq.split_whitespace().collect();
+    let num = |s: &str| s.parse::<i64>().map_err(|_| env.state.not_found(format!("a number in {eq:?}")));
+    let x = match t.as_slice() {
+        ["x", "+", a, "=", b] => num(b)? - num(a)?,
+        ["x", "-", a, "=", b] => num(b)? + num(a)?,
+        [a, "+", "x", "=", b] => num(b)? - num(a)?,
+        [a, "-", "x", "=", b] => num(a)? - num(b)?,
+        _ => return Err(env.state.not_found(format!("an equation in x (read {eq:?})"))),
+    };
+    type_into(env, &field, &x.to_string())?;
+    submit(env)
+}
+
+/// Copy the text in the textarea below, paste it into the textbox and press Submit.
+pub fn copy_paste(env: &mut Env) -> Result<()> {
+    let s = &env.state;
+    let source = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "textarea")
+        .cloned()
+        .ok_or_else(|| s.not_found("the textarea".into()))?;
+    let target = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "input")
+        .cloned()
+        .ok_or_else(|| s.not_found("the textbox".into()))?;
+    let text = source.value().unwrap_or_default().to_string();
+    type_into(env, &target, &text)?;
+    submit(env)
+}
+
+/// Mark each number as Odd or Even (its buttons share its line), then Submit.
+pub fn odd_or_even(env: &mut Env) -> Result<()> {
+    let rows: Vec<(usize, i64)> = env
+        .state
+        .with_role("button")
+        .filter(|e| e.name == "Odd")
+        .filter_map(|e| e.extra.split_whitespace().next()?.parse().ok().map(|n| (e.line, n)))
+        .collect();
+    for (line, n) in rows {
+        let want = if n % 2 != 0 { "Odd" } else { "Even" };
+        let s = &env.state;
+        let b = s
+            .with_role("button")
+            .find(|e| e.name == want && e.line == line)
+            .cloned()
+            .ok_or_else(|| s.not_found(format!("{want} button on line {line}")))?;
+        press(env, &b)?;
+    }
+    submit(env)
+}
+
+/// Guess the number between 0-9, reading "higher"/"lower" after each guess.
+pub fn guess_number(env: &mut Env) -> Result<()> {
+    let (mut lo, mut hi) = (0i64, 9i64);
+    for _ in 0..5 {
+        let guess = (lo + hi) / 2;
+        let field = nth(&env.state, "spinbutton", 0)?;
+        type_into(env, &field, &guess.to_string())?;
+        submit(env)?;
+        let text = env.state.task_text().to_string();
+        if text.contains(&format!("The number is higher than {guess}.")) {
+            lo = guess + 1;
+        } else if text.contains(&format!("The number is lower than {guess}.")) {
+            hi = guess - 1;
+        } else {
+            // Correct: the episode ended (the reward display says so).
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Widgets: autocomplete, trees, menus, custom dropdowns
+
+/// Enter an item that starts with "F" (and ends with "E"): type the start, pick the suggestion.
+pub fn use_autocomplete(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let start = quoted(&q, 0).ok_or_else(|| bad("use-autocomplete", &env.state))?.to_string();
+    let end = quoted(&q, 1).map(str::to_string);
+    for _ in 0..2 {
+        let field = nth(&env.state, "textbox", 0)?;
+        type_into(env, &field, &start)?;
+        let s = &env.state;
+        let pick = s
+            .with_role("clickable")
+            .find(|e| e.name.starts_with(&start) && end.as_ref().is_none_or(|x| e.name.ends_with(x.as_str())))
+            .cloned()
+            .ok_or_else(|| s.not_found(format!("a suggestion {start}…{}", end.as_deref().unwrap_or(""))))?;
+        press(env, &pick)?;
+        // The field must now read the suggestion clicked. When the menu opened under the
+        // resting pointer, jQuery UI can take the click for the item the pointer rested on
+        // (see README, MiniWoB++); a person sees the wrong name and picks again.
+        if nth(&env.state, "textbox", 0)?.value() == Some(pick.name.as_str()) {
+            return submit(env);
+        }
+        env.retries += 1;
+    }
+    Err(env.state.not_found("the chosen suggestion in the field".into()))
+}
+
+/// Find and click on the folder or file named "X", opening folders until it shows.
+pub fn navigate_tree(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name =
+        between(&q, "folder or file named \"", "\".").ok_or_else(|| bad("navigate-tree", &env.state))?.to_string();
+    let mut opened: Vec<String> = Vec::new();
+    for _ in 0..12 {
+        if let Some(e) = env.state.find("clickable", &name).cloned() {
+            return press(env, &e);
+        }
+        // A folder reads as its toggle (an unnamed clickable) and then its name on one line.
+        let s = &env.state;
+        let folder = s
+            .elements
+            .windows(2)
+            .find(|w| {
+                w[0].role == "clickable"
+                    && w[0].name.is_empty()
+                    && w[0].line == w[1].line
+                    && w[1].role == "clickable"
+                    && !opened.contains(&w[1].name)
+            })
+            .map(|w| w[1].clone())
+            .ok_or_else(|| s.not_found(format!("{name:?} or a folder not yet opened")))?;
+        opened.push(folder.name.clone());
+        press(env, &folder)?;
+    }
+    Err(env.state.not_found(format!("{name:?} after opening every folder")))
+}
+
+/// Select A>B>C: hover the menu items along the path, click the last.
+pub fn click_menu(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let path: Vec<String> = q
+        .strip_prefix("Select ")
+        .ok_or_else(|| bad("click-menu", &env.state))?
+        .split('>')
+        .map(str::to_string)
+        .collect();
+    let (last, through) = path.split_last().ok_or_else(|| bad("click-menu", &env.state))?;
+    for item in through {
+        let e = env.state.get("menuitem", item)?.clone();
+        let pick = picker(&env.state, &e);
+        env.act_on(pick, |i| serde_json::json!({"action": "hover_element", "element_index": i}))?;
+    }
+    click(env, "menuitem", last)
+}
+
+/// Choose X from the dropdown (a Selectric list), then click the button labeled "Y".
+pub fn form_sequence_3(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let choice =
+        between(&q, "Choose ", " from the dropdown").ok_or_else(|| bad("form-sequence-3", &env.state))?.to_string();
+    let button = quoted(&q, 0).ok_or_else(|| bad("form-sequence-3", &env.state))?.to_string();
+    click(env, "clickable", "▾")?;
+    for _ in 0..8 {
+        if let Some(e) = env.state.find("clickable", &choice).cloned() {
+            press(env, &e)?;
+            return click(env, "button", &button);
+        }
+        // Scroll the list: the box that holds its last visible item.
+        let last = env
+            .state
+            .with_role("clickable")
+            .filter(|e| e.name.contains("ft"))
+            .last()
+            .cloned()
+            .ok_or_else(|| env.state.not_found("the open list".into()))?;
+        env.act(
+            serde_json::json!({"action": "scroll", "direction": "down", "pixels": 40, "element_index": last.index}),
+        )?;
+    }
+    Err(env.state.not_found(format!("{choice:?} in the list")))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forms
+
+/// Search for G movies directed by D from year Y (five layouts; labels before or after fields).
+pub fn multi_layouts(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let genre = between(&q, "Search for ", " movies").ok_or_else(|| bad("multi-layouts", &env.state))?.to_string();
+    let director = between(&q, "directed by ", " from").ok_or_else(|| bad("multi-layouts", &env.state))?.to_string();
+    let year = between(&q, "from year ", ".").ok_or_else(|| bad("multi-layouts", &env.state))?.to_string();
+    let s = env.state.clone();
+    let lines: Vec<&str> = s.page_content.lines().collect();
+    let boxes: Vec<Element> = s.with_role("textbox").cloned().collect();
+    let keyword = |t: &str| {
+        let t = t.to_lowercase();
+        if t.contains("genre") {
+            Some(0)
+        } else if t.contains("director") {
+            Some(1)
+        } else if t.contains("year") || t.contains("date") {
+            Some(2)
+        } else {
+            None
+        }
+    };
+    let first = boxes.first().ok_or_else(|| s.not_found("a textbox".into()))?;
+    // Line 0 is the instruction, which names all three fields.
+    let labels_before = first.line > 1 && keyword(lines[first.line - 1]).is_some();
+    let values = [genre, director, year];
+    for b in &boxes {
+        let same_line = s.text_before(b);
+        let label = if keyword(&same_line).is_some() {
+            same_line
+        } else if labels_before {
+            lines.get(b.line.wrapping_sub(1)).copied().unwrap_or_default().to_string()
+        } else {
+            lines.get(b.line + 1).copied().unwrap_or_default().to_string()
+        };
+        let k = keyword(&label).ok_or_else(|| s.not_found(format!("the label of textbox [{}]", b.index)))?;
+        type_into(env, b, &values[k])?;
+    }
+    let s = &env.state;
+    let go = s
+        .elements
+        .iter()
+        .find(|e| {
+            (e.role == "button" || e.role == "clickable") && ["Submit", "Search", "Go!"].contains(&e.name.as_str())
+        })
+        .cloned()
+        .ok_or_else(|| s.not_found("the submit control".into()))?;
+    press(env, &go)
+}
+
+/// Check the Nth radio button and enter the number "X" into the Mth textbox.
+pub fn form_sequence_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let radio =
+        between(&q, "Check the ", " radio").and_then(ordinal).ok_or_else(|| bad("form-sequence-2", &env.state))?;
+    let number = quoted(&q, 0).ok_or_else(|| bad("form-sequence-2", &env.state))?.to_string();
+    let field =
+        between(&q, "\" into the ", " textbox").and_then(ordinal).ok_or_else(|| bad("form-sequence-2", &env.state))?;
+    let r = nth(&env.state, "radio", radio)?;
+    press(env, &r)?;
+    let t = nth(&env.state, "textbox", field)?;
+    type_into(env, &t, &number)?;
+    submit(env)
+}
+
+/// Like login-user; a popup may ask "Exit to home page?" when a field takes focus: Cancel it
+/// (the fields are disabled while it shows) and type again.
+pub fn login_user_popup(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let (user, pw) = match (quoted(&q, 0), quoted(&q, 1)) {
+        (Some(u), Some(p)) => (u.to_string(), p.to_string()),
+        _ => return Err(bad("login-user-popup", &env.state)),
+    };
+    for (label, text) in [("Username", &user), ("Password", &pw)] {
+        for _ in 0..2 {
+            let field = textbox_after(&env.state, label)?;
+            let typed = type_into(env, &field, text);
+            if env.state.page_content.contains("Exit to home page?") {
+                click(env, "button", "Cancel")?;
+                continue;
+            }
+            typed?;
+            let now = textbox_after(&env.state, label)?;
+            if now.value() == Some(text.as_str()) {
+                break;
+            }
+        }
+    }
+    click(env, "button", "OK")
+}
+
+/// Enter "X" and press "Search", then click the Nth search result (three per page).
+pub fn search_engine(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let text = quoted(&q, 0).ok_or_else(|| bad("search-engine", &env.state))?.to_string();
+    let pos = between(&q, "click the ", " search result")
+        .and_then(ordinal)
+        .ok_or_else(|| bad("search-engine", &env.state))?;
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &text)?;
+    click(env, "button", "Search")?;
+    let page = pos / 3 + 1;
+    if page > 1 {
+        click(env, "link", &page.to_string())?;
+    }
+    let pager = |n: &str| {
+        n.chars().all(|c| c.is_ascii_digit()) || ["<", ">", "«", "»", "First", "Last", "Previous", "Next"].contains(&n)
+    };
+    let s = &env.state;
+    let result = s
+        .with_role("link")
+        .filter(|e| !pager(&e.name))
+        .nth(pos % 3)
+        .cloned()
+        .ok_or_else(|| s.not_found(format!("search result {} on page {page}", pos % 3 + 1)))?;
+    press(env, &result)
+}
+
+/// Same form as multi-layouts, rows in random order.
+pub fn multi_orderings(env: &mut Env) -> Result<()> {
+    multi_layouts(env)
+}
+
+/// Enter H:MM AM as the time and press submit (`<input type=time>`, typed as its digits and
+/// the AM/PM letter, as a person types into it).
+pub fn enter_time(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let time = between(&q, "Enter ", " as the time").ok_or_else(|| bad("enter-time", &env.state))?.to_string();
+    let (clock, half) = time.split_once(' ').ok_or_else(|| bad("enter-time", &env.state))?;
+    let (h, m) = clock.split_once(':').ok_or_else(|| bad("enter-time", &env.state))?;
+    let h: u32 = h.parse().map_err(|_| bad("enter-time", &env.state))?;
+    let keys = format!("{h:02}{m}{}", &half[..1]);
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, &keys)?;
+    submit(env)
+}
+
+/// Copy the text from the Nth text area below and paste it into the text input.
+pub fn copy_paste_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let pos =
+        between(&q, "from the ", " text area").and_then(ordinal).ok_or_else(|| bad("copy-paste-2", &env.state))?;
+    let s = &env.state;
+    let source = s.with_role("textbox").filter(|e| e.tag() == "textarea").nth(pos).cloned();
+    let source = source.ok_or_else(|| s.not_found(format!("text area number {}", pos + 1)))?;
+    let target = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "input")
+        .cloned()
+        .ok_or_else(|| s.not_found("the text input".into()))?;
+    let text = source.value().unwrap_or_default().to_string();
+    type_into(env, &target, &text)?;
+    submit(env)
+}
+
+/// Type the text below (skewed letters) into the text field and press Submit.
+pub fn text_transform(env: &mut Env) -> Result<()> {
+    let field = nth(&env.state, "textbox", 0)?;
+    let lines: Vec<&str> = env.state.page_content.lines().collect();
+    let text: String = lines[1..field.line].concat().split_whitespace().collect();
+    type_into(env, &field, &text)?;
+    submit(env)
+}
+
+/// Generate a number less than / greater than N, or odd / even, then press submit.
+pub fn generate_number(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let want: Box<dyn Fn(i64) -> bool> =
+        if let Some(n) = between(&q, "less than ", ",").and_then(|n| n.parse::<i64>().ok()) {
+            Box::new(move |x| x < n)
+        } else if let Some(n) = between(&q, "greater than ", ",").and_then(|n| n.parse::<i64>().ok()) {
+            Box::new(move |x| x > n)
+        } else if q.contains("an odd number") {
+            Box::new(|x| x % 2 != 0)
+        } else if q.contains("an even number") {
+            Box::new(|x| x % 2 == 0)
+        } else {
+            return Err(bad("generate-number", &env.state));
+        };
+    for _ in 0..20 {
+        click(env, "button", "Generate")?;
+        // The number shows on the line above the buttons.
+        let generate = env.state.get("button", "Generate")?.clone();
+        let shown = env.state.page_content.lines().nth(generate.line.saturating_sub(1)).unwrap_or_default().trim();
+        if shown.parse::<i64>().is_ok_and(&want) {
+            return submit(env);
+        }
+    }
+    Err(env.state.not_found("a fitting number after 20 tries".into()))
+}
+
+/// Find NAME in the contact book (one contact per page) and click on their phone/email/address.
+pub fn phone_book(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Find ", " in the contact book").ok_or_else(|| bad("phone-book", &env.state))?.to_string();
+    let field = if q.contains("their phone") {
+        "Phone:"
+    } else if q.contains("their email") {
+        "Email:"
+    } else if q.contains("their address") {
+        "Address:"
+    } else {
+        return Err(bad("phone-book", &env.state));
+    };
+    for _ in 0..6 {
+        if env.state.task_text().lines().any(|l| l.trim() == format!("## {name}")) {
+            let s = &env.state;
+            let target = s
+                .elements
+                .iter()
+                .find(|e| s.text_before(e) == field)
+                .cloned()
+                .ok_or_else(|| s.not_found(format!("the {field} entry")))?;
+            return press(env, &target);
+        }
+        click(env, "link", ">")?;
+    }
+    Err(env.state.not_found(format!("the contact {name}")))
+}
+
+/// Scroll to the bottom of the textarea, enter the name "X" then press "Agree"/"Cancel"; or
+/// just click the cancel button.
+pub fn sign_agreement(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    if q.starts_with("Click the cancel button") {
+        return click(env, "button", "Cancel");
+    }
+    let name = quoted(&q, 0).ok_or_else(|| bad("sign-agreement", &env.state))?.to_string();
+    let button = quoted(&q, 1).ok_or_else(|| bad("sign-agreement", &env.state))?.to_string();
+    let text = env.state.with_role("textbox").find(|e| e.tag() == "textarea").cloned();
+    let text = text.ok_or_else(|| env.state.not_found("the agreement's text area".into()))?;
+    let pick = picker(&env.state, &text);
+    env.act_on(
+        pick,
+        |i| serde_json::json!({"action": "scroll", "direction": "down", "pixels": 5000, "element_index": i}),
+    )?;
+    let field = env.state.get("textbox", "Name")?.clone();
+    type_into(env, &field, &name)?;
+    click(env, "button", &button)
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// Select MM/DD/YYYY as the date and hit submit: open the jQuery UI datepicker, page with
+/// Prev / Next to the month, click the day.
+pub fn choose_date(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let date = between(&q, "Select ", " as the date").ok_or_else(|| bad("choose-date", &env.state))?.to_string();
+    let parts: Vec<i32> = date.split('/').filter_map(|p| p.parse().ok()).collect();
+    let [month, day, year] = parts[..] else { return Err(bad("choose-date", &env.state)) };
+    let target = year * 12 + month - 1;
+    let field = nth(&env.state, "textbox", 0)?;
+    press(env, &field)?;
+    for _ in 0..24 {
+        let shown = env.state.task_text().lines().find_map(|l| {
+            let (m, y) = l.trim().split_once(' ')?;
+            let m = MONTHS.iter().position(|x| *x == m)? as i32;
+            Some(y.parse::<i32>().ok()? * 12 + m)
+        });
+        let shown = shown.ok_or_else(|| env.state.not_found("the datepicker's month".into()))?;
+        if shown == target {
+            click(env, "link", &day.to_string())?;
+            return submit(env);
+        }
+        click(env, "a", if shown > target { "Prev" } else { "Next" })?;
+    }
+    Err(env.state.not_found(format!("the month of {date}")))
+}
+
+pub fn choose_date_easy(env: &mut Env) -> Result<()> {
+    choose_date(env)
+}
+
+pub fn choose_date_medium(env: &mut Env) -> Result<()> {
+    choose_date(env)
+}
+
+pub fn choose_date_nodelay(env: &mut Env) -> Result<()> {
+    choose_date(env)
+}
+
+/// Select A, B from the scroll list (a `<select multiple>`) and click Submit.
+pub fn click_scroll_list(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let list = between(&q, "Select ", " from the scroll list").ok_or_else(|| bad("click-scroll-list", &env.state))?;
+    let names: Vec<String> = list.split(", ").map(str::to_string).collect();
+    for name in names {
+        let option = env.state.get("option", &name)?.clone();
+        let list = nth(&env.state, "listbox", 0)?;
+        let pick = picker(&env.state, &option);
+        let list = list.index;
+        env.act_on(pick, |o| serde_json::json!({"action": "select_option", "element_index": list, "option_index": o}))?;
+    }
+    submit(env)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Variants of the tasks above
+
+pub fn click_tab_2_easy(env: &mut Env) -> Result<()> {
+    click_tab_2(env)
+}
+
+pub fn click_tab_2_medium(env: &mut Env) -> Result<()> {
+    click_tab_2(env)
+}
+
+pub fn click_tab_2_hard(env: &mut Env) -> Result<()> {
+    click_tab_2(env)
+}
+
+pub fn click_collapsible_nodelay(env: &mut Env) -> Result<()> {
+    click_collapsible(env)
+}
+
+pub fn click_collapsible_2_nodelay(env: &mut Env) -> Result<()> {
+    click_collapsible_2(env)
+}
+
+pub fn use_autocomplete_nodelay(env: &mut Env) -> Result<()> {
+    use_autocomplete(env)
+}
+
+/// Find the last word in the text area, enter it into the text field and hit Submit.
+pub fn scroll_text(env: &mut Env) -> Result<()> {
+    let s = &env.state;
+    let area = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "textarea")
+        .cloned()
+        .ok_or_else(|| s.not_found("the text area".into()))?;
+    let field = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "input")
+        .cloned()
+        .ok_or_else(|| s.not_found("the text field".into()))?;
+    let text = area.value().unwrap_or_default();
+    let last: String =
+        text.split_whitespace().last().unwrap_or_default().chars().filter(char::is_ascii_alphanumeric).collect();
+    type_into(env, &field, &last)?;
+    submit(env)
+}
+
+/// Scroll the textarea to the top / bottom of the text, then hit submit.
+pub fn scroll_text_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let direction = if q.contains("to the bottom") {
+        "down"
+    } else if q.contains("to the top") {
+        "up"
+    } else {
+        return Err(bad("scroll-text-2", &env.state));
+    };
+    let s = &env.state;
+    let area = s
+        .with_role("textbox")
+        .find(|e| e.tag() == "textarea")
+        .cloned()
+        .ok_or_else(|| s.not_found("the text area".into()))?;
+    let pick = picker(&env.state, &area);
+    env.act_on(
+        pick,
+        |i| serde_json::json!({"action": "scroll", "direction": direction, "pixels": 5000, "element_index": i}),
+    )?;
+    submit(env)
+}
