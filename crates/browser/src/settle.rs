@@ -30,6 +30,9 @@ pub const PROBE_LIMIT: Duration = Duration::from_secs(1);
 /// only slow on a loaded machine is left alone.
 pub const UNRESPONSIVE_AFTER: Duration = Duration::from_secs(5);
 
+/// A page that answered this recently is not asked again before a capture.
+const ANSWERED_RECENTLY: Duration = Duration::from_millis(500);
+
 /// While a load runs, how often the wait checks that the page still answers.
 const LOADING_CHECK_EVERY: Duration = Duration::from_secs(2);
 
@@ -116,7 +119,10 @@ impl Tab {
         };
         let read = Evaluate::new(expression).by_value().await_promise(after_frame);
         let v = match self.cdp_within(&self.session, &read, PROBE_LIMIT).await {
-            Ok(v) => v.result.value,
+            Ok(v) => {
+                self.state.lock().unwrap().answered_at = Some(Instant::now());
+                v.result.value
+            }
             Err(_) => return ProbeRead::Unknown,
         };
         let Some(v) = v.filter(|v| !v.is_null()) else { return ProbeRead::Missing };
@@ -149,7 +155,14 @@ impl Tab {
     /// busy; the page lives on without it. Returns whether a script was stopped.
     pub async fn unstick(&self) -> Result<bool, BrowserError> {
         self.check_alive()?;
-        if *self.dialog.borrow() || self.answers(UNRESPONSIVE_AFTER).await {
+        // The page answered a probe read a moment ago (the wait after an action):
+        // no need to ask again before the capture.
+        let recent = self.state.lock().unwrap().answered_at.is_some_and(|t| t.elapsed() < ANSWERED_RECENTLY);
+        if recent || *self.dialog.borrow() {
+            return Ok(false);
+        }
+        if self.answers(UNRESPONSIVE_AFTER).await {
+            self.state.lock().unwrap().answered_at = Some(Instant::now());
             return Ok(false);
         }
         self.check_alive()?;

@@ -71,6 +71,8 @@ pub(crate) struct Tracker {
     pub oopif_loading: HashMap<FrameId, Instant>,
     /// Page scripts stopped because the page stopped answering ([`Tab::unstick`]).
     pub scripts_stopped: u64,
+    /// When the page's main thread last answered a probe read or a liveness check.
+    pub answered_at: Option<Instant>,
 }
 
 impl Tracker {

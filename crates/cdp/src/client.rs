@@ -400,7 +400,6 @@ fn reply_id(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Instant;
 
     /// A scripted CDP peer: answers each request with `reply(id, method)` (None: no answer),
     /// and closes the socket when asked for `Test.close`.
@@ -445,7 +444,6 @@ mod tests {
             )
             .await;
             let c = Client::connect(&ws).await.unwrap();
-            let t = Instant::now();
             let e = c.call_raw(None, "Test.garbage", serde_json::json!({})).await.unwrap_err();
             assert!(matches!(&e, CdpError::Decode { method, .. } if method == "Test.garbage"), "{e:?}");
             #[derive(Deserialize)]
@@ -467,7 +465,8 @@ mod tests {
             }
             let e = c.execute(None, &WrongType {}).await.err().unwrap();
             assert!(matches!(e, CdpError::Decode { .. }), "{e:?}");
-            assert!(t.elapsed() < Duration::from_secs(2), "took {:?}", t.elapsed());
+            // No timing: a call not answered here could only end by its 60 s limit,
+            // and that would be `Timeout`, not `Decode`.
             // The connection is still good.
             let ok: serde_json::Value = c.execute(None, &Fine {}).await.unwrap();
             assert_eq!(ok["x"], 1);
@@ -479,15 +478,14 @@ mod tests {
         rt().block_on(async {
             let ws = peer(|_, _| None, 0).await;
             let c = Client::connect(&ws).await.unwrap();
-            let t = Instant::now();
             let waiting: Vec<_> =
                 (0..20).map(|_| c.call_raw(None, "Test.neverAnswered", serde_json::json!({}))).collect();
             let (results, _) = tokio::join!(futures_util::future::join_all(waiting), async {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 let _ = c.call_raw(None, "Test.close", serde_json::json!({})).await;
             });
+            // `Disconnected`, not `Timeout`: they ended with the connection, not by their limit.
             assert!(results.iter().all(|r| matches!(r, Err(CdpError::Disconnected))), "{results:?}");
-            assert!(t.elapsed() < Duration::from_secs(5), "took {:?}", t.elapsed());
             assert!(c.is_closed());
             assert!(c.inner.pending.lock().unwrap().calls.is_empty());
             // After the close: refused at once, nothing registered.
@@ -514,14 +512,10 @@ mod tests {
             let c = Client::connect(&ws).await.unwrap();
             let s1 = SessionId("S1".into());
             let s2 = SessionId("S2".into());
-            let t = Instant::now();
             let hung = c.call_raw(Some(&s1), "Test.hangs", serde_json::json!({}));
             let other = c.call_raw(Some(&s2), "Test.hangsToo", serde_json::json!({}));
             let (hung, _, other) = tokio::join!(
-                async {
-                    let r = hung.await;
-                    (r, t.elapsed())
-                },
+                hung,
                 async {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     // The peer answers this one with the crash event only.
@@ -533,13 +527,12 @@ mod tests {
                 },
                 tokio::time::timeout(Duration::from_millis(500), other)
             );
-            let (hung, took) = hung;
             let e = hung.unwrap_err();
             assert!(
                 matches!(&e, CdpError::SessionGone { method, reason: "crashed" } if method == "Test.hangs"),
                 "{e:?}"
             );
-            assert!(took < Duration::from_secs(2), "{took:?}");
+            // `SessionGone`, not `Timeout`: it ended with the crash, not by its limit.
             assert!(other.is_err(), "a call on another session keeps waiting");
         });
     }
