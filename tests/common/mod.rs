@@ -454,8 +454,16 @@ fn semantic_lines(view: &mut sightline_page::PageView) -> (Vec<String>, String) 
 
 /// How the semantic tree semantic_v2 serves (roles, names and states from the
 /// DOM) differs from the one joined with Chromium's full accessibility tree,
-/// node by node; `None` when they agree.
+/// node by node; `None` when they agree. The two captures are taken one after
+/// the other, so a page that changed in between (rustdoc adds its sidebar
+/// resizer's pointer listener after it has settled) is compared once more; a
+/// difference that stays is reported.
 pub async fn semantic_against_the_ax_tree(tab: &Tab) -> Option<String> {
+    semantic_against_the_ax_tree_once(tab).await?;
+    semantic_against_the_ax_tree_once(tab).await
+}
+
+async fn semantic_against_the_ax_tree_once(tab: &Tab) -> Option<String> {
     let mut with_ax = tab
         .capture_with(sightline_browser::CaptureOptions { accessibility: true, ..Default::default() })
         .await

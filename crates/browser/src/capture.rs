@@ -82,6 +82,11 @@ const POINTER_TARGETS_MAX: usize = 10_000;
 /// The most the pointer-listener lookup may take; past it they are unknown.
 const POINTER_LIMIT: Duration = Duration::from_secs(3);
 
+/// The same, beside a full accessibility tree (tests and the bench only), which
+/// Chromium builds for the whole document at once and which delays the lookup
+/// on big pages (rustdoc's `Vec`): a comparison must see the same evidence.
+const POINTER_LIMIT_WITH_AX: Duration = Duration::from_secs(10);
+
 /// The most documents one capture reads: the page and up to 99 out-of-process
 /// frames, however deep they nest (in attachment order, so parents first).
 /// Same-process frames come inside their process's snapshot and are not counted.
@@ -263,6 +268,7 @@ impl Tab {
                 Ok(None)
             }
         };
+        let pointer_limit = if opts.accessibility { POINTER_LIMIT_WITH_AX } else { POINTER_LIMIT };
         let snaps = join_all(sessions.iter().map(|s| async move {
             let ax = async {
                 if opts.accessibility {
@@ -273,7 +279,7 @@ impl Tab {
             };
             let (snap, pointer, ax, focused) = tokio::join!(
                 self.snapshot(s, opts.all_rects, walk),
-                self.pointer_listeners(s),
+                self.pointer_listeners(s, pointer_limit),
                 ax,
                 self.focused_element(s)
             );
@@ -404,8 +410,8 @@ impl Tab {
     /// probe script. One cheap call when there are none (the common case). The
     /// probe lives in the page's world: what it reports is bounded in time
     /// ([`POINTER_LIMIT`]) and size ([`POINTER_TARGETS_MAX`]); past either, none.
-    async fn pointer_listeners(&self, session: &SessionId) -> Vec<i64> {
-        tokio::time::timeout(POINTER_LIMIT, self.pointer_listeners_unbounded(session)).await.unwrap_or_default()
+    async fn pointer_listeners(&self, session: &SessionId, limit: Duration) -> Vec<i64> {
+        tokio::time::timeout(limit, self.pointer_listeners_unbounded(session)).await.unwrap_or_default()
     }
 
     async fn pointer_listeners_unbounded(&self, session: &SessionId) -> Vec<i64> {

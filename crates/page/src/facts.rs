@@ -83,6 +83,12 @@ fn wbr_spacing(arena: &Arena, wbrs: &[u32], id: NodeId, mut a: AxNode) -> AxNode
         return a;
     }
     let text = crate::text::collapse(&crate::text::accessible_text(arena, id, 400));
+    // Only a name from content, and only where the rendered text has no U+FFFD
+    // of its own (a lone surrogate in the page's text is a U+FFFD that stays).
+    let from_content = !arena.node(id).has_attr("aria-label") && !arena.node(id).has_attr("aria-labelledby");
+    if !from_content || (replacement && text.contains('\u{FFFD}')) {
+        return a;
+    }
     let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace() && *c != '\u{FFFD}').collect::<String>();
     if !text.is_empty() && squeeze(&text) == squeeze(name) {
         a.name = Some(AxValue { value: serde_json::Value::String(text) });
