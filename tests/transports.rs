@@ -256,5 +256,8 @@ fn mcp_over_stdio_answers_every_line_exactly_once() {
     assert_eq!(reply["result"]["isError"], true, "{reply}");
     drop(stdin);
     assert!(child.wait().unwrap().success());
-    assert!(rx.recv_timeout(std::time::Duration::from_secs(5)).is_err(), "an answer too many");
+    // The server has exited, so its stdout is closed and the reader's sender is
+    // dropped: whatever is left was answered, with no time window to guess.
+    let extra: Vec<String> = rx.iter().collect();
+    assert!(extra.is_empty(), "answers too many: {extra:?}");
 }
