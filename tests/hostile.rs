@@ -1051,6 +1051,88 @@ fn a_page_that_replaces_its_body_on_every_mutation() {
     });
 }
 
+/// A page that hangs again as soon as its script is stopped (the body replaced on
+/// every mutation, and a timer that mutates every 200 ms): the second hang freezes
+/// it, the state says nothing can react there, and `navigate` leaves it for a page
+/// whose scripts and timers run.
+#[test]
+fn a_page_that_hangs_again_after_each_stop_is_frozen_and_left() {
+    run(async {
+        let mut env =
+            sightline_api::Env::new(tab().await, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
+        let storm = url("/hostile/storm-again.html");
+        let t = within(
+            "the first state",
+            Duration::from_secs(60),
+            env.step_action(sightline_api::Action::Navigate { url: storm.clone() }, json!({"action": "navigate"})),
+        )
+        .await;
+        assert_valid(&t.state);
+        assert!(!t.fatal, "the browser is still there");
+        // Each action finds the page hung again, until it is frozen; then it is refused.
+        let mut refused = None;
+        for _ in 0..3 {
+            let t = within(
+                "scroll",
+                Duration::from_secs(30),
+                step(&mut env, json!({"action":"scroll","direction":"down"})),
+            )
+            .await;
+            let e = t.state.error.clone().expect("an action on a hung page fails");
+            assert_eq!(e.code, sightline_api::ErrorCode::InternalBrowserError, "{e:?}");
+            if env.tab().is_frozen() {
+                refused = Some(e.message);
+                break;
+            }
+        }
+        let message = refused.expect("frozen after hanging again and again");
+        assert!(message.contains("not responding"), "{message}");
+        assert!(env.tab().scripts_stopped() >= 3, "{}", env.tab().scripts_stopped());
+        let form = url("/form.html");
+        let t =
+            within("navigate", Duration::from_secs(60), step(&mut env, json!({"action":"navigate","url": form}))).await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        assert_eq!(t.state.url, form);
+        assert!(!env.tab().is_frozen(), "the next document is thawed");
+        let timer = env.tab().evaluate("new Promise(r => setTimeout(() => r(document.title), 20))").await.unwrap();
+        assert_eq!(timer, json!("Form"), "timers run on the next page");
+        let i = by_id_name(env.state(), "email");
+        let t = step(&mut env, json!({"action":"input_text","element_index": i,"text":"on"})).await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        env.close().await;
+    });
+}
+
+/// A page whose `beforeunload`, `pagehide` and `unload` handlers are endless loops:
+/// `navigate` leaves it, and the next page works (a page frozen while the old
+/// one's handlers held the thread is thawed on the next action).
+#[test]
+fn a_page_that_loops_while_being_left() {
+    run(async {
+        let mut env = open("/hostile/hang-on-leave.html").await;
+        let form = url("/form.html");
+        let t =
+            within("navigate", Duration::from_secs(60), step(&mut env, json!({"action":"navigate","url": form}))).await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        assert_eq!(t.state.url, form);
+        assert!(env.tab().scripts_stopped() >= 1, "a handler was stopped");
+        let i = by_id_name(env.state(), "email");
+        let t = within(
+            "input_text",
+            Duration::from_secs(30),
+            step(&mut env, json!({"action":"input_text","element_index": i,"text":"on"})),
+        )
+        .await;
+        assert!(t.state.error.is_none(), "{:?}", t.state.error);
+        assert!(!env.tab().is_frozen());
+        let typed = env
+            .tab()
+            .evaluate("new Promise(r => setTimeout(() => r(document.querySelector('[name=email]').value), 20))");
+        assert_eq!(typed.await.unwrap(), json!("on"));
+        env.close().await;
+    });
+}
+
 /// Issue 18, item 1: a page that replaces `Promise`, `requestAnimationFrame`,
 /// `Reflect.apply` and `Function.prototype.call`, and tries to rewrite the probe so
 /// it never answers: the probe keeps what it took at install, and every read of it

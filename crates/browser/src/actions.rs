@@ -8,7 +8,7 @@ use std::time::Instant;
 use sightline_cdp::protocol::input::{
     DispatchKeyEvent, DispatchMouseEvent, InsertText, KeyEventKind, MouseButton, MouseEventKind,
 };
-use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, TerminateExecution};
+use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate};
 use sightline_cdp::protocol::{dom, fetch, page, Command};
 use sightline_cdp::{BackendNodeId, FrameId, SessionId};
 use sightline_page::{DialogControl, Element, ElementIndex};
@@ -209,13 +209,13 @@ impl Tab {
     /// that never returns (an endless loop) is stopped after [`HANDLER_LIMIT`]
     /// with `Runtime.terminateExecution`, so the page lives on, and the action fails.
     pub(crate) async fn input<C: Command>(&self, event: &C) -> Result<(), BrowserError> {
+        self.check_responsive()?;
         match self.cdp_within(&self.session, event, HANDLER_LIMIT).await {
             Ok(_) => Ok(()),
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Timeout { .. })) => {
-                let _ = self
-                    .client
-                    .execute_within(Some(&self.session), &TerminateExecution {}, std::time::Duration::from_secs(5))
-                    .await;
+                if self.hung().await {
+                    return Err(BrowserError::Unresponsive);
+                }
                 Err(BrowserError::PageScript(format!(
                     "the page's event handler ran for more than {} s and was stopped",
                     HANDLER_LIMIT.as_secs()
@@ -245,6 +245,7 @@ impl Tab {
 
     /// `click_element` with `count` clicks (2 = double click).
     pub async fn click_count(&self, cap: &Captured, index: ElementIndex, count: u32) -> Result<(), BrowserError> {
+        self.revive().await?;
         let e = self.element(cap, index)?;
         if e.disabled {
             return Err(BrowserError::NotInteractive { index, reason: Refusal::Disabled });
@@ -275,6 +276,7 @@ impl Tab {
 
     /// `count` clicks in a row at a viewport point (2 = a double click).
     pub async fn click_at_count(&self, x: f64, y: f64, count: u32) -> Result<(), BrowserError> {
+        self.revive().await?;
         let since = self.mark().await;
         let r = async {
             self.move_pointer(x, y).await?;
@@ -291,6 +293,7 @@ impl Tab {
     /// `hover_element`: move the pointer onto the element and wait, so hover menus and
     /// hover-only controls appear.
     pub async fn hover(&self, cap: &Captured, index: ElementIndex) -> Result<(), BrowserError> {
+        self.revive().await?;
         let e = self.element(cap, index)?;
         if e.dialog.is_some() || e.select.is_some() {
             return Err(BrowserError::NotInteractive {
@@ -327,6 +330,7 @@ impl Tab {
         text: &str,
         overwrite: bool,
     ) -> Result<(), BrowserError> {
+        self.revive().await?;
         let e = self.element(cap, index)?;
         if e.dialog == Some(DialogControl::Prompt) {
             let (line, submit) = match text.strip_suffix('\n') {
@@ -385,6 +389,7 @@ impl Tab {
         text: &str,
         overwrite: bool,
     ) -> Result<(), BrowserError> {
+        self.revive().await?;
         let since = self.mark().await;
         match self.call_on(session, object, PREPARE_TYPING, &[CallArgument::value(overwrite)]).await?.as_str() {
             "detached" => return Err(BrowserError::Refused { reason: Refusal::Detached }),
@@ -439,6 +444,7 @@ impl Tab {
 
     /// Press one named key (`Enter`, `Escape`, `ArrowDown`, …) on whatever has focus, then wait.
     pub async fn press_key(&self, key: &str) -> Result<bool, BrowserError> {
+        self.revive().await?;
         let Some(events) = crate::keys::key_by_name(key) else { return Ok(false) };
         let since = self.mark().await;
         self.press(events).await?;
@@ -448,6 +454,7 @@ impl Tab {
 
     /// Type `text` into whatever has focus, then wait.
     pub async fn keys(&self, text: &str) -> Result<(), BrowserError> {
+        self.revive().await?;
         let since = self.mark().await;
         self.send_keys_now(text).await?;
         self.wait_after(since).await
@@ -481,6 +488,7 @@ impl Tab {
         select: ElementIndex,
         option: ElementIndex,
     ) -> Result<(), BrowserError> {
+        self.revive().await?;
         let s = self.element(cap, select)?;
         if s.descriptor.tag != "select" {
             return Err(BrowserError::NotInteractive {
@@ -515,6 +523,7 @@ impl Tab {
         pixels: Option<u32>,
         element: Option<ElementIndex>,
     ) -> Result<(), BrowserError> {
+        self.revive().await?;
         let (vw, vh) = self.opts.viewport;
         let amount = match direction {
             Direction::Up | Direction::Down => pixels.unwrap_or(vh) as f64,
@@ -560,8 +569,18 @@ impl Tab {
             self.answer_dialog(false).await?;
         }
         // A page whose script never yields would hold the navigation away from it
-        // (its unload runs on that thread): stop the script first.
-        self.unstick().await?;
+        // (the new document commits on that thread): stop the script first, and
+        // freeze the page so that nothing restarts it before the commit (a timer,
+        // an observer); the next document is thawed as soon as it commits.
+        let stopped = self.unstick().await?;
+        let frozen = stopped || self.is_frozen();
+        if frozen && !self.is_frozen() {
+            self.freeze().await;
+        }
+        self.navigate_from(url, frozen).await
+    }
+
+    async fn navigate_from(&self, url: &str, frozen: bool) -> Result<(), BrowserError> {
         // Unavailable when the current page is itself an error page: then there is nothing to restore.
         let before = self.call(&page::GetNavigationHistory {}).await.ok();
         self.state.lock().unwrap().nav_error = None;
@@ -570,6 +589,10 @@ impl Tab {
         let intercept = self.call(&fetch::Enable { patterns: &documents }).await.is_ok();
         let since = self.mark().await;
         let nav = tokio::time::timeout(self.opts.settle.load_timeout, self.navigate_leaving(url)).await;
+        if frozen || self.is_frozen() {
+            // Committed (or failed): whichever document is there now runs again.
+            self.thaw().await;
+        }
         let failure = match nav {
             Ok(Ok(v)) => v.error_text.filter(|t| !t.is_empty()),
             Ok(Err(e)) => match e {
@@ -632,6 +655,14 @@ impl Tab {
                     }
                     tracing::debug!(url, "navigate: leaving a page that asked to stay (beforeunload)");
                     self.close_dialog(true).await?;
+                }
+                // A page that hangs while we leave it holds the commit: freeze it
+                // (the caller thaws whatever document is there afterwards).
+                _ = tokio::time::sleep(crate::settle::LEAVING_CHECK_EVERY) => {
+                    if !self.is_frozen() && !self.answers(self.hang_limit()).await {
+                        tracing::warn!(url, "navigate: the page stopped answering while being left");
+                        let _frozen = self.hung().await;
+                    }
                 }
             }
         }

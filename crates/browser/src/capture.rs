@@ -262,7 +262,15 @@ impl Tab {
         let walk = (!(opts.whole_document || opts.accessibility || opts.all_rects)).then_some(opts.walk_small_pages);
         let shot = async {
             if screenshot {
-                let s = self.cdp_within(&self.session, &CaptureScreenshot::PNG, CAPTURE_LIMIT).await?;
+                let s = match self.cdp_within(&self.session, &CaptureScreenshot::PNG, CAPTURE_LIMIT).await {
+                    // Refused while the frame is between documents (a commit held back
+                    // by a left page's handlers): once more, a moment later.
+                    Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => {
+                        tokio::time::sleep(Duration::from_millis(250)).await;
+                        self.cdp_within(&self.session, &CaptureScreenshot::PNG, CAPTURE_LIMIT).await?
+                    }
+                    r => r?,
+                };
                 Ok::<_, BrowserError>(Some(s.data))
             } else {
                 Ok(None)

@@ -54,6 +54,10 @@ pub enum BrowserError {
     NoMatch { selector: String },
     #[error("the page's script threw: {0}")]
     PageScript(String),
+    #[error(
+        "the page is not responding: its scripts kept the page busy without end, so it was frozen; navigate elsewhere"
+    )]
+    Unresponsive,
     #[error("the page crashed")]
     Crashed,
     /// The page closed itself (`window.close()`) or its target was closed.

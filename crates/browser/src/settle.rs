@@ -16,6 +16,8 @@
 
 use std::time::{Duration, Instant};
 
+use sightline_cdp::protocol::emulation::SetScriptExecutionDisabled;
+use sightline_cdp::protocol::page::{Lifecycle, SetWebLifecycleState};
 use sightline_cdp::protocol::runtime::{Evaluate, TerminateExecution};
 
 use crate::{BrowserError, Tab};
@@ -30,8 +32,27 @@ pub const PROBE_LIMIT: Duration = Duration::from_secs(1);
 /// only slow on a loaded machine is left alone.
 pub const UNRESPONSIVE_AFTER: Duration = Duration::from_secs(5);
 
+/// A page that stops answering again this soon after one of its scripts was
+/// stopped (a mutation observer that replaces the body on every mutation, a
+/// timer that restarts the loop) is frozen, not stopped again and again. A
+/// freeze that was not needed (a short chain of loops, such as a left page's
+/// `pagehide` and `unload` handlers) is undone by the next action ([`Tab::revive`]).
+pub const REHANG_WINDOW: Duration = Duration::from_secs(30);
+
+/// How long a page whose script was just stopped, and that has not answered
+/// since, may go without answering before it counts as hung again.
+pub const REHANG_AFTER: Duration = Duration::from_secs(2);
+
+/// How long a thawed page ([`Tab::revive`]) has to answer, in each of
+/// [`REVIVE_ROUNDS`] rounds (a script stopped between), before it is frozen again.
+pub const REVIVE_LIMIT: Duration = Duration::from_secs(1);
+const REVIVE_ROUNDS: usize = 3;
+
 /// A page that answered this recently is not asked again before a capture.
 const ANSWERED_RECENTLY: Duration = Duration::from_millis(500);
+
+/// While a navigation away is pending, how often it checks that the page being left still answers.
+pub(crate) const LEAVING_CHECK_EVERY: Duration = Duration::from_secs(2);
 
 /// While a load runs, how often the wait checks that the page still answers.
 const LOADING_CHECK_EVERY: Duration = Duration::from_secs(2);
@@ -120,7 +141,7 @@ impl Tab {
         let read = Evaluate::new(expression).by_value().await_promise(after_frame);
         let v = match self.cdp_within(&self.session, &read, PROBE_LIMIT).await {
             Ok(v) => {
-                self.state.lock().unwrap().answered_at = Some(Instant::now());
+                self.answered();
                 v.result.value
             }
             Err(_) => return ProbeRead::Unknown,
@@ -152,7 +173,11 @@ impl Tab {
     /// When the page's main thread has not answered for [`UNRESPONSIVE_AFTER`] (a
     /// script in an endless loop, on load or in a handler), stop that script with
     /// `Runtime.terminateExecution`, which Chromium runs even while the thread is
-    /// busy; the page lives on without it. Returns whether a script was stopped.
+    /// busy; the page lives on without it. A page that keeps hanging
+    /// ([`FREEZE_AFTER_HANGS`] in a row) is frozen first (`Page.setWebLifecycleState`,
+    /// which Chromium also takes while the thread is busy), so none of its scripts
+    /// runs again: it is "not responding" ([`Tab::is_frozen`]) until the agent
+    /// navigates away. Returns whether a script was stopped.
     pub async fn unstick(&self) -> Result<bool, BrowserError> {
         self.check_alive()?;
         // The page answered a probe read a moment ago (the wait after an action):
@@ -161,18 +186,124 @@ impl Tab {
         if recent || *self.dialog.borrow() {
             return Ok(false);
         }
-        if self.answers(UNRESPONSIVE_AFTER).await {
-            self.state.lock().unwrap().answered_at = Some(Instant::now());
+        if self.answers(self.hang_limit()).await {
+            self.answered();
             return Ok(false);
         }
         self.check_alive()?;
-        let _ = self.client.execute_within(Some(&self.session), &TerminateExecution {}, UNRESPONSIVE_AFTER).await;
+        self.hung().await;
+        Ok(true)
+    }
+
+    /// How long the page may go without answering: [`UNRESPONSIVE_AFTER`], or
+    /// [`REHANG_AFTER`] once one of its scripts had to be stopped and it has not answered since.
+    pub(crate) fn hang_limit(&self) -> Duration {
+        if self.state.lock().unwrap().hangs > 0 {
+            REHANG_AFTER
+        } else {
+            UNRESPONSIVE_AFTER
+        }
+    }
+
+    fn answered(&self) {
+        let mut st = self.state.lock().unwrap();
+        st.answered_at = Some(Instant::now());
+        st.hangs = 0;
+    }
+
+    /// The page did not answer: stop its script, or freeze it when it hung
+    /// before within [`REHANG_WINDOW`]. Returns whether it was frozen.
+    pub(crate) async fn hung(&self) -> bool {
+        let (hangs, again) = {
+            let mut st = self.state.lock().unwrap();
+            st.hangs += 1;
+            st.scripts_stopped += 1;
+            let again = st.stopped_at.is_some_and(|t| t.elapsed() < REHANG_WINDOW);
+            st.stopped_at = Some(Instant::now());
+            (st.hangs, again)
+        };
+        if again {
+            self.freeze().await;
+        } else {
+            self.stop_script().await;
+        }
         tracing::warn!(
-            after = ?UNRESPONSIVE_AFTER,
+            hangs,
+            frozen = again,
             "the page did not answer: its running script was stopped (Runtime.terminateExecution)"
         );
+        again
+    }
+
+    async fn stop_script(&self) {
+        let _ = self.client.execute_within(Some(&self.session), &TerminateExecution {}, UNRESPONSIVE_AFTER).await;
+    }
+
+    /// Freeze the page: its task queues pause (no timer or handler runs) and its
+    /// scripts are disabled (no callback runs either: a mutation observer whose
+    /// records are pending would otherwise run on the next task, even ours);
+    /// then stop the script that holds its thread. Chromium takes all three
+    /// while the thread is busy.
+    pub(crate) async fn freeze(&self) {
+        let off = SetScriptExecutionDisabled { value: true };
+        let disabled = self.client.execute_within(Some(&self.session), &off, UNRESPONSIVE_AFTER).await.is_ok();
+        let frozen = SetWebLifecycleState { state: Lifecycle::Frozen };
+        let r = self.client.execute_within(Some(&self.session), &frozen, UNRESPONSIVE_AFTER).await;
+        if let Err(e) = &r {
+            tracing::warn!(error = %e, "the page could not be frozen");
+        }
+        self.stop_script().await;
+        let mut st = self.state.lock().unwrap();
+        st.frozen = r.is_ok() || disabled;
+        st.scripts_disabled = disabled;
+    }
+
+    /// Undo [`Tab::freeze`]: both settings belong to the page and outlive a
+    /// navigation, so the next document would stay frozen.
+    pub(crate) async fn thaw(&self) {
+        if std::mem::take(&mut self.state.lock().unwrap().scripts_disabled) {
+            let on = SetScriptExecutionDisabled { value: false };
+            let _ = self.client.execute_within(Some(&self.session), &on, UNRESPONSIVE_AFTER).await;
+        }
+        let active = SetWebLifecycleState { state: Lifecycle::Active };
+        let _ = self.client.execute_within(Some(&self.session), &active, UNRESPONSIVE_AFTER).await;
+        self.state.lock().unwrap().frozen = false;
+    }
+
+    /// Whether the page was frozen because it kept stopping answering ([`Tab::unstick`]):
+    /// nothing on it can react until the agent navigates elsewhere.
+    pub fn is_frozen(&self) -> bool {
+        self.state.lock().unwrap().frozen
+    }
+
+    /// Before an action on a frozen page: thaw it and see whether it answers
+    /// again (a finite chain of loops, such as a left page's unload handlers, has
+    /// ended); if it hangs again within [`REVIVE_LIMIT`], freeze it again and
+    /// refuse the action, which could not reach the page.
+    pub(crate) async fn revive(&self) -> Result<(), BrowserError> {
+        if !self.is_frozen() {
+            return Ok(());
+        }
+        self.thaw().await;
+        // A few loops may still be queued (each of a left page's unload handlers).
+        for _ in 0..REVIVE_ROUNDS {
+            if self.answers(REVIVE_LIMIT).await {
+                self.answered();
+                return Ok(());
+            }
+            self.stop_script().await;
+        }
+        self.freeze().await;
         self.state.lock().unwrap().scripts_stopped += 1;
-        Ok(true)
+        Err(BrowserError::Unresponsive)
+    }
+
+    /// Refuse an action on a frozen page: it could not react.
+    pub(crate) fn check_responsive(&self) -> Result<(), BrowserError> {
+        if self.is_frozen() {
+            return Err(BrowserError::Unresponsive);
+        }
+        Ok(())
     }
 
     /// Tracker view: (a main-frame load is pending, requests started since `since`).
@@ -212,6 +343,10 @@ impl Tab {
             // A JavaScript dialog pauses the page: it is the stable state until answered.
             if *self.dialog.borrow() {
                 return Ok(Settled::Dialog);
+            }
+            // A frozen page cannot change until it is left.
+            if self.is_frozen() {
+                return Ok(Settled::Stable);
             }
             let (loading, _) = self.network(since);
             if loading {

@@ -73,6 +73,14 @@ pub(crate) struct Tracker {
     pub scripts_stopped: u64,
     /// When the page's main thread last answered a probe read or a liveness check.
     pub answered_at: Option<Instant>,
+    /// Hangs in a row: page scripts stopped with no answer between ([`Tab::unstick`]).
+    pub hangs: u32,
+    /// When a page script was last stopped ([`Tab::unstick`]).
+    pub stopped_at: Option<Instant>,
+    /// The page was frozen because it kept hanging ([`Tab::is_frozen`]).
+    pub frozen: bool,
+    /// Its scripts are disabled too (until its next document, or a thaw).
+    pub scripts_disabled: bool,
 }
 
 impl Tracker {
@@ -572,10 +580,18 @@ async fn track(
                     }
                     main
                 };
+                // A frozen page being left: its scripts come back on before the new
+                // document commits, so that the new document's own scripts run (the
+                // page stays frozen, so the old one's cannot start again meanwhile).
+                let enable = main && std::mem::take(&mut state.lock().unwrap().scripts_disabled);
                 let c = client.clone();
                 let s = ev.session.clone();
                 tokio::spawn(async move {
                     let id = v.request_id.as_str();
+                    if enable {
+                        let on = sightline_cdp::protocol::emulation::SetScriptExecutionDisabled { value: false };
+                        let _ = c.execute(s.as_ref(), &on).await;
+                    }
                     let _ = if main && failed.is_some() {
                         c.execute(s.as_ref(), &fetch::FailRequest { request_id: id, error_reason: "Aborted" }).await
                     } else {

@@ -18,3 +18,16 @@ impl Command for SetDeviceMetricsOverride {
     const METHOD: &'static str = "Emulation.setDeviceMetricsOverride";
     type Response = Empty;
 }
+
+/// `Emulation.setScriptExecutionDisabled`: while disabled, no script of the
+/// page's own runs (no callback, handler or timer of the main world); DevTools
+/// evaluation still does. A setting of the page: it outlives a navigation.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SetScriptExecutionDisabled {
+    pub value: bool,
+}
+
+impl Command for SetScriptExecutionDisabled {
+    const METHOD: &'static str = "Emulation.setScriptExecutionDisabled";
+    type Response = Empty;
+}

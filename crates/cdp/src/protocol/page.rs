@@ -18,6 +18,26 @@ unit_command!(
     Crash = "Page.crash"
 );
 
+/// `Page.setWebLifecycleState`: `frozen` pauses the page's task queues (timers,
+/// observers, handlers no longer run; DevTools evaluation still answers); `active`
+/// resumes them. The state belongs to the page and outlives a navigation.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SetWebLifecycleState {
+    pub state: Lifecycle,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lifecycle {
+    Frozen,
+    Active,
+}
+
+impl Command for SetWebLifecycleState {
+    const METHOD: &'static str = "Page.setWebLifecycleState";
+    type Response = Empty;
+}
+
 /// `Page.getFrameTree`.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct GetFrameTree {}
