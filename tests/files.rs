@@ -259,6 +259,14 @@ fn a_download_lands_in_the_directory_byte_for_byte_and_the_session_goes_on() {
         assert!(!list[2].name.contains('/') && !list[2].name.starts_with('.'), "{:?}", list[2].name);
         assert!(dir.join(&list[2].name).is_file());
         assert!(!dir.parent().unwrap().join("escape.txt").exists());
+        // Navigating to a download is no failed navigation: the page stays, the file lands.
+        let s =
+            step(&mut env, json!({"action": "navigate", "url": url("/download?bytes=10&name=direct.txt")})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert!(s.url.ends_with("/files/download.html"), "{}", s.url);
+        let list = downloads_settled(&d, 4).await;
+        assert_eq!((list[3].name.as_str(), &list[3].state), ("direct.txt", &DownloadState::Done));
+        assert_eq!(std::fs::read(dir.join("direct.txt")).unwrap(), expected_download(10));
     })
 }
 
@@ -414,4 +422,70 @@ fn the_tool_api_uploads_by_ref_and_lists_downloads() {
         );
         ok(&api, "end_session", json!({"session": "files"})).await;
     })
+}
+
+/// The element index (as JSON) of the first element matching `pred`.
+fn index_where(state: &Value, pred: impl Fn(&Value) -> bool) -> u64 {
+    let map = state["element_index"].as_object().unwrap_or_else(|| panic!("no element_index in {state}"));
+    let (k, _) = map.iter().find(|(_, d)| pred(d)).unwrap_or_else(|| panic!("no such element in {state}"));
+    k.parse().unwrap()
+}
+
+#[test]
+fn serve_sessions_upload_and_download_each_in_a_directory_of_their_own() {
+    let files = upload_dir("serve");
+    let dir = scratch("serve-downloads");
+    world();
+    let hub = sightline_server::HubConfig {
+        source: sightline_server::BrowserSource::Connect(browser_endpoint()),
+        files: FileAccess {
+            uploads: Some(Arc::new(FileRoot::new(&files).unwrap())),
+            downloads: Some(DownloadConfig { dir: Some(dir.clone()), max_bytes: 1 << 20 }),
+            dir_per_session: true,
+        },
+        ..sightline_server::HubConfig::default()
+    };
+    let srv = InProcServer::start(hub, None);
+    let post = |path: &str, body: Value| {
+        let (s, v, _) = http("POST", &srv.url(path), Some(&body.to_string()), &[]);
+        (s, v)
+    };
+    let (s, created) = post("/v1/sessions", json!({ "url": url("/files/upload.html"), "screenshot": false }));
+    assert_eq!(s, 201, "{created}");
+    let id = created["session_id"].as_str().unwrap().to_string();
+    let state = created["state"].clone();
+    let report = index_where(&state, |d| d["tag"] == "input" && d["attributes"]["name"] == "report");
+    // Refused, typed, over HTTP too.
+    let (s, v) = post(
+        &format!("/v1/sessions/{id}/act"),
+        json!({"action": "upload_file", "element_index": report, "paths": ["link.txt"]}),
+    );
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["error"]["code"], "ACTION_VALIDATION_FAILED", "{v}");
+    let (_, v) = post(
+        &format!("/v1/sessions/{id}/act"),
+        json!({"action": "upload_file", "element_index": report, "paths": ["report.bin"]}),
+    );
+    assert!(v["error"].is_null(), "{v}");
+    assert!(v["page_content"].as_str().unwrap().contains(r#"file="report.bin""#), "{v}");
+    // A download through the tools path, listed by list_downloads.
+    let (_, v) =
+        post(&format!("/v1/sessions/{id}/act"), json!({"action": "navigate", "url": url("/files/download.html")}));
+    let link = index_where(&v, |d| d["text_content"] == "Get the report");
+    post(&format!("/v1/sessions/{id}/act"), json!({"action": "click_element", "element_index": link}));
+    let mut listed = Value::Null;
+    for _ in 0..600 {
+        let (s, v) = post(&format!("/v1/sessions/{id}/tools/list_downloads"), json!({}));
+        assert_eq!(s, 200, "{v}");
+        listed = v;
+        if listed["downloads"].as_array().is_some_and(|l| l.len() == 1 && l[0]["state"] == "done") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(listed["downloads"][0]["name"], "report.csv", "{listed}");
+    let saved = dir.join(&id).join("report.csv");
+    assert_eq!(std::fs::read(&saved).unwrap(), expected_download(300_000), "in the session's own directory");
+    let (s, v, _) = http("DELETE", &srv.url(&format!("/v1/sessions/{id}")), None, &[]);
+    assert!(s < 300, "{s} {v}");
 }

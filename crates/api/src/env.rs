@@ -264,20 +264,25 @@ impl Env {
                     self.tab.scroll(&self.current, d, px, e).await.map_err(map_err)
                 }
                 Action::Navigate { url } => {
-                    let Some(egress) = self.egress.clone() else { return self.tab.navigate(url).await.map_err(map_err) };
-                    if let Err(refused) = egress.check_navigation(url).await {
-                        return Err((
-                            ErrorCode::NavigationFailed,
-                            format!("Navigation to {url} was refused by the egress policy (rule {}): {refused}. The previous page is still loaded.", refused.rule()),
-                        ));
-                    }
-                    let mark = egress.mark();
-                    self.tab.navigate(url).await.map_err(map_err).map_err(|(code, mut message)| {
-                        if let Some(why) = egress.explain_since(mark) {
-                            message.push_str(&format!(" Cause: {why}."));
+                    let seen = self.downloads.as_ref().map(|d| d.seen());
+                    let r = async {
+                        let Some(egress) = self.egress.clone() else { return self.tab.navigate(url).await.map_err(map_err) };
+                        if let Err(refused) = egress.check_navigation(url).await {
+                            return Err((
+                                ErrorCode::NavigationFailed,
+                                format!("Navigation to {url} was refused by the egress policy (rule {}): {refused}. The previous page is still loaded.", refused.rule()),
+                            ));
                         }
-                        (code, message)
-                    })
+                        let mark = egress.mark();
+                        self.tab.navigate(url).await.map_err(map_err).map_err(|(code, mut message)| {
+                            if let Some(why) = egress.explain_since(mark) {
+                                message.push_str(&format!(" Cause: {why}."));
+                            }
+                            (code, message)
+                        })
+                    }
+                    .await;
+                    crate::files::navigation_outcome(r, self.downloads.as_ref(), seen).await
                 }
                 Action::UploadFile { element_index, paths } => {
                     let i = check(*element_index, "element_index")?;

@@ -222,6 +222,25 @@ impl Downloads {
         tokio::time::timeout(limit, wait).await.is_ok()
     }
 
+    /// How many downloads were seen so far (ours, or not yet known not to be).
+    pub fn seen(&self) -> usize {
+        self.shared.list.lock().unwrap().len()
+    }
+
+    /// Wait until more than `seen` downloads were seen, at most `limit`. Says whether one was.
+    pub async fn wait_new(&self, seen: usize, limit: Duration) -> bool {
+        let mut rx = self.shared.changed.subscribe();
+        let wait = async {
+            while self.seen() <= seen {
+                if rx.changed().await.is_err() {
+                    return false;
+                }
+            }
+            true
+        };
+        tokio::time::timeout(limit, wait).await.unwrap_or(false)
+    }
+
     /// One line for page_content: the latest downloads, e.g.
     /// `Downloaded: report.csv (1,234 bytes, done)`. `None` before the first.
     pub fn summary(&self) -> Option<String> {
