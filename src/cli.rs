@@ -45,6 +45,10 @@ OPTIONS:
                               (script does this by default; --allow-private lifts it)
     --no-chrome-sandbox       run Chromium without its sandbox (always so when running as root)
     --vision-url URL          OpenAI-compatible base URL (…/v1) for browser.ask/askMarks; key in $SIGHTLINE_VISION_API_KEY or $OPENAI_API_KEY
+    --files DIR               env, rpc, mcp, serve: upload_file may choose files inside DIR only (else uploads are off)
+    --downloads DIR           env, rpc, mcp, serve: downloads land in DIR (serve: DIR/SESSION); default a temporary
+                              directory per session, removed when it ends
+    --download-limit SIZE     the largest download kept (bytes, or 512K, 100M, 2G; default 100M); larger is cancelled
     --log FILTER              diagnostics on stderr: a level (error, warn, info, debug, trace) or a RUST_LOG-style
                               filter (sightline_browser=debug,warn); wins over $RUST_LOG; default warn
     -h, --help                this text
@@ -101,6 +105,10 @@ pub struct Args {
     pub max_sessions: Option<String>,
     pub idle_timeout: Option<String>,
     pub grid: Option<String>,
+    // Files: uploads from, downloads to.
+    pub files: Option<PathBuf>,
+    pub downloads: Option<PathBuf>,
+    pub download_limit: Option<String>,
 }
 
 /// Options of every command that drives a browser.
@@ -141,9 +149,9 @@ pub struct CommandSpec {
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "env",
-        own: &["--no-screenshot"],
+        own: &["--no-screenshot", "--files", "--downloads", "--download-limit"],
         browser: true,
-        help: "sightline env URL [OPTIONS]\n\nThe element-index protocol over JSON lines: the first State Object once URL is stable,\nthen one State Object per Action Object read on stdin. EOF or finish_task/fail_task ends it.\n\nExamples:\n    printf '%s\\n' '{\"action\":\"click_element\",\"element_index\":3}' | sightline env https://example.com/ --no-screenshot\n    sightline env http://127.0.0.1:8000/ --viewport 1024x768 --block-private --allow http://127.0.0.1:8000/\n",
+        help: "sightline env URL [OPTIONS]\n\nThe element-index protocol over JSON lines: the first State Object once URL is stable,\nthen one State Object per Action Object read on stdin. EOF or finish_task/fail_task ends it.\nFiles: --files DIR (upload_file chooses files inside DIR only), --downloads DIR (default: a temporary\ndirectory per session, removed at exit), --download-limit SIZE (default 100M; larger downloads are cancelled).\n\nExamples:\n    printf '%s\\n' '{\"action\":\"click_element\",\"element_index\":3}' | sightline env https://example.com/ --no-screenshot\n    sightline env http://127.0.0.1:8000/ --viewport 1024x768 --block-private --allow http://127.0.0.1:8000/\n",
     },
     CommandSpec {
         name: "state",
@@ -180,21 +188,24 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "rpc",
-        own: &[],
+        own: &["--files", "--downloads", "--download-limit"],
         browser: true,
-        help: "sightline rpc [OPTIONS]\n\nThe tool API as JSON-RPC 2.0 over stdio; methods are tool names, plus list_tools.\n\nExample:\n    echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_tools\"}' | sightline rpc\n",
+        help: "sightline rpc [OPTIONS]\n\nThe tool API as JSON-RPC 2.0 over stdio; methods are tool names, plus list_tools.\nFiles: --files DIR (upload_file chooses files inside DIR only), --downloads DIR (default: a temporary\ndirectory per session, removed at exit), --download-limit SIZE (default 100M; larger downloads are cancelled).\n\nExample:\n    echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_tools\"}' | sightline rpc\n",
     },
     CommandSpec {
         name: "mcp",
-        own: &[],
+        own: &["--files", "--downloads", "--download-limit"],
         browser: true,
-        help: "sightline mcp [OPTIONS]\n\nThe same tools as a Model Context Protocol server over stdio.\n\nExample (an MCP client's server entry):\n    {\"command\": \"sightline\", \"args\": [\"mcp\", \"--block-private\"]}\n",
+        help: "sightline mcp [OPTIONS]\n\nThe same tools as a Model Context Protocol server over stdio.\nFiles: --files DIR (upload_file chooses files inside DIR only), --downloads DIR (default: a temporary\ndirectory per session, removed at exit), --download-limit SIZE (default 100M; larger downloads are cancelled).\n\nExample (an MCP client's server entry):\n    {\"command\": \"sightline\", \"args\": [\"mcp\", \"--block-private\"]}\n",
     },
     CommandSpec {
         name: "serve",
-        own: &["--listen", "--token-file", "--max-sessions", "--idle-timeout", "--grid"],
+        own: &[
+            "--listen", "--token-file", "--max-sessions", "--idle-timeout", "--grid", "--files", "--downloads",
+            "--download-limit",
+        ],
         browser: true,
-        help: "sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]\n                [--grid URL | --connect URL] [OPTIONS]\n\nHTTP API and MCP (Streamable HTTP at /mcp) for many isolated sessions. A non-loopback\n--listen needs --token-file.\n\n--token-file FILE holds one principal per line, `name token` or a bare token (named token-N),\ntokens of 16 characters or more; FILE must be readable by its owner only (chmod 600).\nEach principal sees and drives only the sessions it created.\n\nExamples:\n    sightline serve\n    sightline serve --listen 0.0.0.0:8931 --token-file ~/.config/sightline/tokens\n    sightline serve --grid http://127.0.0.1:4444 --max-sessions 10\n",
+        help: "sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]\n                [--grid URL | --connect URL] [OPTIONS]\n\nHTTP API and MCP (Streamable HTTP at /mcp) for many isolated sessions. A non-loopback\n--listen needs --token-file.\n\n--token-file FILE holds one principal per line, `name token` or a bare token (named token-N),\ntokens of 16 characters or more; FILE must be readable by its owner only (chmod 600).\nEach principal sees and drives only the sessions it created.\nFiles: --files DIR (upload_file chooses files inside DIR only), --downloads DIR (default: a temporary\ndirectory per session, removed at exit), --download-limit SIZE (default 100M; larger downloads are cancelled).\n\nExamples:\n    sightline serve\n    sightline serve --listen 0.0.0.0:8931 --token-file ~/.config/sightline/tokens\n    sightline serve --grid http://127.0.0.1:4444 --max-sessions 10\n",
     },
     CommandSpec {
         name: "marks",
@@ -291,6 +302,9 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--max-sessions" => a.max_sessions = Some(value("--max-sessions")?),
             "--idle-timeout" => a.idle_timeout = Some(value("--idle-timeout")?),
             "--grid" => a.grid = Some(value("--grid")?),
+            "--files" => a.files = Some(value("--files")?.into()),
+            "--downloads" => a.downloads = Some(value("--downloads")?.into()),
+            "--download-limit" => a.download_limit = Some(value("--download-limit")?),
             s if s.starts_with('-') && s.len() > 1 => bail!("unknown option {s}\n\n{USAGE}"),
             _ if a.command.is_empty() => a.command = w,
             _ => a.positional.push(w),

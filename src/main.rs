@@ -10,6 +10,7 @@ mod bench_peers;
 mod bench_serve;
 mod cli;
 mod demo;
+mod file_access;
 mod jsonrpc;
 mod mcp;
 mod pack_cmd;

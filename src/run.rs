@@ -81,6 +81,14 @@ async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn)
     let tab = browser.new_tab(tab_options(a)?).await?;
     let mut env = Env::new(tab, EnvOptions { screenshot: !a.no_screenshot }).await?;
     env.set_egress(egress);
+    if a.command == "env" {
+        let files = crate::file_access::file_access(a)?;
+        let downloads = match env.tab().context_id() {
+            Some(ctx) => files.enable_downloads(&browser, ctx, "env").await?,
+            None => None,
+        };
+        env.set_files(files.uploads.clone(), downloads);
+    }
     let first =
         env.step_action(Action::Navigate { url: url.to_string() }, json!({ "action": "navigate", "url": url })).await;
     Ok((browser, env, first))
@@ -174,5 +182,5 @@ fn describe(view: &sightline_page::PageView, id: sightline_page::NodeId) -> Stri
 pub fn api(a: &Args) -> Result<sightline_api::Api> {
     let egress = egress(a)?;
     let opts = sightline_api::ApiOptions { browser: browser_options(a, &egress), tab: tab_options(a)? };
-    Ok(sightline_api::Api::new(opts).with_egress(egress))
+    Ok(sightline_api::Api::new(opts).with_egress(egress).with_files(crate::file_access::file_access(a)?))
 }

@@ -80,6 +80,7 @@ pub fn config(a: &Args) -> Result<ServeConfig> {
         queue_limit: 4,
         tab: run::tab_options(a)?,
         egress: Some(egress),
+        files: crate::file_access::file_access(a)?,
     };
     Ok(ServeConfig { listen, principals, hub })
 }

@@ -45,6 +45,12 @@ pub enum Action {
     FailTask {
         message: String,
     },
+    /// Sightline's extension: choose files (names inside the operator's `--files`
+    /// directory) for a file input, or for the input whose chooser a click on the element opened.
+    UploadFile {
+        element_index: u64,
+        paths: Vec<String>,
+    },
 }
 
 /// Why an action was rejected (becomes `ACTION_VALIDATION_FAILED`).
@@ -67,6 +73,7 @@ pub const ACTIONS: &[&str] = &[
     "finish_task",
     "fail_task",
     "hover_element",
+    "upload_file",
 ];
 
 /// URL schemes `navigate` accepts. `javascript:` is refused: it would run agent code in the page.
@@ -241,6 +248,11 @@ impl Action {
                 f.allow(&["message"])?;
                 Ok(Action::FailTask { message: f.string("message")? })
             }
+            "upload_file" => {
+                f.allow(&["element_index", "paths"])?;
+                let paths = crate::files::parse_paths(obj.get("paths"))?;
+                Ok(Action::UploadFile { element_index: f.index("element_index")?, paths })
+            }
             other => fail(format!("unknown action '{other}': expected one of {}", ACTIONS.join(", "))),
         }
     }
@@ -341,6 +353,22 @@ mod tests {
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
         assert!(err(&deep).starts_with("not valid JSON"), "{}", err(&deep));
         assert_eq!(err(r#"{"action":"finish_task"}"#), "finish_task requires 'message' (a string)");
+        assert_eq!(
+            Action::parse(r#"{"action":"upload_file","element_index":3,"paths":["a.pdf","b/c.txt"]}"#),
+            Ok(Action::UploadFile { element_index: 3, paths: vec!["a.pdf".into(), "b/c.txt".into()] })
+        );
+        assert!(err(r#"{"action":"upload_file","element_index":3}"#).starts_with("upload_file requires 'paths'"));
+        assert_eq!(
+            err(r#"{"action":"upload_file","element_index":3,"paths":"a.pdf"}"#),
+            "'paths' must be an array of strings"
+        );
+        assert!(err(r#"{"action":"upload_file","element_index":3,"paths":[]}"#).contains("1 to 32"));
+        assert_eq!(err(r#"{"action":"upload_file","element_index":3,"paths":[""]}"#), "'paths'[0] is empty");
+        assert_eq!(err(r#"{"action":"upload_file","element_index":3,"paths":["a",1]}"#), "'paths'[1] must be a string");
+        assert!(
+            err(r#"{"action":"upload_file","element_index":3,"paths":["a"],"x":1}"#).starts_with("unknown field 'x'")
+        );
+        assert!(err(r#"{"action":"upload_file","paths":["a"]}"#).contains("requires 'element_index'"));
     }
 }
 
@@ -376,6 +404,7 @@ mod generated {
         "url",
         "message",
         "count",
+        "paths",
         "",
         "\u{0}",
         "Action",
@@ -389,6 +418,7 @@ mod generated {
         "finish_task",
         "fail_task",
         "hover_element",
+        "upload_file",
         "up",
         "down",
         "left",

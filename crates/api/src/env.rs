@@ -58,6 +58,9 @@ pub struct Env {
     known: std::collections::HashSet<TargetId>,
     opts: EnvOptions,
     egress: Option<std::sync::Arc<Egress>>,
+    /// `--files`: where `upload_file` may read (none: refused).
+    files: Option<std::sync::Arc<sightline_browser::FileRoot>>,
+    downloads: Option<sightline_browser::Downloads>,
     current: Captured,
     state: StateObject,
 }
@@ -75,7 +78,7 @@ impl Env {
                 known.extend(pages.into_iter().map(|(id, _)| id));
             }
         }
-        Ok(Env { tab, openers: Vec::new(), known, opts, egress: None, current, state })
+        Ok(Env { tab, openers: Vec::new(), known, opts, egress: None, files: None, downloads: None, current, state })
     }
 
     /// Capture the tab as it is now (it may have changed outside this environment).
@@ -90,6 +93,20 @@ impl Env {
     /// proxy's refusal when a load fails.
     pub fn set_egress(&mut self, egress: std::sync::Arc<Egress>) {
         self.egress = Some(egress);
+    }
+
+    /// Where `upload_file` may read files from (`--files DIR`), and this
+    /// context's downloads (named in page_content). Call once, right after [`Env::new`]:
+    /// the current state gains the lines too.
+    pub fn set_files(
+        &mut self,
+        uploads: Option<std::sync::Arc<sightline_browser::FileRoot>>,
+        downloads: Option<sightline_browser::Downloads>,
+    ) {
+        self.files = uploads;
+        self.downloads = downloads;
+        crate::files::annotate(&self.tab, &mut self.current, self.downloads.as_ref());
+        self.state = StateObject::from_view(&self.current.view, self.current.screenshot.clone());
     }
 
     /// A line of input that could not even be read as text (too long, not
@@ -107,6 +124,7 @@ impl Env {
                 n - 1
             ));
         }
+        crate::files::annotate(&self.tab, &mut c, self.downloads.as_ref());
         Ok(c)
     }
 
@@ -246,20 +264,31 @@ impl Env {
                     self.tab.scroll(&self.current, d, px, e).await.map_err(map_err)
                 }
                 Action::Navigate { url } => {
-                    let Some(egress) = self.egress.clone() else { return self.tab.navigate(url).await.map_err(map_err) };
-                    if let Err(refused) = egress.check_navigation(url).await {
-                        return Err((
-                            ErrorCode::NavigationFailed,
-                            format!("Navigation to {url} was refused by the egress policy (rule {}): {refused}. The previous page is still loaded.", refused.rule()),
-                        ));
-                    }
-                    let mark = egress.mark();
-                    self.tab.navigate(url).await.map_err(map_err).map_err(|(code, mut message)| {
-                        if let Some(why) = egress.explain_since(mark) {
-                            message.push_str(&format!(" Cause: {why}."));
+                    let seen = self.downloads.as_ref().map(|d| d.seen());
+                    let r = async {
+                        let Some(egress) = self.egress.clone() else { return self.tab.navigate(url).await.map_err(map_err) };
+                        if let Err(refused) = egress.check_navigation(url).await {
+                            return Err((
+                                ErrorCode::NavigationFailed,
+                                format!("Navigation to {url} was refused by the egress policy (rule {}): {refused}. The previous page is still loaded.", refused.rule()),
+                            ));
                         }
-                        (code, message)
-                    })
+                        let mark = egress.mark();
+                        self.tab.navigate(url).await.map_err(map_err).map_err(|(code, mut message)| {
+                            if let Some(why) = egress.explain_since(mark) {
+                                message.push_str(&format!(" Cause: {why}."));
+                            }
+                            (code, message)
+                        })
+                    }
+                    .await;
+                    crate::files::navigation_outcome(r, self.downloads.as_ref(), seen).await
+                }
+                Action::UploadFile { element_index, paths } => {
+                    let i = check(*element_index, "element_index")?;
+                    let files = crate::files::resolve(self.files.as_deref(), paths)
+                        .map_err(|e| (ErrorCode::ActionValidationFailed, format!("upload_file refused: {e}.")))?;
+                    self.tab.upload_files(&self.current, i, &files).await.map_err(map_err)
                 }
                 Action::FinishTask { .. } | Action::FailTask { .. } => Ok(()),
             }
@@ -292,6 +321,10 @@ impl Env {
             let mut state = self.state.clone();
             state.task = Some(task);
             return Turn { state, ended: true, fatal: false, act_time, capture_time: Duration::ZERO };
+        }
+        // A download the action started is given the settle cap to finish, so the state can say how it ended.
+        if let Some(d) = &self.downloads {
+            d.wait_idle(self.tab.options().settle.cap).await;
         }
         let t = Instant::now();
         match self.capture_following().await {

@@ -89,6 +89,8 @@ pub enum ToolCode {
     DialogOpen,
     BrowserError,
     Cancelled,
+    /// A path named for an upload is outside the upload directory, missing, or uploads are off.
+    FileRefused,
     // Codes of the server front end (`sightline serve`), in the same vocabulary.
     SessionEnded,
     BrowserCrashed,
@@ -121,6 +123,7 @@ impl ToolCode {
         ToolCode::DialogOpen,
         ToolCode::BrowserError,
         ToolCode::Cancelled,
+        ToolCode::FileRefused,
         ToolCode::SessionEnded,
         ToolCode::BrowserCrashed,
         ToolCode::Busy,
@@ -152,6 +155,7 @@ impl ToolCode {
             ToolCode::DialogOpen => "dialog_open",
             ToolCode::BrowserError => "browser_error",
             ToolCode::Cancelled => "cancelled",
+            ToolCode::FileRefused => "file_refused",
             ToolCode::SessionEnded => "session_ended",
             ToolCode::BrowserCrashed => "browser_crashed",
             ToolCode::Busy => "busy",

@@ -16,6 +16,7 @@
 mod action;
 mod env;
 mod error;
+mod files;
 mod ids;
 pub mod lines;
 mod registry;
@@ -28,6 +29,7 @@ pub use action::{
 };
 pub use env::{Env, EnvError, EnvOptions, Turn};
 pub use error::{Proof, Rule, ToolCode, ToolError};
+pub use files::{FileAccess, MAX_UPLOAD_FILES};
 pub use lines::{LineError, LineReader, MAX_LINE_BYTES};
 pub use registry::ApiOptions;
 pub use sightline_policy::{Egress, PolicyConfig};

@@ -70,6 +70,8 @@ pub struct Session {
     pub continuations: HashMap<String, Continuation>,
     /// The egress proxy's refusal count at this session's last snapshot.
     pub egress_mark: u64,
+    /// The downloads of this session's browser context.
+    pub downloads: Option<sightline_browser::Downloads>,
 }
 
 /// The most retired ids a session remembers with their rule. Older ones are
@@ -139,6 +141,8 @@ pub struct Registry {
     pub opts: ApiOptions,
     /// The egress policy every navigation is checked against.
     pub egress: Option<Arc<sightline_policy::Egress>>,
+    /// Where uploads may come from and downloads go.
+    pub files: crate::files::FileAccess,
 }
 
 impl Registry {
@@ -298,6 +302,7 @@ pub async fn bind(name: &str, opts: &ApiOptions, previous: Option<&mut Session>)
         tombstones,
         continuations: HashMap::new(),
         egress_mark: 0,
+        downloads: None,
     };
     s.target_id = s.ids.target();
     s.add_tab(tab, None);

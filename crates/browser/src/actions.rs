@@ -76,7 +76,7 @@ const ON_TOP: &str = r#"function (x, y) {
 
 const HANDLER_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
-fn describe_element(e: &Element) -> String {
+pub(crate) fn describe_element(e: &Element) -> String {
     let d = &e.descriptor;
     match &d.type_ {
         Some(t) if d.tag == "input" => format!("<input type={t}>"),
@@ -266,7 +266,11 @@ impl Tab {
         } else {
             self.object_id(cap, e).await?;
         }
-        self.click_at_count(e.click_point.0, e.click_point.1, count).await
+        // A file chooser this click opens is attributed to this element.
+        self.note_click_target(cap.sessions.get(e.frame).map(|s| (s.clone(), e.backend_node_id)));
+        let r = self.click_at_count(e.click_point.0, e.click_point.1, count).await;
+        self.note_click_target(None);
+        r
     }
 
     /// A real left click at a viewport point (pointer moved there in steps), then the wait.

@@ -9,7 +9,9 @@
 
 mod actions;
 mod capture;
+mod downloads;
 mod error;
+mod files;
 mod keys;
 mod selectors;
 mod settle;
@@ -24,7 +26,11 @@ use sightline_cdp::{Chromium, Client, LaunchOptions};
 
 pub use actions::{Direction, KEYED_PREFIX, NAMED_KEYS};
 pub use capture::{CaptureOptions, Captured};
+pub use downloads::{
+    sanitize_file_name, Download, DownloadConfig, DownloadError, DownloadState, Downloads, DEFAULT_MAX_BYTES,
+};
 pub use error::{BrowserError, Refusal};
+pub use files::{ChooserInfo, FileError, FileRoot};
 pub use selectors::Probe;
 pub use settle::{SettleOptions, Settled};
 /// The protocol's ids, as they travel through this layer and the API above it.

@@ -81,6 +81,10 @@ pub(crate) struct Tracker {
     pub frozen: bool,
     /// Its scripts are disabled too (until its next document, or a thaw).
     pub scripts_disabled: bool,
+    /// A file chooser the page opened and no upload answered yet (see `files.rs`).
+    pub file_chooser: Option<crate::files::Chooser>,
+    /// The element a click is being delivered to (frame session, backend id).
+    pub clicking: Option<(SessionId, i64)>,
 }
 
 impl Tracker {
@@ -210,7 +214,7 @@ impl Tab {
         let metrics =
             emulation::SetDeviceMetricsOverride { width: w, height: h, device_scale_factor: 1.0, mobile: false };
         // Sent together (each is written to the socket on its first poll), in this order.
-        let (inspector, page_enable, network, probe, auto_attach, metrics, lifecycle) = tokio::join!(
+        let (inspector, page_enable, network, probe, auto_attach, metrics, lifecycle, chooser) = tokio::join!(
             // Inspector.targetCrashed only arrives with the domain enabled.
             c.execute(s, &inspector::Enable {}),
             c.execute(s, &page::Enable {}),
@@ -231,6 +235,8 @@ impl Tab {
                     Ok(None)
                 }
             },
+            // No native file dialog ever blocks the page: `Page.fileChooserOpened` instead.
+            c.execute(s, &page::SetInterceptFileChooserDialog { enabled: true }),
         );
         inspector?;
         page_enable?;
@@ -239,6 +245,7 @@ impl Tab {
         auto_attach?;
         metrics?;
         lifecycle?;
+        chooser?;
         Ok(())
     }
 
@@ -551,6 +558,7 @@ async fn track(
                 if v.frame.parent_id.is_none() && ev.session.as_ref() == Some(&page) {
                     st.main_frame = Some(v.frame.id);
                     st.navigations += 1;
+                    st.file_chooser = None;
                     // Requests of the old document no longer matter.
                     st.inflight.retain(|_, t| now.duration_since(*t) < Duration::from_millis(50));
                 }
@@ -622,6 +630,10 @@ async fn track(
                     let _ = tx.send(false);
                 }
             }
+            page::FileChooserOpened::METHOD => {
+                let (Some(v), Some(s)) = (ev.decode::<page::FileChooserOpened>(), ev.session.clone()) else { continue };
+                crate::files::chooser_opened(&mut state.lock().unwrap(), s, v);
+            }
             inspector::TargetCrashed::METHOD if ev.session.as_ref() == Some(&page) => {
                 state.lock().unwrap().mark_dead(true);
             }
@@ -647,6 +659,7 @@ async fn track(
                         let _ = c.execute(s, &page::Enable {}).await;
                         let _ = c.execute(s, &network::Enable {}).await;
                         let _ = c.execute(s, &AUTO_ATTACH).await;
+                        let _ = c.execute(s, &page::SetInterceptFileChooserDialog { enabled: true }).await;
                         let _ = c.execute(s, &page::AddScriptToEvaluateOnNewDocument { source: PROBE_SCRIPT }).await;
                         let _ = c.execute(s, &runtime::RunIfWaitingForDebugger {}).await;
                     });

@@ -54,6 +54,8 @@ pub struct HubConfig {
     /// The egress policy every session's navigations are checked against (and,
     /// for a launched browser, the proxy its requests go through).
     pub egress: Option<std::sync::Arc<sightline_policy::Egress>>,
+    /// Uploads from, downloads to (each session in a directory of its own).
+    pub files: sightline_api::FileAccess,
 }
 
 impl Default for HubConfig {
@@ -65,6 +67,11 @@ impl Default for HubConfig {
             queue_limit: 4,
             tab: TabOptions::default(),
             egress: None,
+            files: sightline_api::FileAccess {
+                downloads: Some(Default::default()),
+                dir_per_session: true,
+                ..Default::default()
+            },
         }
     }
 }
@@ -275,6 +282,11 @@ impl Hub {
         let api = match &self.cfg.egress {
             Some(e) => api.with_egress(e.clone()),
             None => api,
+        };
+        // A Grid browser's disk is not ours: no downloads there, nor uploads.
+        let api = match grid {
+            Some(_) => api,
+            None => api.with_files(self.cfg.files.clone()),
         };
         let started = async {
             let bound = api.dispatch("bind_browser", json!({ "session": id })).await?.value;

@@ -5,6 +5,7 @@
 //! [`Api::dispatch`] is the single entry point; `sightline rpc` and
 //! `sightline mcp` are framings around it.
 
+mod files;
 mod mutate;
 mod protocol;
 mod read;
@@ -87,6 +88,12 @@ impl Api {
     /// Check every navigation (`browser_navigate`, `open_tab {url}`, `act` navigate) against `egress`.
     pub fn with_egress(mut self, egress: std::sync::Arc<sightline_policy::Egress>) -> Api {
         self.registry.egress = Some(egress);
+        self
+    }
+
+    /// Let `upload_file` read from `files.uploads` and send each session's downloads to `files.downloads`.
+    pub fn with_files(mut self, files: crate::files::FileAccess) -> Api {
+        self.registry.files = files;
         self
     }
 
@@ -184,4 +191,8 @@ pub static TOOLS: &[Tool] = &[
         "The element-index protocol's State Object of the tab (url, page_content, element_index, screenshot, state_hash)."),
     tool!("act", false, protocol::ActParams, protocol::act,
         "Send one element-index protocol action (click_element, input_text, select_option, scroll, navigate, finish_task, fail_task) and get the next State Object; errors come back inside it."),
+    tool!("upload_file", false, files::UploadParams, files::upload_file,
+        "Choose files for the file input of a ref (or for the input whose file chooser a click on the ref's element opened). paths are names inside the operator's upload directory (--files DIR); anything else is refused with file_refused."),
+    tool!("list_downloads", true, files::ListDownloadsParams, files::list_downloads,
+        "The session's downloads: name (in the operator's download directory), bytes, state (in_progress, done, failed) and why it failed (e.g. larger than the size limit)."),
 ];

@@ -81,13 +81,13 @@ pub struct KeyParams {
 }
 
 /// A ref resolved and proven: the capture to act on and the element's index in it.
-struct Proven {
-    tab: Arc<Tab>,
-    captured: Arc<Captured>,
-    index: ElementIndex,
+pub(super) struct Proven {
+    pub tab: Arc<Tab>,
+    pub captured: Arc<Captured>,
+    pub index: ElementIndex,
 }
 
-async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -> Result<Proven, ToolError> {
+pub(super) async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -> Result<Proven, ToolError> {
     let (snap, n) = parse_ref(reference)?;
     let s = api.registry.session(&a.session).await?;
     let mut g = s.lock().await;

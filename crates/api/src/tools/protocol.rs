@@ -39,6 +39,7 @@ pub(crate) async fn get_state(api: &Api, p: GetStateParams) -> Result<ToolOutput
     let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
     let s = api.locate(&a).await?;
     let mut g = s.lock().await;
+    let downloads = g.downloads.clone();
     let entry = g.tab_mut(&a.tab_id)?;
     let screenshot = p.screenshot.unwrap_or(true);
     match &mut entry.env {
@@ -53,6 +54,7 @@ pub(crate) async fn get_state(api: &Api, p: GetStateParams) -> Result<ToolOutput
             if let Some(egress) = &api.registry.egress {
                 env.set_egress(egress.clone());
             }
+            env.set_files(api.registry.files.uploads.clone(), downloads);
             let state = env.state().clone();
             entry.env = Some(env);
             Ok(split(state))

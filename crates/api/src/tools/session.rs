@@ -49,7 +49,8 @@ pub(crate) async fn bind_browser(api: &Api, p: BindParams) -> Result<ToolOutput,
                     tab.close().await;
                 }
             }
-            let fresh = registry::bind(&p.session, &api.registry.opts, Some(&mut g)).await?;
+            let mut fresh = registry::bind(&p.session, &api.registry.opts, Some(&mut g)).await?;
+            fresh.downloads = downloads(api, &fresh).await?;
             *g = fresh;
             if owned {
                 old_browser.shutdown().await;
@@ -61,10 +62,16 @@ pub(crate) async fn bind_browser(api: &Api, p: BindParams) -> Result<ToolOutput,
     }
     api.registry.ended.lock().unwrap().remove(&p.session);
     let mut s = registry::bind(&p.session, &api.registry.opts, None).await?;
+    s.downloads = downloads(api, &s).await?;
     s.egress_mark = api.registry.egress.as_ref().map_or(0, |e| e.mark());
     let out = json!({ "status": "ok", "session": s.name, "target_id": s.target_id, "tabs": tabs_json(&s) });
     api.registry.sessions.lock().await.insert(p.session.clone(), Arc::new(Mutex::new(s)));
     Ok(ToolOutput::json(out))
+}
+
+/// The downloads of a new session's context, as the operator configured them.
+async fn downloads(api: &Api, s: &Session) -> Result<Option<sightline_browser::Downloads>, ToolError> {
+    api.registry.files.enable_downloads(&s.browser, &s.context, &s.name).await.map_err(ToolError::browser)
 }
 
 pub(crate) async fn close(s: Arc<Mutex<Session>>) {

@@ -128,3 +128,16 @@ impl Command for GetFrameOwner<'_> {
     const METHOD: &'static str = "DOM.getFrameOwner";
     type Response = GetFrameOwnerReply;
 }
+
+/// `DOM.setFileInputFiles`: set the files of an `<input type=file>` (fires `input` and `change`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetFileInputFiles<'a> {
+    pub files: &'a [String],
+    pub backend_node_id: BackendNodeId,
+}
+
+impl Command for SetFileInputFiles<'_> {
+    const METHOD: &'static str = "DOM.setFileInputFiles";
+    type Response = Empty;
+}

@@ -272,3 +272,31 @@ pub struct JavascriptDialogClosed {}
 impl EventParams for JavascriptDialogClosed {
     const METHOD: &'static str = "Page.javascriptDialogClosed";
 }
+
+/// `Page.setInterceptFileChooserDialog`: a file chooser opens no native dialog;
+/// `Page.fileChooserOpened` says which input asked.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SetInterceptFileChooserDialog {
+    pub enabled: bool,
+}
+
+impl Command for SetInterceptFileChooserDialog {
+    const METHOD: &'static str = "Page.setInterceptFileChooserDialog";
+    type Response = Empty;
+}
+
+/// `Page.fileChooserOpened`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileChooserOpened {
+    pub frame_id: FrameId,
+    /// `selectSingle` or `selectMultiple`.
+    pub mode: String,
+    /// The `<input type=file>` that opened it (absent for `showOpenFilePicker`).
+    #[serde(default)]
+    pub backend_node_id: Option<crate::BackendNodeId>,
+}
+
+impl EventParams for FileChooserOpened {
+    const METHOD: &'static str = "Page.fileChooserOpened";
+}

@@ -153,3 +153,21 @@ pub struct DetachedFromTarget {
 impl EventParams for DetachedFromTarget {
     const METHOD: &'static str = "Target.detachedFromTarget";
 }
+
+/// `Target.getTargetInfo`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetTargetInfo<'a> {
+    pub target_id: &'a TargetId,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetTargetInfoReply {
+    pub target_info: TargetInfo,
+}
+
+impl Command for GetTargetInfo<'_> {
+    const METHOD: &'static str = "Target.getTargetInfo";
+    type Response = GetTargetInfoReply;
+}
