@@ -298,7 +298,7 @@ fn connect_uses_a_running_browser_and_leaves_it_running() {
     // A browser this test owns, reachable on its DevTools port.
     let owned = run(async {
         tokio::spawn(async {
-            sightline_cdp::Chromium::launch(&sightline_cdp::LaunchOptions { chrome: None, extra_args: vec![] }).await
+            sightline_cdp::Chromium::launch(&sightline_cdp::LaunchOptions::default()).await
         })
         .await
         .unwrap()

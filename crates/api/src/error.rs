@@ -89,6 +89,7 @@ pub enum ToolCode {
     DialogOpen,
     BrowserError,
     Cancelled,
+    ProfileInUse,
     // Codes of the server front end (`sightline serve`), in the same vocabulary.
     SessionEnded,
     BrowserCrashed,
@@ -121,6 +122,7 @@ impl ToolCode {
         ToolCode::DialogOpen,
         ToolCode::BrowserError,
         ToolCode::Cancelled,
+        ToolCode::ProfileInUse,
         ToolCode::SessionEnded,
         ToolCode::BrowserCrashed,
         ToolCode::Busy,
@@ -152,6 +154,7 @@ impl ToolCode {
             ToolCode::DialogOpen => "dialog_open",
             ToolCode::BrowserError => "browser_error",
             ToolCode::Cancelled => "cancelled",
+            ToolCode::ProfileInUse => "profile_in_use",
             ToolCode::SessionEnded => "session_ended",
             ToolCode::BrowserCrashed => "browser_crashed",
             ToolCode::Busy => "busy",
@@ -253,6 +256,11 @@ impl From<sightline_browser::BrowserError> for ToolError {
                 crate::error::ToolCode::DialogOpen,
                 "a JavaScript dialog (alert/confirm/prompt) is open and the page is paused: read it with get_state and answer it with act (click its OK or Cancel button)",
             ),
+            B::Cdp(sightline_browser::CdpError::ProfileInUse { dir, host, pid }) => ToolError {
+                code: crate::error::ToolCode::ProfileInUse,
+                message: sightline_browser::CdpError::ProfileInUse { dir: dir.clone(), host: host.clone(), pid }.to_string(),
+                detail: json!({ "profile": dir, "host": host, "pid": pid }),
+            },
             other => ToolError::browser(other),
         }
     }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Command;
+use super::{unit_command, Command};
 
 /// `Browser.getVersion`.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -18,3 +18,8 @@ impl Command for GetVersion {
     const METHOD: &'static str = "Browser.getVersion";
     type Response = GetVersionReply;
 }
+
+unit_command!(
+    /// `Browser.close`: an orderly shutdown (the profile's cookies are written out).
+    Close = "Browser.close"
+);

@@ -127,6 +127,8 @@ pub struct TargetInfo {
     pub opener_id: Option<TargetId>,
     #[serde(default)]
     pub browser_context_id: Option<BrowserContextId>,
+    #[serde(default)]
+    pub url: String,
 }
 
 /// `Target.attachedToTarget`.
@@ -152,4 +154,21 @@ pub struct DetachedFromTarget {
 
 impl EventParams for DetachedFromTarget {
     const METHOD: &'static str = "Target.detachedFromTarget";
+}
+
+/// `Target.getBrowserContexts`.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct GetBrowserContexts {}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetBrowserContextsReply {
+    /// The default context (the profile's own); absent in old browsers.
+    #[serde(default)]
+    pub default_browser_context_id: Option<BrowserContextId>,
+}
+
+impl Command for GetBrowserContexts {
+    const METHOD: &'static str = "Target.getBrowserContexts";
+    type Response = GetBrowserContextsReply;
 }
