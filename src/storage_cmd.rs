@@ -13,7 +13,8 @@ use crate::cli::Args;
 /// The state `--storage-state FILE` names, read and checked (the error names the file and what is wrong).
 pub fn storage_state(a: &Args) -> Result<Option<Arc<StorageState>>> {
     let Some(path) = &a.storage_state else { return Ok(None) };
-    let state = sightline_browser::read_storage_file(path).with_context(|| format!("--storage-state {}", path.display()))?;
+    let state =
+        sightline_browser::read_storage_file(path).with_context(|| format!("--storage-state {}", path.display()))?;
     Ok(Some(Arc::new(state)))
 }
 

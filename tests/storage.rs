@@ -88,7 +88,8 @@ fn the_tool_api_saves_a_state_and_a_new_session_starts_from_it() {
     run(async {
         let api = api();
         let a = ok(&api, "bind_browser", json!({ "session": "a" })).await;
-        let addr = |s: &str, b: &Value| json!({ "session": s, "target_id": b["target_id"], "tab_id": b["tabs"][0]["tab_id"] });
+        let addr =
+            |s: &str, b: &Value| json!({ "session": s, "target_id": b["target_id"], "tab_id": b["tabs"][0]["tab_id"] });
         ok(&api, "get_state", addr("a", &a)).await;
         let mut act = addr("a", &a);
         act["action"] = json!({ "action": "navigate", "url": url("/account.html") });
@@ -118,7 +119,9 @@ fn the_tool_api_saves_a_state_and_a_new_session_starts_from_it() {
         assert_eq!(again["origins"], state["origins"]);
 
         // Bad input: typed, naming where; the sessions are untouched.
-        let e = fails(&api, "bind_browser", json!({ "session": "d", "storage_state": { "cookies": [{ "name": "x" }] } })).await;
+        let e =
+            fails(&api, "bind_browser", json!({ "session": "d", "storage_state": { "cookies": [{ "name": "x" }] } }))
+                .await;
         assert_eq!((e.code.as_str(), e.detail["at"].as_str()), ("invalid_params", Some("cookies[0].value")), "{e:?}");
         let e = fails(&api, "bind_browser", json!({ "session": "b", "storage_state": state })).await;
         assert_eq!(e.code.as_str(), "invalid_params", "a live session's context is not replaced without reconnect");
@@ -131,7 +134,10 @@ fn the_tool_api_saves_a_state_and_a_new_session_starts_from_it() {
 
 #[test]
 fn serve_sessions_start_from_their_own_state_and_never_see_anothers() {
-    let srv = InProcServer::start(HubConfig { source: BrowserSource::Connect(browser_endpoint()), ..HubConfig::default() }, None);
+    let srv = InProcServer::start(
+        HubConfig { source: BrowserSource::Connect(browser_endpoint()), ..HubConfig::default() },
+        None,
+    );
     let post = |path: &str, body: Value| {
         let (s, v, _) = http("POST", &srv.url(path), Some(&body.to_string()), &[]);
         (s, v)
@@ -199,7 +205,8 @@ fn env_saves_at_exit_and_state_starts_from_the_file() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("Signed out"));
 
     // Malformed files: refused before any browser starts, naming what is wrong and no value.
-    std::fs::write(&file, r#"{"cookies":[{"name":"sid","value":"s3cret","domain":"x","sameSite":"Sometimes"}]}"#).unwrap();
+    std::fs::write(&file, r#"{"cookies":[{"name":"sid","value":"s3cret","domain":"x","sameSite":"Sometimes"}]}"#)
+        .unwrap();
     let out = sightline(&["state", &page, "--storage-state", f], "");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
@@ -259,7 +266,10 @@ fn a_profile_is_kept_and_refused_while_a_running_chromium_holds_it() {
         // Once it closed, the profile is free again.
         assert!(sightline_cdp::check_profile_free(&dir).is_ok());
     });
-    let out = sightline(&["state", "http://127.0.0.1:1/", "--profile", dir.to_str().unwrap(), "--connect", "http://127.0.0.1:1"], "");
+    let out = sightline(
+        &["state", "http://127.0.0.1:1/", "--profile", dir.to_str().unwrap(), "--connect", "http://127.0.0.1:1"],
+        "",
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("--profile applies to a browser Sightline launches"));
     let _ = std::fs::remove_dir_all(&dir);
 }

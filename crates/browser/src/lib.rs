@@ -28,12 +28,12 @@ pub use capture::{CaptureOptions, Captured};
 pub use error::{BrowserError, Refusal};
 pub use selectors::Probe;
 pub use settle::{SettleOptions, Settled};
+/// The protocol's ids, as they travel through this layer and the API above it.
+pub use sightline_cdp::{BackendNodeId, BrowserContextId, CdpError, FrameId, SessionId, TargetId};
 pub use storage::{
     normalize_origin, origin_of_url, read_file as read_storage_file, write_file as write_storage_file, NameValue,
     OriginStorage, StorageError, StorageState, StoredCookie,
 };
-/// The protocol's ids, as they travel through this layer and the API above it.
-pub use sightline_cdp::{BackendNodeId, BrowserContextId, CdpError, FrameId, SessionId, TargetId};
 pub use tab::{Tab, TabOptions};
 
 /// How to get a browser.

@@ -137,7 +137,8 @@ impl StorageState {
 
     /// Check a `storageState` value field by field, naming the first thing wrong.
     pub fn from_value(v: &Value) -> Result<StorageState, StorageError> {
-        let top = v.as_object().ok_or_else(|| invalid("(top level)", format!("expected an object, got {}", kind(v))))?;
+        let top =
+            v.as_object().ok_or_else(|| invalid("(top level)", format!("expected an object, got {}", kind(v))))?;
         let mut state = StorageState::default();
         for (i, c) in array(top.get("cookies"), "cookies")?.iter().enumerate() {
             state.cookies.push(cookie(c, &format!("cookies[{i}]"))?);
@@ -152,7 +153,8 @@ impl StorageState {
             let mut items = Vec::new();
             for (j, it) in array(m.get("localStorage"), &format!("{at}.localStorage"))?.iter().enumerate() {
                 let iat = format!("{at}.localStorage[{j}]");
-                let im = it.as_object().ok_or_else(|| invalid(&iat, format!("expected an object, got {}", kind(it))))?;
+                let im =
+                    it.as_object().ok_or_else(|| invalid(&iat, format!("expected an object, got {}", kind(it))))?;
                 items.push(NameValue {
                     name: string(im.get("name"), &format!("{iat}.name"))?,
                     value: string(im.get("value"), &format!("{iat}.value"))?,
@@ -235,9 +237,14 @@ fn cookie(c: &Value, at: &str) -> Result<StoredCookie, StorageError> {
         None => "Lax".to_string(),
         Some(Value::String(s)) if matches!(s.as_str(), "Strict" | "Lax" | "None") => s.clone(),
         Some(Value::String(s)) => {
-            return Err(invalid(format!("{at}.sameSite"), format!("expected \"Strict\", \"Lax\" or \"None\", got {s:?}")))
+            return Err(invalid(
+                format!("{at}.sameSite"),
+                format!("expected \"Strict\", \"Lax\" or \"None\", got {s:?}"),
+            ))
         }
-        Some(other) => return Err(invalid(format!("{at}.sameSite"), format!("expected a string, got {}", kind(other)))),
+        Some(other) => {
+            return Err(invalid(format!("{at}.sameSite"), format!("expected a string, got {}", kind(other))))
+        }
     };
     if same_site == "None" && !secure {
         return Err(invalid(format!("{at}.sameSite"), "\"None\" needs secure: true (browsers refuse it otherwise)"));
@@ -293,7 +300,8 @@ pub fn write_file(path: &Path, state: &StorageState) -> Result<(), StorageError>
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let err = |source| StorageError::Write { path: path.to_path_buf(), source };
     let text = serde_json::to_string_pretty(state).map_err(|e| err(std::io::Error::other(e)))?;
-    let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path).map_err(err)?;
+    let mut f =
+        std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path).map_err(err)?;
     // An existing file keeps its mode on open: narrow it before anything is written.
     f.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(err)?;
     f.write_all(text.as_bytes()).map_err(err)?;
@@ -340,7 +348,8 @@ impl Browser {
                 .await?;
         }
         for o in state.origins.iter().filter(|o| !o.local_storage.is_empty()) {
-            let items: Vec<(&str, &str)> = o.local_storage.iter().map(|i| (i.name.as_str(), i.value.as_str())).collect();
+            let items: Vec<(&str, &str)> =
+                o.local_storage.iter().map(|i| (i.name.as_str(), i.value.as_str())).collect();
             let script = format!(
                 "(() => {{ if (location.origin !== {origin}) return null; \
                  for (const [k, v] of {items}) localStorage.setItem(k, v); return true; }})()",
@@ -354,7 +363,11 @@ impl Browser {
 
     /// Save a context's state: every cookie, and the localStorage of the
     /// origins of its open tabs and of `also` (origins with no items are left out).
-    pub async fn save_storage(&self, context: &BrowserContextId, also: &[String]) -> Result<StorageState, StorageError> {
+    pub async fn save_storage(
+        &self,
+        context: &BrowserContextId,
+        also: &[String],
+    ) -> Result<StorageState, StorageError> {
         let got = self.client().execute(None, &storage::GetCookies { browser_context_id: Some(context) }).await?;
         let cookies = got
             .cookies
@@ -402,14 +415,18 @@ impl Browser {
     /// is closed afterwards, whatever happened.
     async fn in_origin(&self, context: &BrowserContextId, origin: &str, script: &str) -> Result<Value, StorageError> {
         let client = self.client();
-        let created =
-            client.execute(None, &target::CreateTarget { url: "about:blank", browser_context_id: Some(context) }).await?;
+        let created = client
+            .execute(None, &target::CreateTarget { url: "about:blank", browser_context_id: Some(context) })
+            .await?;
         let target_id = created.target_id;
         let run = async {
-            let session =
-                client.execute(None, &target::AttachToTarget { target_id: &target_id, flatten: true }).await?.session_id;
+            let session = client
+                .execute(None, &target::AttachToTarget { target_id: &target_id, flatten: true })
+                .await?
+                .session_id;
             let mut events = client.subscribe(Some(Some(session.clone())));
-            let patterns = [fetch::RequestPattern { url_pattern: "*", resource_type: "Document", request_stage: "Request" }];
+            let patterns =
+                [fetch::RequestPattern { url_pattern: "*", resource_type: "Document", request_stage: "Request" }];
             client.execute(Some(&session), &fetch::Enable { patterns: &patterns }).await?;
             let url = format!("{origin}/");
             let answer = async {
@@ -435,7 +452,9 @@ impl Browser {
                 loop {
                     let r = client.execute(Some(&session), &runtime::Evaluate::new(script).by_value()).await?;
                     if let Some(ex) = r.exception_details {
-                        return Err(StorageError::Browser(BrowserError::PageScript(ex.message().unwrap_or("an exception").to_string())));
+                        return Err(StorageError::Browser(BrowserError::PageScript(
+                            ex.message().unwrap_or("an exception").to_string(),
+                        )));
                     }
                     if let Some(v) = r.result.value.filter(|v| !v.is_null()) {
                         return Ok(v);
@@ -495,7 +514,10 @@ mod tests {
         assert!(problem.contains("Loose") && !problem.contains("s3cret"), "{problem}");
         assert_eq!(err(r#"{"cookies":[{"name":"a","value":1,"domain":"x"}]}"#).0, "cookies[0].value");
         assert_eq!(err(r#"{"origins":[{"origin":"file:///tmp","localStorage":[]}]}"#).0, "origins[0].origin");
-        assert_eq!(err(r#"{"origins":[{"origin":"http://a.test","localStorage":[{"name":"k"}]}]}"#).0, "origins[0].localStorage[0].value");
+        assert_eq!(
+            err(r#"{"origins":[{"origin":"http://a.test","localStorage":[{"name":"k"}]}]}"#).0,
+            "origins[0].localStorage[0].value"
+        );
     }
 
     #[test]

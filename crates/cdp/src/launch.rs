@@ -207,7 +207,13 @@ impl Chromium {
     /// close a browser we did not start.
     pub async fn connect(endpoint: &str) -> Result<Chromium, CdpError> {
         let ws = resolve_endpoint(endpoint).await?;
-        Ok(Chromium { client: Client::connect(&ws).await?, child: None, profile: None, scratch: None, persistent: false })
+        Ok(Chromium {
+            client: Client::connect(&ws).await?,
+            child: None,
+            profile: None,
+            scratch: None,
+            persistent: false,
+        })
     }
 
     pub fn client(&self) -> &Client {
