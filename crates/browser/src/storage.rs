@@ -264,27 +264,18 @@ fn cookie(c: &Value, at: &str) -> Result<StoredCookie, StorageError> {
 /// `scheme://host[:port]` as `location.origin` spells it (lower case, no
 /// default port, no trailing slash), for http and https; else `None`.
 pub fn normalize_origin(s: &str) -> Option<String> {
-    let (scheme, rest) = s.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    if scheme != "http" && scheme != "https" {
-        return None;
-    }
-    let rest = rest.strip_suffix('/').unwrap_or(rest);
-    if rest.is_empty() || rest.contains(['/', '?', '#', '@', ' ']) {
-        return None;
-    }
-    let host = rest.to_ascii_lowercase();
-    let default = if scheme == "http" { ":80" } else { ":443" };
-    let host = host.strip_suffix(default).unwrap_or(&host);
-    Some(format!("{scheme}://{host}"))
+    let u = url::Url::parse(s).ok()?;
+    let bare = u.path() == "/" && u.query().is_none() && u.fragment().is_none() && u.username().is_empty();
+    (bare && u.password().is_none()).then(|| origin_of(&u)).flatten()
 }
 
 /// The origin of an http(s) URL, else `None`.
 pub fn origin_of_url(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    normalize_origin(&format!("{scheme}://{host}"))
+    origin_of(&url::Url::parse(url).ok()?)
+}
+
+fn origin_of(u: &url::Url) -> Option<String> {
+    matches!(u.scheme(), "http" | "https").then(|| u.origin().ascii_serialization())
 }
 
 /// Read a `storageState` file.
