@@ -44,6 +44,11 @@ OPTIONS:
     --block-private           egress: refuse private, loopback, link-local, CGNAT, unique-local addresses
                               (script does this by default; --allow-private lifts it)
     --no-chrome-sandbox       run Chromium without its sandbox (always so when running as root)
+    --storage-state FILE      env, state, rpc, mcp: start signed in, from cookies and localStorage saved in
+                              Playwright's storageState JSON (by --save-storage-state, save_storage_state, Playwright)
+    --save-storage-state FILE env, state: write the session's cookies and localStorage there at exit (mode 0600)
+    --profile DIR             env, state, rpc, mcp: a persistent Chromium profile (kept; refused while another
+                              Chromium holds it, and with --connect)
     --vision-url URL          OpenAI-compatible base URL (…/v1) for browser.ask/askMarks; key in $SIGHTLINE_VISION_API_KEY or $OPENAI_API_KEY
     --files DIR               env, rpc, mcp, serve: upload_file may choose files inside DIR only (else uploads are off)
     --downloads DIR           env, rpc, mcp, serve: downloads land in DIR (serve: DIR/SESSION); default a temporary
@@ -109,6 +114,10 @@ pub struct Args {
     pub files: Option<PathBuf>,
     pub downloads: Option<PathBuf>,
     pub download_limit: Option<String>,
+    // Signed-in sessions.
+    pub storage_state: Option<PathBuf>,
+    pub save_storage_state: Option<PathBuf>,
+    pub profile: Option<PathBuf>,
 }
 
 /// Options of every command that drives a browser.
@@ -149,13 +158,16 @@ pub struct CommandSpec {
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "env",
-        own: &["--no-screenshot", "--files", "--downloads", "--download-limit"],
+        own: &["--no-screenshot", "--files", "--downloads", "--download-limit", "--storage-state", "--save-storage-state", "--profile"],
         browser: true,
-        help: "sightline env URL [OPTIONS]\n\nThe element-index protocol over JSON lines: the first State Object once URL is stable,\nthen one State Object per Action Object read on stdin. EOF or finish_task/fail_task ends it.\nFiles: --files DIR (upload_file chooses files inside DIR only), --downloads DIR (default: a temporary\ndirectory per session, removed at exit), --download-limit SIZE (default 100M; larger downloads are cancelled).\n\nExamples:\n    printf '%s\\n' '{\"action\":\"click_element\",\"element_index\":3}' | sightline env https://example.com/ --no-screenshot\n    sightline env http://127.0.0.1:8000/ --viewport 1024x768 --block-private --allow http://127.0.0.1:8000/\n",
+        help: "sightline env URL [OPTIONS]\n\nThe element-index protocol over JSON lines: the first State Object once URL is stable,\nthen one State Object per Action Object read on stdin. EOF or finish_task/fail_task ends it.\nFiles: --files DIR (upload_file chooses files inside DIR only), --downloads DIR (default: a temporary\ndirectory per session, removed at exit), --download-limit SIZE (default 100M; larger downloads are cancelled).\n\nSigned in: --storage-state FILE starts from saved cookies and localStorage (Playwright's storageState\nJSON), --save-storage-state FILE writes them at exit (mode 0600), --profile DIR keeps a Chromium profile.\n\nExamples:\n    printf '%s\\n' '{\"action\":\"click_element\",\"element_index\":3}' | sightline env https://example.com/ --no-screenshot\n    sightline env http://127.0.0.1:8000/ --viewport 1024x768 --block-private --allow http://127.0.0.1:8000/\n    sightline env http://127.0.0.1:8000/admin/ --save-storage-state signed-in.json   # sign in, then EOF\n    sightline env http://127.0.0.1:8000/admin/ --storage-state signed-in.json\n",
     },
     CommandSpec {
         name: "state",
-        own: &["--no-screenshot", "--pretty", "--out", "--explain", "--record"],
+        own: &[
+            "--no-screenshot", "--pretty", "--out", "--explain", "--record", "--storage-state", "--save-storage-state",
+            "--profile",
+        ],
         browser: true,
         help: "sightline state URL [--pretty] [--out FILE] [--explain] [--record FILE] [OPTIONS]\n\nPrint one State Object.\n\nExamples:\n    sightline state https://example.com/ --pretty --no-screenshot\n    sightline state URL --explain           # covered elements and what covers them, on stderr\n    sightline state URL --record c.json     # the raw capture, the page model's input\n",
     },
@@ -188,13 +200,13 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "rpc",
-        own: &["--files", "--downloads", "--download-limit"],
+        own: &["--files", "--downloads", "--download-limit", "--storage-state", "--profile"],
         browser: true,
         help: "sightline rpc [OPTIONS]\n\nThe tool API as JSON-RPC 2.0 over stdio; methods are tool names, plus list_tools.\nFiles: --files DIR (upload_file chooses files inside DIR only), --downloads DIR (default: a temporary\ndirectory per session, removed at exit), --download-limit SIZE (default 100M; larger downloads are cancelled).\n\nExample:\n    echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_tools\"}' | sightline rpc\n",
     },
     CommandSpec {
         name: "mcp",
-        own: &["--files", "--downloads", "--download-limit"],
+        own: &["--files", "--downloads", "--download-limit", "--storage-state", "--profile"],
         browser: true,
         help: "sightline mcp [OPTIONS]\n\nThe same tools as a Model Context Protocol server over stdio.\nFiles: --files DIR (upload_file chooses files inside DIR only), --downloads DIR (default: a temporary\ndirectory per session, removed at exit), --download-limit SIZE (default 100M; larger downloads are cancelled).\n\nExample (an MCP client's server entry):\n    {\"command\": \"sightline\", \"args\": [\"mcp\", \"--block-private\"]}\n",
     },
@@ -305,12 +317,18 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--files" => a.files = Some(value("--files")?.into()),
             "--downloads" => a.downloads = Some(value("--downloads")?.into()),
             "--download-limit" => a.download_limit = Some(value("--download-limit")?),
+            "--storage-state" => a.storage_state = Some(value("--storage-state")?.into()),
+            "--save-storage-state" => a.save_storage_state = Some(value("--save-storage-state")?.into()),
+            "--profile" => a.profile = Some(value("--profile")?.into()),
             s if s.starts_with('-') && s.len() > 1 => bail!("unknown option {s}\n\n{USAGE}"),
             _ if a.command.is_empty() => a.command = w,
             _ => a.positional.push(w),
         }
     }
     check_options(&a.command, &seen)?;
+    if a.profile.is_some() && a.connect.is_some() {
+        bail!("--profile applies to a browser Sightline launches; it cannot be used with --connect");
+    }
     Ok(a)
 }
 

@@ -17,6 +17,7 @@ mod pack_cmd;
 mod rpc;
 mod run;
 mod serve_cmd;
+mod storage_cmd;
 mod vision;
 
 use anyhow::{Context, Result};

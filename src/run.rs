@@ -50,7 +50,10 @@ pub fn browser_options(a: &Args, egress: &Egress) -> BrowserOptions {
     if a.no_chrome_sandbox {
         extra_args.push("--no-sandbox".into());
     }
-    BrowserOptions { launch: LaunchOptions { chrome: a.chrome.clone(), extra_args }, connect: a.connect.clone() }
+    BrowserOptions {
+        launch: LaunchOptions { chrome: a.chrome.clone(), extra_args, profile: a.profile.clone() },
+        connect: a.connect.clone(),
+    }
 }
 
 /// A browser for this command, with its egress (keep the `Arc` alive as long as the browser).
@@ -75,10 +78,13 @@ fn url_arg(a: &Args) -> Result<String> {
     Ok(url.clone())
 }
 
-/// Open a browser and a tab, and load `url` as the first turn.
-async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn)> {
+/// Open a browser and a tab (in a context restored from `--storage-state`),
+/// and load `url` as the first turn.
+async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn, crate::storage_cmd::Saver)> {
+    let restore = crate::storage_cmd::storage_state(a)?;
     let (browser, egress) = start_browser(a).await?;
-    let tab = browser.new_tab(tab_options(a)?).await?;
+    let (context, saver) = crate::storage_cmd::context(a, &browser, restore.as_deref()).await?;
+    let tab = browser.new_tab_in(&context, tab_options(a)?).await?;
     let mut env = Env::new(tab, EnvOptions { screenshot: !a.no_screenshot }).await?;
     env.set_egress(egress);
     if a.command == "env" {
@@ -91,7 +97,7 @@ async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn)
     }
     let first =
         env.step_action(Action::Navigate { url: url.to_string() }, json!({ "action": "navigate", "url": url })).await;
-    Ok((browser, env, first))
+    Ok((browser, env, first, saver))
 }
 
 async fn write_line(out: &mut tokio::io::Stdout, line: &str) -> Result<()> {
@@ -104,7 +110,7 @@ async fn write_line(out: &mut tokio::io::Stdout, line: &str) -> Result<()> {
 /// The stdio JSON-lines loop.
 pub async fn env(a: &Args) -> Result<u8> {
     let url = url_arg(a)?;
-    let (browser, mut env, first) = open(a, &url).await?;
+    let (browser, mut env, first, saver) = open(a, &url).await?;
     let mut out = tokio::io::stdout();
     write_line(&mut out, &first.state.to_json_line()).await?;
     // Bounded: a line past MAX_LINE_BYTES is discarded as it arrives, and a bad
@@ -126,15 +132,17 @@ pub async fn env(a: &Args) -> Result<u8> {
             break;
         }
     }
+    let saved = saver.save(&browser).await;
     env.close().await;
     browser.shutdown().await;
+    saved?;
     Ok(code)
 }
 
 /// One State Object.
 pub async fn state(a: &Args) -> Result<u8> {
     let url = url_arg(a)?;
-    let (browser, env, first) = open(a, &url).await?;
+    let (browser, env, first, saver) = open(a, &url).await?;
     let text = if a.pretty { serde_json::to_string_pretty(&first.state)? } else { first.state.to_json_line() };
     match &a.out {
         Some(path) => std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?,
@@ -155,8 +163,10 @@ pub async fn state(a: &Args) -> Result<u8> {
         eprintln!("{} indexed, {} covered", view.elements.len(), view.covered.len());
     }
     let failed = first.state.error.is_some();
+    let saved = saver.save(&browser).await;
     env.close().await;
     browser.shutdown().await;
+    saved?;
     Ok(if failed { 1 } else { 0 })
 }
 
@@ -181,6 +191,10 @@ fn describe(view: &sightline_page::PageView, id: sightline_page::NodeId) -> Stri
 /// The tool API with the command line's browser and tab options.
 pub fn api(a: &Args) -> Result<sightline_api::Api> {
     let egress = egress(a)?;
-    let opts = sightline_api::ApiOptions { browser: browser_options(a, &egress), tab: tab_options(a)? };
+    let opts = sightline_api::ApiOptions {
+        browser: browser_options(a, &egress),
+        tab: tab_options(a)?,
+        storage_state: crate::storage_cmd::storage_state(a)?,
+    };
     Ok(sightline_api::Api::new(opts).with_egress(egress).with_files(crate::file_access::file_access(a)?))
 }

@@ -74,6 +74,37 @@ fn django_login() {
     })
 }
 
+/// Issue 21: a Django sign-in saved (Playwright's storageState) and restored into a new
+/// session lands signed in: the admin index, not the login page. Restoring asks nothing of the
+/// site (no request for its root document); a session without the state is sent to log in.
+#[test]
+fn django_sign_in_saved_and_restored_lands_signed_in() {
+    run(async {
+        let dj = Django::start();
+        let mut env = env(&dj.url("/admin/")).await;
+        admin_login(&mut env, &dj).await;
+        let browser = env.tab().browser().clone();
+        let saved = browser.save_storage(env.tab().context_id().unwrap(), &[]).await.unwrap();
+        let session = saved.cookies.iter().find(|c| c.name == "sessionid").expect("Django's session cookie");
+        assert!(session.http_only, "sessionid is HttpOnly: only the browser's cookie store has it");
+        let text = serde_json::to_string(&saved).unwrap();
+        let state = sightline_browser::StorageState::parse(&text).unwrap();
+        let roots = dj.requests("GET /");
+        let fresh = browser.new_context().await.unwrap();
+        browser.restore_storage(&fresh, &state).await.unwrap();
+        assert_eq!(dj.requests("GET /"), roots, "restoring reached the site");
+        let tab = browser.new_tab_in(&fresh, Default::default()).await.unwrap();
+        let mut restored = sightline_api::Env::new(tab, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
+        let s = act(&mut restored, json!({"action": "navigate", "url": dj.url("/admin/")})).await;
+        assert!(s.url.ends_with("/admin/") && !s.url.contains("login"), "not signed in: {}", s.url);
+        find(&s, "link", "Questions");
+        // Without the state, the same admin asks for a login.
+        let mut plain = common::env(&dj.url("/admin/")).await;
+        let s = act(&mut plain, json!({"action": "navigate", "url": dj.url("/admin/")})).await;
+        assert!(s.url.contains("/admin/login/"), "{}", s.url);
+    })
+}
+
 #[test]
 fn django_add_question_with_two_choices() {
     run(async {

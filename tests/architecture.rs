@@ -81,6 +81,7 @@ fn scripts_run_in_the_isolated_world_except_the_listed_ones() {
         "settle.rs: expression",
         "settle.rs: \"0\"",
         "selectors.rs: expression",
+        "storage.rs: script",
         "walk.rs: COUNT",
         "walk.rs: \"window.__sightline.clickElementsInView(",
     ]);

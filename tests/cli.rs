@@ -297,12 +297,10 @@ fn ask_marks_sends_the_marked_screenshot_and_question_to_the_vision_endpoint() {
 fn connect_uses_a_running_browser_and_leaves_it_running() {
     // A browser this test owns, reachable on its DevTools port.
     let owned = run(async {
-        tokio::spawn(async {
-            sightline_cdp::Chromium::launch(&sightline_cdp::LaunchOptions { chrome: None, extra_args: vec![] }).await
-        })
-        .await
-        .unwrap()
-        .expect("second browser")
+        tokio::spawn(async { sightline_cdp::Chromium::launch(&sightline_cdp::LaunchOptions::default()).await })
+            .await
+            .unwrap()
+            .expect("second browser")
     });
     let port_file = owned.profile_dir().unwrap().join("DevToolsActivePort");
     let port = std::fs::read_to_string(&port_file).unwrap().lines().next().unwrap().trim().to_string();

@@ -59,7 +59,7 @@ pub fn world() -> &'static World {
             let browser = RT
                 .spawn(async {
                     let opts = BrowserOptions {
-                        launch: LaunchOptions { chrome: None, extra_args: vec!["--site-per-process".into()] },
+                        launch: LaunchOptions { extra_args: vec!["--site-per-process".into()], ..Default::default() },
                         connect: None,
                     };
                     Browser::start(&opts).await
@@ -98,6 +98,7 @@ pub fn api() -> sightline_api::Api {
     let opts = sightline_api::ApiOptions {
         browser: BrowserOptions { launch: LaunchOptions::default(), connect: Some(format!("http://127.0.0.1:{port}")) },
         tab: TabOptions::default(),
+        storage_state: None,
     };
     sightline_api::Api::new(opts)
 }

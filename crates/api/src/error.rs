@@ -91,6 +91,7 @@ pub enum ToolCode {
     Cancelled,
     /// A path named for an upload is outside the upload directory, missing, or uploads are off.
     FileRefused,
+    ProfileInUse,
     // Codes of the server front end (`sightline serve`), in the same vocabulary.
     SessionEnded,
     BrowserCrashed,
@@ -124,6 +125,7 @@ impl ToolCode {
         ToolCode::BrowserError,
         ToolCode::Cancelled,
         ToolCode::FileRefused,
+        ToolCode::ProfileInUse,
         ToolCode::SessionEnded,
         ToolCode::BrowserCrashed,
         ToolCode::Busy,
@@ -156,6 +158,7 @@ impl ToolCode {
             ToolCode::BrowserError => "browser_error",
             ToolCode::Cancelled => "cancelled",
             ToolCode::FileRefused => "file_refused",
+            ToolCode::ProfileInUse => "profile_in_use",
             ToolCode::SessionEnded => "session_ended",
             ToolCode::BrowserCrashed => "browser_crashed",
             ToolCode::Busy => "busy",
@@ -257,6 +260,11 @@ impl From<sightline_browser::BrowserError> for ToolError {
                 crate::error::ToolCode::DialogOpen,
                 "a JavaScript dialog (alert/confirm/prompt) is open and the page is paused: read it with get_state and answer it with act (click its OK or Cancel button)",
             ),
+            B::Cdp(sightline_browser::CdpError::ProfileInUse { dir, host, pid }) => ToolError {
+                code: crate::error::ToolCode::ProfileInUse,
+                message: sightline_browser::CdpError::ProfileInUse { dir: dir.clone(), host: host.clone(), pid }.to_string(),
+                detail: json!({ "profile": dir, "host": host, "pid": pid }),
+            },
             other => ToolError::browser(other),
         }
     }

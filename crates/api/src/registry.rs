@@ -72,6 +72,8 @@ pub struct Session {
     pub egress_mark: u64,
     /// The downloads of this session's browser context.
     pub downloads: Option<sightline_browser::Downloads>,
+    /// Origins whose localStorage the session was started with (a save reads them too).
+    pub restored_origins: Vec<String>,
 }
 
 /// The most retired ids a session remembers with their rule. Older ones are
@@ -131,6 +133,8 @@ mod tests {
 pub struct ApiOptions {
     pub browser: BrowserOptions,
     pub tab: TabOptions,
+    /// Cookies and localStorage every new session starts from (`--storage-state`).
+    pub storage_state: Option<Arc<sightline_browser::StorageState>>,
 }
 
 /// All sessions of one server process.
@@ -269,10 +273,20 @@ impl Session {
     }
 }
 
-/// Start a browser and a session bound to it, with one blank tab.
-pub async fn bind(name: &str, opts: &ApiOptions, previous: Option<&mut Session>) -> Result<Session, ToolError> {
-    let browser = Browser::start(&opts.browser).await.map_err(ToolError::browser)?;
-    let context = browser.new_context().await.map_err(ToolError::browser)?;
+/// Start a browser and a session bound to it, with one blank tab; its
+/// context starts from `storage` (else the options' storage state).
+pub async fn bind(
+    name: &str,
+    opts: &ApiOptions,
+    previous: Option<&mut Session>,
+    storage: Option<&sightline_browser::StorageState>,
+) -> Result<Session, ToolError> {
+    let browser = Browser::start(&opts.browser).await.map_err(ToolError::from)?;
+    let context = browser.session_context().await.map_err(ToolError::browser)?;
+    let storage = storage.or(opts.storage_state.as_deref());
+    if let Some(state) = storage {
+        browser.restore_storage(&context, state).await.map_err(crate::tools::storage_error)?;
+    }
     let tab = browser.new_tab_in(&context, opts.tab.clone()).await.map_err(ToolError::browser)?;
     let (ids, generation, retired, tombstones, closed) = match previous {
         Some(p) => {
@@ -303,6 +317,7 @@ pub async fn bind(name: &str, opts: &ApiOptions, previous: Option<&mut Session>)
         continuations: HashMap::new(),
         egress_mark: 0,
         downloads: None,
+        restored_origins: storage.map(|s| s.origin_names()).unwrap_or_default(),
     };
     s.target_id = s.ids.target();
     s.add_tab(tab, None);

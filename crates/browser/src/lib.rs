@@ -15,6 +15,7 @@ mod files;
 mod keys;
 mod selectors;
 mod settle;
+mod storage;
 mod tab;
 mod walk;
 mod world;
@@ -34,7 +35,11 @@ pub use files::{ChooserInfo, FileError, FileRoot};
 pub use selectors::Probe;
 pub use settle::{SettleOptions, Settled};
 /// The protocol's ids, as they travel through this layer and the API above it.
-pub use sightline_cdp::{BackendNodeId, BrowserContextId, FrameId, SessionId, TargetId};
+pub use sightline_cdp::{BackendNodeId, BrowserContextId, CdpError, FrameId, SessionId, TargetId};
+pub use storage::{
+    normalize_origin, origin_of_url, read_file as read_storage_file, write_file as write_storage_file, NameValue,
+    OriginStorage, StorageError, StorageState, StoredCookie,
+};
 pub use tab::{Tab, TabOptions};
 
 /// How to get a browser.
@@ -104,9 +109,14 @@ impl Browser {
         self.chromium.process_group()
     }
 
-    /// The temporary profile of a launched browser (removed when it closes).
+    /// The profile of a launched browser (removed when it closes, unless it is a persistent `--profile`).
     pub fn profile_dir(&self) -> Option<&std::path::Path> {
         self.chromium.profile_dir()
+    }
+
+    /// Whether it runs with a persistent `--profile` (see [`Browser::session_context`]).
+    pub fn persistent_profile(&self) -> bool {
+        self.chromium.persistent_profile()
     }
 
     /// Kill a launched browser now (attached browsers are left running).

@@ -29,6 +29,9 @@ pub enum CdpError {
     /// A reply did not have the shape we expected.
     #[error("cannot decode the reply to {method}: {detail}")]
     Decode { method: String, detail: String },
+    /// `--profile DIR` names a profile another Chromium holds (its `SingletonLock`).
+    #[error("the profile {} is in use by Chromium process {pid} on host {host:?}; close that browser or choose another --profile directory", dir.display())]
+    ProfileInUse { dir: std::path::PathBuf, host: String, pid: i32 },
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
 }

@@ -32,6 +32,9 @@ pub struct LaunchOptions {
     pub chrome: Option<PathBuf>,
     /// Extra command-line switches (for example `--site-per-process`).
     pub extra_args: Vec<String>,
+    /// A persistent profile (`--profile DIR`) instead of a fresh one: kept at
+    /// exit, and refused while another Chromium holds it (see [`crate::check_profile_free`]).
+    pub profile: Option<PathBuf>,
 }
 
 /// The flags every launch uses: headless, quiet on the network, no first-run UI.
@@ -106,19 +109,29 @@ pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, CdpError> {
 pub struct Chromium {
     client: Client,
     child: Option<Child>,
+    /// The user data dir (fresh, or the operator's `--profile`).
     profile: Option<PathBuf>,
+    /// Our temporary directory, removed at close: the fresh profile itself, or
+    /// beside a persistent one the temporary and crash files.
+    scratch: Option<PathBuf>,
+    persistent: bool,
 }
 
 impl Chromium {
     /// Start a fresh headless Chromium with a temporary profile.
     pub async fn launch(opts: &LaunchOptions) -> Result<Chromium, CdpError> {
         let binary = find_chromium(opts.chrome.as_deref())?;
+        if let Some(dir) = &opts.profile {
+            std::fs::create_dir_all(dir)?;
+            crate::check_profile_free(dir)?;
+        }
         let _ = tokio::task::spawn_blocking(sweep_dead_profiles).await;
-        let profile = fresh_profile_dir()?;
+        let scratch = fresh_profile_dir()?;
+        let profile = opts.profile.clone().unwrap_or_else(|| scratch.clone());
         // Chromium's own temporary files (`org.chromium.Chromium.*`) go here, and
-        // leave with the profile. Chromium puts a unix socket in there, whose path
+        // leave with the scratch directory. Chromium puts a unix socket in there, whose path
         // may not pass 107 bytes: under a long temp dir, Chromium keeps the caller's.
-        let tmp = profile.join("t");
+        let tmp = scratch.join("t");
         std::fs::create_dir_all(&tmp)?;
         let mut cmd = Command::new(&binary);
         if tmp.as_os_str().len() <= CHROME_TMPDIR_MAX {
@@ -129,7 +142,7 @@ impl Chromium {
             .args(needs_no_sandbox(running_as_root(), &opts.extra_args).then_some("--no-sandbox"))
             .arg(format!("--user-data-dir={}", profile.display()))
             // Crash reports stay inside the throwaway profile, not under ~/.config.
-            .arg(format!("--crash-dumps-dir={}", profile.join("crashes").display()))
+            .arg(format!("--crash-dumps-dir={}", scratch.join("crashes").display()))
             .arg("about:blank")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -147,14 +160,20 @@ impl Chromium {
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
-                remove_profile(&profile);
+                remove_profile(&scratch);
                 return Err(CdpError::LaunchFailed { detail: format!("cannot run {}: {e}", binary.display()) });
             }
         };
         if let Some(pid) = child.id() {
-            LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()).push((pid as i32, profile.clone()));
+            LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()).push((pid as i32, scratch.clone()));
         }
-        let mut chromium = Chromium { client: dummy_client_placeholder(), child: None, profile: Some(profile) };
+        let mut chromium = Chromium {
+            client: dummy_client_placeholder(),
+            child: None,
+            profile: Some(profile),
+            scratch: Some(scratch),
+            persistent: opts.profile.is_some(),
+        };
         let stderr = child.stderr.take().expect("stderr is piped");
         chromium.child = Some(child);
         let mut lines = BufReader::new(stderr).lines();
@@ -188,16 +207,27 @@ impl Chromium {
     /// close a browser we did not start.
     pub async fn connect(endpoint: &str) -> Result<Chromium, CdpError> {
         let ws = resolve_endpoint(endpoint).await?;
-        Ok(Chromium { client: Client::connect(&ws).await?, child: None, profile: None })
+        Ok(Chromium {
+            client: Client::connect(&ws).await?,
+            child: None,
+            profile: None,
+            scratch: None,
+            persistent: false,
+        })
     }
 
     pub fn client(&self) -> &Client {
         &self.client
     }
 
-    /// The temporary profile directory of a launched browser.
+    /// The profile directory of a launched browser (temporary unless [`Chromium::persistent_profile`]).
     pub fn profile_dir(&self) -> Option<&Path> {
         self.profile.as_deref()
+    }
+
+    /// Whether it runs with the operator's `--profile` (kept at exit).
+    pub fn persistent_profile(&self) -> bool {
+        self.persistent
     }
 
     /// The process group id of a launched browser (for last-resort cleanup hooks).
@@ -205,8 +235,19 @@ impl Chromium {
         self.child.as_ref().and_then(|c| c.id()).map(|p| p as i32)
     }
 
-    /// Kill the browser (if we started it) and remove its profile.
+    /// Kill the browser (if we started it) and remove its temporary profile.
+    /// A persistent profile's browser is first asked to close (so it writes
+    /// its cookies out), for up to 10 s.
     pub async fn close(mut self) {
+        if let Some(child) = self.child.as_mut().filter(|_| self.persistent) {
+            let asked = tokio::time::timeout(
+                Duration::from_secs(10),
+                self.client.execute(None, &crate::protocol::browser::Close {}),
+            );
+            if matches!(asked.await, Ok(Ok(_)) | Ok(Err(CdpError::Disconnected))) {
+                let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+            }
+        }
         if let Some(mut child) = self.child.take() {
             let group = kill_group(&child);
             forget_launched(group);
@@ -215,7 +256,7 @@ impl Chromium {
                 let _ = tokio::task::spawn_blocking(move || wait_group_gone(g)).await;
             }
         }
-        if let Some(p) = self.profile.take() {
+        if let Some(p) = self.scratch.take() {
             let _ = tokio::task::spawn_blocking(move || remove_profile(&p)).await;
         }
     }
@@ -232,7 +273,7 @@ impl Drop for Chromium {
                 wait_group_gone(g);
             }
         }
-        if let Some(p) = self.profile.take() {
+        if let Some(p) = self.scratch.take() {
             remove_profile(&p);
         }
     }

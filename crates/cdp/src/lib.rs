@@ -22,6 +22,7 @@ mod error;
 mod ids;
 mod launch;
 mod lenient;
+mod profile;
 pub mod protocol;
 
 pub use client::{Client, Event, EventReceiver, EVENT_QUEUE};
@@ -31,4 +32,5 @@ pub use launch::{
     find_chromium, kill_launched, needs_no_sandbox, resolve_endpoint, sweep_dead_profiles, Chromium, LaunchOptions,
     BASE_FLAGS,
 };
+pub use profile::{check_profile_free, lock_holder};
 pub use protocol::{Command, EventParams};

@@ -169,6 +169,8 @@ struct CreateBody {
     url: Option<String>,
     viewport: Option<String>,
     screenshot: Option<bool>,
+    /// Playwright's storageState JSON the session starts from.
+    storage_state: Option<Value>,
 }
 
 fn parse_viewport(s: &str) -> Result<(u32, u32), ServerError> {
@@ -198,7 +200,8 @@ async fn create_session(
         sightline_api::check_url(url).map_err(|e| ServerError::BadRequest(e.to_string()))?;
     }
     let viewport = b.viewport.as_deref().map(parse_viewport).transpose()?;
-    let new = NewSession { url: b.url, viewport, screenshot: b.screenshot.unwrap_or(true) };
+    let new =
+        NewSession { url: b.url, viewport, screenshot: b.screenshot.unwrap_or(true), storage_state: b.storage_state };
     let (s, state) = st.hub.create(&caller, new).await?;
     let mut out = json!({ "session_id": s.id });
     if let Some(state) = state {

@@ -83,6 +83,8 @@ pub struct NewSession {
     pub viewport: Option<(u32, u32)>,
     /// Screenshots in State Objects (default true).
     pub screenshot: bool,
+    /// Cookies and localStorage the session's context starts from (Playwright's storageState JSON).
+    pub storage_state: Option<Value>,
 }
 
 /// One Sightline session.
@@ -278,6 +280,7 @@ impl Hub {
         let api = Api::new(ApiOptions {
             browser: BrowserOptions { launch: LaunchOptions::default(), connect: Some(endpoint) },
             tab,
+            storage_state: None,
         });
         let api = match &self.cfg.egress {
             Some(e) => api.with_egress(e.clone()),
@@ -289,7 +292,11 @@ impl Hub {
             None => api.with_files(self.cfg.files.clone()),
         };
         let started = async {
-            let bound = api.dispatch("bind_browser", json!({ "session": id })).await?.value;
+            let mut bind = json!({ "session": id });
+            if let Some(state) = req.storage_state {
+                bind["storage_state"] = state;
+            }
+            let bound = api.dispatch("bind_browser", bind).await?.value;
             let id_of = |v: &Value, what: &str| {
                 v.as_str()
                     .map(str::to_string)

@@ -197,7 +197,13 @@ impl ServerHandler for SightlineMcp {
         if let Backend::Hub { hub, session } = &self.backend {
             if session.get().is_none() {
                 let screenshot = true;
-                match hub.create(&caller_of(&context), NewSession { url: None, viewport: None, screenshot }).await {
+                match hub
+                    .create(
+                        &caller_of(&context),
+                        NewSession { url: None, viewport: None, screenshot, storage_state: None },
+                    )
+                    .await
+                {
                     Ok((s, _)) => {
                         let _ = session.set(s);
                     }

@@ -93,7 +93,9 @@ pub fn document() -> Value {
                     "properties": { "code": { "type": "string" }, "message": { "type": "string" }, "detail": {} } } } },
                 "NewSession": { "type": "object", "additionalProperties": false, "properties": {
                     "url": { "type": "string" }, "viewport": { "type": "string", "pattern": "^[0-9]+x[0-9]+$" },
-                    "screenshot": { "type": "boolean", "default": true } } },
+                    "screenshot": { "type": "boolean", "default": true },
+                    "storage_state": { "type": "object", "description": "Playwright storageState JSON ({cookies, origins}) the session's context starts from",
+                        "properties": { "cookies": { "type": "array" }, "origins": { "type": "array" } } } } },
                 "Action": { "type": "object", "required": ["action"], "properties": {
                     "action": { "enum": ACTIONS }, "element_index": { "type": "integer", "minimum": 1 },
                     "option_index": { "type": "integer", "minimum": 1 }, "text": { "type": "string" },

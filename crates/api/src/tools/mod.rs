@@ -10,7 +10,10 @@ mod mutate;
 mod protocol;
 mod read;
 mod session;
+mod storage;
 mod tabs;
+
+pub(crate) use storage::storage_error;
 
 use std::sync::Arc;
 
@@ -189,6 +192,8 @@ pub static TOOLS: &[Tool] = &[
         "Press a key on whatever has focus: Enter, Tab, Escape, Backspace, Delete, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Space, or one character."),
     tool!("get_state", true, protocol::GetStateParams, protocol::get_state,
         "The element-index protocol's State Object of the tab (url, page_content, element_index, screenshot, state_hash)."),
+    tool!("save_storage_state", true, storage::SaveParams, storage::save_storage_state,
+        "The session's cookies and localStorage as Playwright's storageState JSON ({cookies, origins}), to start a later session from (bind_browser storage_state, --storage-state FILE). localStorage is read for the origins of the open tabs and those the session started with. The values are secrets: keep them so."),
     tool!("act", false, protocol::ActParams, protocol::act,
         "Send one element-index protocol action (click_element, input_text, select_option, scroll, navigate, finish_task, fail_task) and get the next State Object; errors come back inside it."),
     tool!("upload_file", false, files::UploadParams, files::upload_file,

@@ -19,6 +19,11 @@ pub struct BindParams {
     /// Replace the session's browser with a new one (a new target generation).
     #[serde(default)]
     pub reconnect: bool,
+    /// Start the session's browser context from this state (Playwright's storageState JSON:
+    /// {"cookies": [...], "origins": [{"origin", "localStorage": [{"name", "value"}]}]}), as
+    /// save_storage_state returns it. Applies to a new session, or with reconnect=true.
+    #[serde(default)]
+    pub storage_state: Option<Value>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -35,10 +40,16 @@ pub(crate) async fn bind_browser(api: &Api, p: BindParams) -> Result<ToolOutput,
     if p.session.trim().is_empty() || p.session.len() > 200 {
         return Err(ToolError::invalid("session must be a non-empty name of at most 200 characters"));
     }
+    let storage = p.storage_state.as_ref().map(super::storage::parse_state).transpose()?;
     let existing = api.registry.sessions.lock().await.get(&p.session).cloned();
     if let Some(s) = existing {
         let mut g = s.lock().await;
         let dead = g.browser.client().is_closed();
+        if storage.is_some() && !(p.reconnect || dead) {
+            return Err(ToolError::invalid(
+                "storage_state starts a new browser context: pass reconnect=true to replace this session's browser with one that starts from it",
+            ));
+        }
         if p.reconnect || dead {
             let old_browser = g.browser.clone();
             let owned = g.owns_browser;
@@ -49,7 +60,7 @@ pub(crate) async fn bind_browser(api: &Api, p: BindParams) -> Result<ToolOutput,
                     tab.close().await;
                 }
             }
-            let mut fresh = registry::bind(&p.session, &api.registry.opts, Some(&mut g)).await?;
+            let mut fresh = registry::bind(&p.session, &api.registry.opts, Some(&mut g), storage.as_ref()).await?;
             fresh.downloads = downloads(api, &fresh).await?;
             *g = fresh;
             if owned {
@@ -61,7 +72,7 @@ pub(crate) async fn bind_browser(api: &Api, p: BindParams) -> Result<ToolOutput,
         ));
     }
     api.registry.ended.lock().unwrap().remove(&p.session);
-    let mut s = registry::bind(&p.session, &api.registry.opts, None).await?;
+    let mut s = registry::bind(&p.session, &api.registry.opts, None, storage.as_ref()).await?;
     s.downloads = downloads(api, &s).await?;
     s.egress_mark = api.registry.egress.as_ref().map_or(0, |e| e.mark());
     let out = json!({ "status": "ok", "session": s.name, "target_id": s.target_id, "tabs": tabs_json(&s) });

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Command, Empty, EventParams};
+use super::{unit_command, Command, Empty, EventParams};
 use crate::{BrowserContextId, FrameId};
 
 /// `Browser.getVersion`.
@@ -84,3 +84,7 @@ pub struct DownloadProgress {
 impl EventParams for DownloadProgress {
     const METHOD: &'static str = "Browser.downloadProgress";
 }
+unit_command!(
+    /// `Browser.close`: an orderly shutdown (the profile's cookies are written out).
+    Close = "Browser.close"
+);

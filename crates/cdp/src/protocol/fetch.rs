@@ -89,3 +89,26 @@ pub struct HeaderEntry {
     pub name: String,
     pub value: String,
 }
+
+/// `Fetch.fulfillRequest`: answer a paused request without the network.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FulfillRequest<'a> {
+    pub request_id: &'a str,
+    pub response_code: u16,
+    pub response_headers: &'a [ResponseHeader<'a>],
+    /// Base64.
+    pub body: &'a str,
+}
+
+impl Command for FulfillRequest<'_> {
+    const METHOD: &'static str = "Fetch.fulfillRequest";
+    type Response = Empty;
+}
+
+/// A header of a fulfilled response.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResponseHeader<'a> {
+    pub name: &'a str,
+    pub value: &'a str,
+}

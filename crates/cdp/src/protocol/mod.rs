@@ -23,6 +23,7 @@ pub mod inspector;
 pub mod network;
 pub mod page;
 pub mod runtime;
+pub mod storage;
 pub mod target;
 
 /// A CDP command: the struct is its params.

@@ -127,6 +127,8 @@ pub struct TargetInfo {
     pub opener_id: Option<TargetId>,
     #[serde(default)]
     pub browser_context_id: Option<BrowserContextId>,
+    #[serde(default)]
+    pub url: String,
 }
 
 /// `Target.attachedToTarget`.
@@ -170,4 +172,21 @@ pub struct GetTargetInfoReply {
 impl Command for GetTargetInfo<'_> {
     const METHOD: &'static str = "Target.getTargetInfo";
     type Response = GetTargetInfoReply;
+}
+
+/// `Target.getBrowserContexts`.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct GetBrowserContexts {}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetBrowserContextsReply {
+    /// The default context (the profile's own); absent in old browsers.
+    #[serde(default)]
+    pub default_browser_context_id: Option<BrowserContextId>,
+}
+
+impl Command for GetBrowserContexts {
+    const METHOD: &'static str = "Target.getBrowserContexts";
+    type Response = GetBrowserContextsReply;
 }
