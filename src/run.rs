@@ -81,6 +81,7 @@ async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn)
     let tab = browser.new_tab(tab_options(a)?).await?;
     let mut env = Env::new(tab, EnvOptions { screenshot: !a.no_screenshot }).await?;
     env.set_egress(egress);
+    env.set_mark_new(a.mark_new);
     let first =
         env.step_action(Action::Navigate { url: url.to_string() }, json!({ "action": "navigate", "url": url })).await;
     Ok((browser, env, first))

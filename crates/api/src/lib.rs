@@ -14,8 +14,10 @@
 //! ```
 
 mod action;
+mod changes;
 mod env;
 mod error;
+mod fresh;
 mod ids;
 pub mod lines;
 mod registry;

@@ -165,7 +165,7 @@ pub static TOOLS: &[Tool] = &[
     tool!("browser_navigate", false, tabs::NavigateParams, tabs::navigate,
         "Load an absolute URL in the tab and wait until it is stable. Invalidates every snapshot of the tab."),
     tool!("get_browser_state", true, read::StateParams, read::get_browser_state,
-        "Snapshot of the tab. snapshot_format: semantic_v2 (accessibility outline, typed action refs, content refs, visibility, omission counts, continuation) or dom_refs_v1 (default: interactive DOM refs and a truncated flag). Scope with query (role, name or text), scope_ref (subtree of a current ref) or continuation (next ranked segment; single-use; not combinable)."),
+        "Snapshot of the tab. snapshot_format: semantic_v2 (accessibility outline, typed action refs, content refs, visibility, omission counts, continuation) or dom_refs_v1 (default: interactive DOM refs and a truncated flag). Scope with query (role, name or text), scope_ref (subtree of a current ref) or continuation (next ranked segment; single-use; not combinable). changes=true (semantic_v2): only what changed since the tab's latest snapshot (added, removed, changed nodes; kept nodes keep their ref number), or the full snapshot with full_because when there is nothing to compare with."),
     tool!("get_blocked_requests", true, read::BlockedParams, read::get_blocked_requests,
         "Requests the egress policy (--allow, --block, --block-private) refused since this session's previous call: a count and the latest ten, each with its target and rule. policy=false when no egress policy is set."),
     tool!("browser_screenshot", true, read::ScreenshotParams, read::screenshot,
@@ -181,7 +181,7 @@ pub static TOOLS: &[Tool] = &[
     tool!("browser_press_key", false, mutate::KeyParams, mutate::press_key,
         "Press a key on whatever has focus: Enter, Tab, Escape, Backspace, Delete, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Space, or one character."),
     tool!("get_state", true, protocol::GetStateParams, protocol::get_state,
-        "The element-index protocol's State Object of the tab (url, page_content, element_index, screenshot, state_hash)."),
+        "The element-index protocol's State Object of the tab (url, page_content, element_index, screenshot, state_hash). mark_new=true marks elements new since the previous state with * in page_content."),
     tool!("act", false, protocol::ActParams, protocol::act,
         "Send one element-index protocol action (click_element, input_text, select_option, scroll, navigate, finish_task, fail_task) and get the next State Object; errors come back inside it."),
 ];
