@@ -127,7 +127,8 @@ pub fn page(session: &mut Session, id: &str, tab_id: &str, rest: &Rest, budget: 
     omitted.budget = later.len();
     let continuation = (!later.is_empty()).then(|| {
         let token = session.ids.continuation();
-        let next = Rest { since: rest.since.clone(), entries: later.to_vec(), total: rest.total, omitted: omitted.clone() };
+        let next =
+            Rest { since: rest.since.clone(), entries: later.to_vec(), total: rest.total, omitted: omitted.clone() };
         session.continuations.insert(
             token.clone(),
             Continuation {
@@ -179,8 +180,7 @@ pub fn page(session: &mut Session, id: &str, tab_id: &str, rest: &Rest, budget: 
         }
     }
     let indices: Vec<usize> = shown.iter().map(|e| e.index).collect();
-    let (refs, content_refs) =
-        snapshot::refs_json(&tree, id, &number, &indices, &snapshot::frame_names(stored));
+    let (refs, content_refs) = snapshot::refs_json(&tree, id, &number, &indices, &snapshot::frame_names(stored));
     let view = &stored.captured.view;
     json!({
         "status": "ok",

@@ -198,11 +198,8 @@ pub fn diff(old: &Side, new: &Side) -> Delta {
     let new_parent = parents(new.tree, &new_order);
     let old_at: HashMap<&NodeKey, usize> = old_order.iter().map(|&i| (&old.keys[i], i)).collect();
     let new_pos: HashMap<&NodeKey, usize> = new_order.iter().enumerate().map(|(p, &i)| (&new.keys[i], p)).collect();
-    let removed = old_order
-        .iter()
-        .filter(|&&i| !new_pos.contains_key(&old.keys[i]))
-        .map(|&i| (old.number)(i))
-        .collect();
+    let removed =
+        old_order.iter().filter(|&&i| !new_pos.contains_key(&old.keys[i])).map(|&i| (old.number)(i)).collect();
     // Kept nodes in old order, by their new position: those off the longest increasing run moved.
     let kept: Vec<usize> = old_order.iter().filter_map(|&i| new_pos.get(&old.keys[i]).copied()).collect();
     let in_order: HashMap<usize, bool> = kept.iter().copied().zip(longest_increasing(&kept)).collect();
@@ -251,10 +248,7 @@ mod tests {
 impl PageView {
     /// The identity of each indexed element, by position.
     pub fn element_keys(&self) -> Vec<NodeKey> {
-        self.elements
-            .iter()
-            .map(|e| (self.frame_of(e.node).unwrap_or("").to_string(), e.backend_node_id))
-            .collect()
+        self.elements.iter().map(|e| (self.frame_of(e.node).unwrap_or("").to_string(), e.backend_node_id)).collect()
     }
 
     /// `page_content` with `*` before the token of every element whose identity

@@ -69,7 +69,9 @@ pub(crate) async fn get_browser_state(api: &Api, p: StateParams) -> Result<ToolO
         Some(b) if (1..=MAX_BUDGET as u64).contains(&b) => b as usize,
         Some(b) => return Err(ToolError::invalid(format!("node_budget must be between 1 and {MAX_BUDGET}, got {b}"))),
     };
-    if format == Format::DomRefsV1 && (p.query.is_some() || p.scope_ref.is_some() || p.continuation.is_some() || p.changes) {
+    if format == Format::DomRefsV1
+        && (p.query.is_some() || p.scope_ref.is_some() || p.continuation.is_some() || p.changes)
+    {
         return Err(ToolError::invalid("query, scope_ref, continuation and changes need snapshot_format semantic_v2"));
     }
     let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
