@@ -149,7 +149,7 @@ pub fn page(session: &mut Session, id: &str, tab_id: &str, rest: &Rest, budget: 
     let tree = stored.tree.clone().expect("semantic");
     let number = |i: usize| stored.ref_number(i);
     let r = |i: usize| format!("{id}:{}", number(i));
-    let line = |i: usize| semantic::outline(&tree, &[i], &r);
+    let line = |i: usize| semantic::outline(&tree, &[i], r);
     let mut added = Vec::new();
     let mut changed = Vec::new();
     for e in shown {
