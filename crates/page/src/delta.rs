@@ -220,31 +220,6 @@ pub fn diff(old: &Side, new: &Side) -> Delta {
     Delta { removed, entries }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_longest_increasing_run_is_kept() {
-        assert_eq!(longest_increasing(&[0, 1, 2]), vec![true, true, true]);
-        assert_eq!(longest_increasing(&[2, 0, 1]), vec![false, true, true]);
-        assert_eq!(longest_increasing(&[]), Vec::<bool>::new());
-        let k = longest_increasing(&[3, 0, 1, 4, 2]);
-        assert_eq!(k.iter().filter(|&&b| b).count(), 3);
-    }
-
-    #[test]
-    fn numbers_are_carried_and_never_reused() {
-        let k = |b: i64| ("f".to_string(), b);
-        let prev = [k(10), k(11), k(12)];
-        let n = Numbering::carry(&prev, |i| i as u32 + 1, 4, &[k(11), k(13), k(10), k(14)]);
-        assert_eq!((0..4).map(|i| n.number(i)).collect::<Vec<_>>(), vec![2, 4, 1, 5]);
-        assert_eq!(n.index(4), Some(1));
-        assert_eq!(n.index(3), None, "the removed node's number is not given again");
-        assert_eq!(n.next(), 6);
-    }
-}
-
 impl PageView {
     /// The identity of each indexed element, by position.
     pub fn element_keys(&self) -> Vec<NodeKey> {
@@ -276,5 +251,30 @@ impl PageView {
             Some(after) => marked + after,
             None => marked,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_increasing_run_is_kept() {
+        assert_eq!(longest_increasing(&[0, 1, 2]), vec![true, true, true]);
+        assert_eq!(longest_increasing(&[2, 0, 1]), vec![false, true, true]);
+        assert_eq!(longest_increasing(&[]), Vec::<bool>::new());
+        let k = longest_increasing(&[3, 0, 1, 4, 2]);
+        assert_eq!(k.iter().filter(|&&b| b).count(), 3);
+    }
+
+    #[test]
+    fn numbers_are_carried_and_never_reused() {
+        let k = |b: i64| ("f".to_string(), b);
+        let prev = [k(10), k(11), k(12)];
+        let n = Numbering::carry(&prev, |i| i as u32 + 1, 4, &[k(11), k(13), k(10), k(14)]);
+        assert_eq!((0..4).map(|i| n.number(i)).collect::<Vec<_>>(), vec![2, 4, 1, 5]);
+        assert_eq!(n.index(4), Some(1));
+        assert_eq!(n.index(3), None, "the removed node's number is not given again");
+        assert_eq!(n.next(), 6);
     }
 }
