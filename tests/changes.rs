@@ -383,3 +383,138 @@ fn the_element_index_marks_elements_new_since_the_previous_state() {
         env.close().await;
     })
 }
+
+// =============================================================================================
+// What an agent receives over real-app tasks (the apps of tests/apps.rs), full vs changes.
+
+#[allow(dead_code)]
+#[path = "apps/harness.rs"]
+mod harness;
+
+/// The ref of the last line containing `needle` at or before the first line containing `anchor`.
+fn ref_before(snap: &Value, anchor: &str, needle: &str) -> String {
+    let lines: Vec<&str> = snap["outline"].as_str().unwrap().lines().collect();
+    let at = lines.iter().position(|l| l.contains(anchor)).unwrap_or_else(|| panic!("no {anchor:?}"));
+    let line = lines[..=at].iter().rev().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no {needle:?}"));
+    format!("{}:{}", snap["snapshot"]["id"].as_str().unwrap(), strip_ref(line.trim_start()).1)
+}
+
+/// One step of a task: a tool call whose ref is found in the latest full snapshot.
+enum Do {
+    Click(&'static str),
+    ClickBefore(&'static str, &'static str),
+    Type(&'static str, &'static str),
+}
+
+/// Drive a task; after each step read what changed (applied to the previous outline and
+/// checked against the full snapshot read right after it). Returns, per step, the bytes of the
+/// answer to a change read and of a full snapshot (both with node_budget 2000).
+async fn measure(api: &Api, b: &Bound, steps: &[Do]) -> Vec<(usize, usize)> {
+    let mut snap = full(api, b).await;
+    let mut sizes = Vec::new();
+    for (n, s) in steps.iter().enumerate() {
+        match s {
+            Do::Click(needle) => ok(api, "browser_click", b.with(json!({ "ref": ref_in(&snap, needle) }))).await,
+            Do::ClickBefore(anchor, needle) => {
+                ok(api, "browser_click", b.with(json!({ "ref": ref_before(&snap, anchor, needle) }))).await
+            }
+            Do::Type(needle, text) => {
+                ok(api, "browser_type", b.with(json!({ "ref": ref_in(&snap, needle), "text": text }))).await
+            }
+        };
+        let mut model = parse(snap["outline"].as_str().unwrap());
+        let c = ok(
+            api,
+            "get_browser_state",
+            b.with(json!({ "snapshot_format": "semantic_v2", "changes": true, "node_budget": 2000 })),
+        )
+        .await;
+        let exact = c["snapshot"]["since"].is_string();
+        if exact {
+            apply(&mut model, &c);
+        }
+        let f = full(api, b).await;
+        if exact {
+            assert_eq!(render(&model), render(&parse(f["outline"].as_str().unwrap())), "step {n}");
+        } else {
+            assert_eq!(c["snapshot"]["full_because"], "navigation", "step {n}: {}", c["snapshot"]);
+        }
+        sizes.push((c.to_string().len(), f.to_string().len()));
+        snap = f;
+    }
+    sizes
+}
+
+fn report(app: &str, sizes: &[(usize, usize)]) -> (usize, usize) {
+    let (c, f) = sizes.iter().fold((0, 0), |(a, b), (c, f)| (a + c, b + f));
+    eprintln!(
+        "{app}: {} steps; full states {f} bytes (~{} tokens), changes {c} bytes (~{} tokens), {:.0}% of full; per step (changes/full bytes): {}",
+        sizes.len(),
+        f / 4,
+        c / 4,
+        100.0 * c as f64 / f as f64,
+        sizes.iter().map(|(c, f)| format!("{c}/{f}")).collect::<Vec<_>>().join(" ")
+    );
+    (c, f)
+}
+
+#[test]
+fn tokens_an_agent_receives_over_real_app_tasks_full_and_changes() {
+    run(async {
+        let api = api();
+        // TodoMVC: add three, complete one, filter, complete another, all, clear completed.
+        let (_server, todo_url) = harness::todomvc().await;
+        let b = bind(&api, "tokens-todo", "/changes.html").await;
+        ok(&api, "browser_navigate", b.with(json!({ "url": todo_url }))).await;
+        let field = "textbox \"What needs to be done?\"";
+        let todo = measure(
+            &api,
+            &b,
+            &[
+                Do::Type(field, "Buy milk\n"),
+                Do::Type(field, "Walk the dog\n"),
+                Do::Type(field, "Read a book\n"),
+                Do::ClickBefore("Buy milk", "checkbox"),
+                Do::Click("link \"Active\""),
+                Do::ClickBefore("Read a book", "checkbox"),
+                Do::Click("link \"All\""),
+                Do::Click("button \"Clear completed"),
+            ],
+        )
+        .await;
+        let (tc, tf) = report("TodoMVC", &todo);
+        // Django admin: log in, open Questions, add a question with a choice.
+        let dj = harness::Django::start();
+        let b = bind(&api, "tokens-django", "/changes.html").await;
+        ok(&api, "browser_navigate", b.with(json!({ "url": dj.url("/admin/") }))).await;
+        let django = measure(
+            &api,
+            &b,
+            &[
+                Do::Type("textbox \"Username", harness::ADMIN_USER),
+                Do::Type("textbox \"Password", harness::ADMIN_PASSWORD),
+                Do::Click("button \"Log in\""),
+                Do::Click("link \"Questions\""),
+                Do::Click("link \"ADD QUESTION\""),
+                Do::Type("textbox \"Question text", "Tea or coffee?"),
+                Do::Click("link \"Today\""),
+                Do::Click("link \"Now\""),
+                Do::Click("checkbox \"Published"),
+                Do::Type("textbox \"Choice text", "Tea"),
+                Do::Click("button \"Save\""),
+            ],
+        )
+        .await;
+        let (dc, df) = report("Django admin", &django);
+        eprintln!(
+            "both: full {} bytes (~{} tokens), changes {} bytes (~{} tokens)",
+            tf + df,
+            (tf + df) / 4,
+            tc + dc,
+            (tc + dc) / 4
+        );
+        assert!(tc < tf && dc < df, "changes cost less than full states");
+        let q = dj.scalar("SELECT count(*) FROM polls_question WHERE question_text = 'Tea or coffee?'");
+        assert_eq!(q, json!(1), "the task was done");
+    })
+}
