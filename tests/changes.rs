@@ -445,9 +445,10 @@ async fn measure(api: &Api, b: &Bound, steps: &[Do]) -> Vec<(usize, usize)> {
     sizes
 }
 
-fn report(app: &str, sizes: &[(usize, usize)]) -> (usize, usize) {
+/// Totals (changes, full) and a line saying them.
+fn report(app: &str, sizes: &[(usize, usize)]) -> (usize, usize, String) {
     let (c, f) = sizes.iter().fold((0, 0), |(a, b), (c, f)| (a + c, b + f));
-    eprintln!(
+    let line = format!(
         "{app}: {} steps; full states {f} bytes (~{} tokens), changes {c} bytes (~{} tokens), {:.0}% of full; per step (changes/full bytes): {}",
         sizes.len(),
         f / 4,
@@ -455,7 +456,7 @@ fn report(app: &str, sizes: &[(usize, usize)]) -> (usize, usize) {
         100.0 * c as f64 / f as f64,
         sizes.iter().map(|(c, f)| format!("{c}/{f}")).collect::<Vec<_>>().join(" ")
     );
-    (c, f)
+    (c, f, line)
 }
 
 #[test]
@@ -482,7 +483,8 @@ fn tokens_an_agent_receives_over_real_app_tasks_full_and_changes() {
             ],
         )
         .await;
-        let (tc, tf) = report("TodoMVC", &todo);
+        let (tc, tf, line) = report("TodoMVC", &todo);
+        eprintln!("{line}");
         // Django admin: log in, open Questions, add a question with a choice.
         let dj = harness::Django::start();
         let b = bind(&api, "tokens-django", "/changes.html").await;
@@ -505,7 +507,8 @@ fn tokens_an_agent_receives_over_real_app_tasks_full_and_changes() {
             ],
         )
         .await;
-        let (dc, df) = report("Django admin", &django);
+        let (dc, df, line) = report("Django admin", &django);
+        eprintln!("{line}");
         eprintln!(
             "both: full {} bytes (~{} tokens), changes {} bytes (~{} tokens)",
             tf + df,
