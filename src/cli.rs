@@ -36,6 +36,7 @@ USAGE:
 OPTIONS:
     --viewport WIDTHxHEIGHT   viewport in CSS pixels (default 1280x720)
     --no-screenshot           leave the screenshot field empty (\"\")
+    --mark-new                env: mark elements new since the previous state in page_content (*[12]button \"Save\")
     --connect URL             attach to a running browser (ws://… or wss://…/devtools/browser/…, or http://host:port)
     --chrome PATH             Chromium binary (else $SIGHTLINE_CHROME, then chromium on PATH)
     --settle-ms MS            the most one wait for a stable page may take (default 3000)
@@ -66,6 +67,7 @@ pub struct Args {
     pub positional: Vec<String>,
     pub viewport: Option<String>,
     pub no_screenshot: bool,
+    pub mark_new: bool,
     pub connect: Option<String>,
     pub chrome: Option<PathBuf>,
     pub settle_ms: Option<String>,
@@ -158,7 +160,7 @@ pub struct CommandSpec {
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "env",
-        own: &["--no-screenshot", "--files", "--downloads", "--download-limit", "--storage-state", "--save-storage-state", "--profile"],
+        own: &["--no-screenshot", "--files", "--downloads", "--download-limit", "--storage-state", "--save-storage-state", "--profile", "--mark-new"],
         browser: true,
         help: "sightline env URL [OPTIONS]\n\nThe element-index protocol over JSON lines: the first State Object once URL is stable,\nthen one State Object per Action Object read on stdin. EOF or finish_task/fail_task ends it.\nFiles: --files DIR (upload_file chooses files inside DIR only), --downloads DIR (default: a temporary\ndirectory per session, removed at exit), --download-limit SIZE (default 100M; larger downloads are cancelled).\n\nSigned in: --storage-state FILE starts from saved cookies and localStorage (Playwright's storageState\nJSON), --save-storage-state FILE writes them at exit (mode 0600), --profile DIR keeps a Chromium profile.\n\nExamples:\n    printf '%s\\n' '{\"action\":\"click_element\",\"element_index\":3}' | sightline env https://example.com/ --no-screenshot\n    sightline env http://127.0.0.1:8000/ --viewport 1024x768 --block-private --allow http://127.0.0.1:8000/\n    sightline env http://127.0.0.1:8000/admin/ --save-storage-state signed-in.json   # sign in, then EOF\n    sightline env http://127.0.0.1:8000/admin/ --storage-state signed-in.json\n",
     },
@@ -275,6 +277,7 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--log" => a.log = Some(value("--log")?),
             "--viewport" => a.viewport = Some(value("--viewport")?),
             "--no-screenshot" => a.no_screenshot = true,
+            "--mark-new" => a.mark_new = true,
             "--connect" => a.connect = Some(value("--connect")?),
             "--chrome" => a.chrome = Some(value("--chrome")?.into()),
             "--settle-ms" => a.settle_ms = Some(value("--settle-ms")?),

@@ -95,6 +95,7 @@ async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn,
         };
         env.set_files(files.uploads.clone(), downloads);
     }
+    env.set_mark_new(a.mark_new);
     let first =
         env.step_action(Action::Navigate { url: url.to_string() }, json!({ "action": "navigate", "url": url })).await;
     Ok((browser, env, first, saver))

@@ -63,6 +63,8 @@ pub struct Env {
     downloads: Option<sightline_browser::Downloads>,
     current: Captured,
     state: StateObject,
+    /// Marking elements new since the previous state (opt-in).
+    fresh: Option<crate::fresh::Fresh>,
 }
 
 impl Env {
@@ -78,15 +80,39 @@ impl Env {
                 known.extend(pages.into_iter().map(|(id, _)| id));
             }
         }
-        Ok(Env { tab, openers: Vec::new(), known, opts, egress: None, files: None, downloads: None, current, state })
+        Ok(Env {
+            tab,
+            openers: Vec::new(),
+            known,
+            opts,
+            egress: None,
+            files: None,
+            downloads: None,
+            current,
+            state,
+            fresh: None,
+        })
     }
 
     /// Capture the tab as it is now (it may have changed outside this environment).
     pub async fn refresh(&mut self) -> Result<&StateObject, EnvError> {
-        let c = self.capture().await?;
+        let mut c = self.capture().await?;
         self.state = StateObject::from_view(&c.view, c.screenshot.clone());
+        if let Some(f) = &mut self.fresh {
+            f.mark(&self.tab, &mut c, &mut self.state);
+        }
         self.current = c;
         Ok(&self.state)
+    }
+
+    /// Mark, in each next state's `page_content`, the elements new since the
+    /// previous state with `*` (`*[12]button "Save"`; module `fresh`).
+    pub fn set_mark_new(&mut self, on: bool) {
+        match (on, &self.fresh) {
+            (true, None) => self.fresh = Some(crate::fresh::Fresh::new(&self.tab, &self.current)),
+            (false, _) => self.fresh = None,
+            (true, Some(_)) => {}
+        }
     }
 
     /// Check every `navigate` against this egress policy first, and name the
@@ -328,8 +354,11 @@ impl Env {
         }
         let t = Instant::now();
         match self.capture_following().await {
-            Ok(c) => {
+            Ok(mut c) => {
                 self.state = StateObject::from_view(&c.view, c.screenshot.clone());
+                if let Some(f) = &mut self.fresh {
+                    f.mark(&self.tab, &mut c, &mut self.state);
+                }
                 self.current = c;
                 Turn { state: self.state.clone(), ended: false, fatal: false, act_time, capture_time: t.elapsed() }
             }

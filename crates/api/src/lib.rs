@@ -14,9 +14,11 @@
 //! ```
 
 mod action;
+mod changes;
 mod env;
 mod error;
 mod files;
+mod fresh;
 mod ids;
 pub mod lines;
 mod registry;

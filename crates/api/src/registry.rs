@@ -31,6 +31,24 @@ pub struct Stored {
     pub frame_generations: HashMap<FrameId, u64>,
     pub captured: Arc<Captured>,
     pub tree: Option<Arc<SemanticTree>>,
+    /// Ref numbers carried from the previous snapshot by a change read; `None` = `index + 1`.
+    pub numbering: Option<Arc<sightline_page::delta::Numbering>>,
+}
+
+impl Stored {
+    /// The ref number of semantic node `i`.
+    pub fn ref_number(&self, i: usize) -> u32 {
+        self.numbering.as_ref().map_or(i as u32 + 1, |n| n.number(i))
+    }
+
+    /// The semantic node of a ref number.
+    pub fn node_of_ref(&self, n: sightline_page::ElementIndex) -> Option<&sightline_page::semantic::SemNode> {
+        let tree = self.tree.as_ref()?;
+        match &self.numbering {
+            None => n.of(&tree.nodes),
+            Some(numbering) => numbering.index(n.get()).and_then(|i| tree.nodes.get(i)),
+        }
+    }
 }
 
 pub struct Continuation {
@@ -42,6 +60,8 @@ pub struct Continuation {
     pub total_nodes: usize,
     pub omitted: sightline_page::semantic::Omitted,
     pub scope: &'static str,
+    /// The rest of a change read (then `remaining` is unused).
+    pub changes: Option<Arc<crate::changes::Rest>>,
 }
 
 pub struct TabEntry {

@@ -24,6 +24,8 @@ pub struct Request {
     pub node_budget: usize,
     pub screenshot: bool,
     pub dom_node_limit: Option<usize>,
+    /// Answer what changed since the tab's latest snapshot ([`crate::changes`]).
+    pub changes: bool,
 }
 
 /// `p12:34` → (`p12`, 34). A number past the largest element index names no
@@ -43,14 +45,20 @@ pub fn parse_ref(r: &str) -> Result<(String, ElementIndex), ToolError> {
     Ok((snap.to_string(), n))
 }
 
-fn omitted_json(o: &Omitted) -> Value {
+pub(crate) fn omitted_json(o: &Omitted) -> Value {
     json!({
         "css_hidden": o.css_hidden, "offscreen": o.offscreen, "page_occluded": o.page_occluded,
         "no_layout": o.no_layout, "unknown": o.unknown, "budget": o.budget, "unprovable_frame": o.unprovable_frame,
     })
 }
 
-fn refs_json(tree: &SemanticTree, snap: &str, shown: &[usize], frame_names: &HashMap<usize, String>) -> (Value, Value) {
+pub(crate) fn refs_json(
+    tree: &SemanticTree,
+    snap: &str,
+    number: &dyn Fn(usize) -> u32,
+    shown: &[usize],
+    frame_names: &HashMap<usize, String>,
+) -> (Value, Value) {
     let mut order = shown.to_vec();
     order.sort_unstable();
     let mut refs = Vec::new();
@@ -62,7 +70,7 @@ fn refs_json(tree: &SemanticTree, snap: &str, shown: &[usize], frame_names: &Has
             let states: serde_json::Map<String, Value> =
                 s.states.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
             refs.push(json!({
-                "ref": format!("{snap}:{}", i + 1),
+                "ref": format!("{snap}:{}", number(i)),
                 "role": s.role,
                 "name": s.name,
                 "value": s.value,
@@ -73,7 +81,7 @@ fn refs_json(tree: &SemanticTree, snap: &str, shown: &[usize], frame_names: &Has
             }));
         } else {
             content.push(json!({
-                "ref": format!("{snap}:{}", i + 1),
+                "ref": format!("{snap}:{}", number(i)),
                 "role": s.role,
                 "name": s.name,
                 "frame": frame,
@@ -85,7 +93,7 @@ fn refs_json(tree: &SemanticTree, snap: &str, shown: &[usize], frame_names: &Has
 }
 
 /// Opaque frame labels: `main`, then `frame-1`, `frame-2`… by document.
-fn frame_names(stored: &Stored) -> HashMap<usize, String> {
+pub(crate) fn frame_names(stored: &Stored) -> HashMap<usize, String> {
     stored
         .captured
         .view
@@ -96,7 +104,7 @@ fn frame_names(stored: &Stored) -> HashMap<usize, String> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn semantic_response(
+pub(crate) fn semantic_response(
     session: &mut Session,
     stored_id: &str,
     tab_id: &str,
@@ -127,14 +135,16 @@ fn semantic_response(
                 total_nodes: total,
                 omitted: omitted.clone(),
                 scope,
+                changes: None,
             },
         );
         Some(token)
     };
     let stored = session.snapshots.get(stored_id).expect("stored");
     let view = &stored.captured.view;
-    let outline = semantic::outline(&tree, shown, |i| format!("{stored_id}:{}", i + 1));
-    let (refs, content_refs) = refs_json(&tree, stored_id, shown, &names);
+    let number = |i| stored.ref_number(i);
+    let outline = semantic::outline(&tree, shown, |i| format!("{stored_id}:{}", number(i)));
+    let (refs, content_refs) = refs_json(&tree, stored_id, &number, shown, &names);
     let complete = continuation.is_none() && !tree.partial;
     let mut v = json!({
         "status": "ok",
@@ -196,6 +206,9 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         }
         return continue_snapshot(session, tab_id, token);
     }
+    if req.changes {
+        return crate::changes::get(session, tab_id, req).await;
+    }
     let budget = req.node_budget;
     let tab = session.tab(tab_id)?.tab.clone();
     // A scope_ref names a node of the tab's current snapshot.
@@ -206,9 +219,11 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
             if stored.tab_id != tab_id {
                 return Err(ToolError::invalid(format!("ref {r} belongs to another tab")));
             }
-            let tree = stored.tree.as_ref().ok_or_else(|| ToolError::invalid("scope_ref needs a semantic_v2 ref"))?;
-            let node = n
-                .of(&tree.nodes)
+            if stored.tree.is_none() {
+                return Err(ToolError::invalid("scope_ref needs a semantic_v2 ref"));
+            }
+            let node = stored
+                .node_of_ref(n)
                 .ok_or_else(|| ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {r}")))?;
             Some((node.frame, node.backend_node_id))
         }
@@ -223,32 +238,8 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         let opts = CaptureOptions { screenshot: req.screenshot, whole_document: true, ..CaptureOptions::default() };
         (tab.capture_with(opts).await?, None)
     };
-    let id = session.ids.snapshot();
-    session.retire_tab_snapshots(tab_id, Rule::NewerSnapshot);
-    let frame_generations: HashMap<FrameId, u64> = captured
-        .view
-        .frame_ids()
-        .map(|f| {
-            let f = FrameId(f.to_string());
-            let generation = tab.frame_generation(&f);
-            (f, generation)
-        })
-        .collect();
     let screenshot = captured.screenshot.take();
-    session.snapshots.insert(
-        id.clone(),
-        Stored {
-            id: id.clone(),
-            tab_id: tab_id.to_string(),
-            target_generation: session.generation,
-            format: req.format,
-            navigations: tab.navigation_count(),
-            frame_generations,
-            captured: Arc::new(captured),
-            tree: tree.clone(),
-        },
-    );
-    session.tab_mut(tab_id)?.latest_snapshot = Some(id.clone());
+    let id = store(session, &tab, tab_id, req.format, captured, tree.clone(), None)?;
     let Some(tree) = tree else { return Ok(dom_refs_response(session, &id, tab_id, budget, screenshot)) };
     let scope = match (&req.query, scope_target) {
         (Some(q), _) => Scope::Query(q.clone()),
@@ -267,6 +258,45 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
     let Plan { ranked, omitted, scope } = semantic::plan(&tree, &scope);
     let total = ranked.len();
     Ok(semantic_response(session, &id, tab_id, ranked, omitted, scope, budget, total, screenshot))
+}
+
+/// Store a new snapshot of a tab, retiring the older ones; returns its id.
+pub(crate) fn store(
+    session: &mut Session,
+    tab: &sightline_browser::Tab,
+    tab_id: &str,
+    format: Format,
+    captured: sightline_browser::Captured,
+    tree: Option<Arc<SemanticTree>>,
+    numbering: Option<Arc<sightline_page::delta::Numbering>>,
+) -> Result<String, ToolError> {
+    let id = session.ids.snapshot();
+    session.retire_tab_snapshots(tab_id, Rule::NewerSnapshot);
+    let frame_generations: HashMap<FrameId, u64> = captured
+        .view
+        .frame_ids()
+        .map(|f| {
+            let f = FrameId(f.to_string());
+            let generation = tab.frame_generation(&f);
+            (f, generation)
+        })
+        .collect();
+    session.snapshots.insert(
+        id.clone(),
+        Stored {
+            id: id.clone(),
+            tab_id: tab_id.to_string(),
+            target_generation: session.generation,
+            format,
+            navigations: tab.navigation_count(),
+            frame_generations,
+            captured: Arc::new(captured),
+            tree,
+            numbering,
+        },
+    );
+    session.tab_mut(tab_id)?.latest_snapshot = Some(id.clone());
+    Ok(id)
 }
 
 fn continue_snapshot(session: &mut Session, tab_id: &str, token: &str) -> Result<Value, ToolError> {
@@ -288,6 +318,9 @@ fn continue_snapshot(session: &mut Session, tab_id: &str, token: &str) -> Result
     session.snapshot(&snap)?;
     let cont = session.continuations.remove(token).expect("present");
     session.tombstones.insert(token.to_string(), Rule::ContinuationUsed);
+    if let Some(rest) = cont.changes {
+        return Ok(crate::changes::page(session, &snap, tab_id, &rest, cont.node_budget));
+    }
     Ok(semantic_response(
         session,
         &snap,

@@ -20,6 +20,8 @@ struct Renderer<'a> {
     arena: &'a mut Arena,
     elements: &'a [Element],
     quiet: &'a std::collections::HashSet<NodeId>,
+    /// Positions of the elements marked new (`*[N]`).
+    fresh: &'a std::collections::HashSet<usize>,
     by_node: HashMap<NodeId, usize>,
     /// For each control, the labels shown as a marker beside its token.
     markers: HashMap<crate::index::ElementIndex, Vec<usize>>,
@@ -33,6 +35,16 @@ struct Renderer<'a> {
 
 /// Render the page text for `elements` (already indexed) over `arena`.
 pub fn render(arena: &mut Arena, elements: &[Element], quiet: &std::collections::HashSet<NodeId>) -> String {
+    render_marked(arena, elements, quiet, &Default::default())
+}
+
+/// [`render`], with `*` before the token of each element whose position is in `fresh`.
+pub fn render_marked(
+    arena: &mut Arena,
+    elements: &[Element],
+    quiet: &std::collections::HashSet<NodeId>,
+    fresh: &std::collections::HashSet<usize>,
+) -> String {
     let by_node = elements.iter().enumerate().map(|(i, e)| (e.node, i)).collect();
     let mut markers: HashMap<crate::index::ElementIndex, Vec<usize>> = HashMap::new();
     for (i, e) in elements.iter().enumerate() {
@@ -44,6 +56,7 @@ pub fn render(arena: &mut Arena, elements: &[Element], quiet: &std::collections:
         arena,
         elements,
         quiet,
+        fresh,
         by_node,
         markers,
         emitted: vec![false; elements.len()],
@@ -55,8 +68,14 @@ pub fn render(arena: &mut Arena, elements: &[Element], quiet: &std::collections:
         r.walk(0);
     }
     // Every indexed element is named in the text, even where the walk could not place it.
-    let missing: Vec<String> =
-        elements.iter().zip(&r.emitted).filter(|(_, done)| !**done).map(|(e, _)| token(e)).collect();
+    let star = |i: usize| if fresh.contains(&i) { "*" } else { "" };
+    let missing: Vec<String> = elements
+        .iter()
+        .zip(&r.emitted)
+        .enumerate()
+        .filter(|(_, (_, done))| !**done)
+        .map(|(i, (e, _))| format!("{}{}", star(i), token(e)))
+        .collect();
     let mut lines = std::mem::take(&mut r.flow).finish();
     if !missing.is_empty() {
         lines.push(missing.join(" "));
@@ -273,10 +292,12 @@ impl Renderer<'_> {
             if e.label_for.is_none() {
                 let at = e.visible;
                 let mut shown = String::new();
+                let star = |i: usize| if self.fresh.contains(&i) { "*" } else { "" };
                 for &li in self.markers.get(&e.index).map(Vec::as_slice).unwrap_or_default() {
-                    let _ = write!(shown, "[{}]label ", self.elements[li].index);
+                    let _ = write!(shown, "{}[{}]label ", star(li), self.elements[li].index);
                     self.emitted[li] = true;
                 }
+                shown.push_str(star(ei));
                 shown.push_str(&token(e));
                 self.flow.atom_at(&shown, Some(at));
                 self.emitted[ei] = true;

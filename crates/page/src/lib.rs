@@ -17,6 +17,7 @@ mod arena;
 mod aria;
 mod capture;
 mod content;
+pub mod delta;
 mod dialog;
 mod draw;
 mod facts;

@@ -109,8 +109,8 @@ pub(super) async fn prove(api: &Api, a: &TabAddress, reference: &str, action: Ac
     }
     let captured = stored.captured.clone();
     let (node, frame, backend) = match (stored.format, &stored.tree) {
-        (Format::SemanticV2, Some(tree)) => {
-            let s = n.of(&tree.nodes).ok_or_else(|| {
+        (Format::SemanticV2, Some(_)) => {
+            let s = stored.node_of_ref(n).ok_or_else(|| {
                 ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {reference}"))
             })?;
             if !s.actions.contains(&action) {

@@ -16,6 +16,9 @@ pub struct GetStateParams {
     pub tab_id: String,
     /// Attach the screenshot (default true).
     pub screenshot: Option<bool>,
+    /// Mark elements new since the previous state in page_content (`*[12]button "Save"`); later
+    /// `act` calls follow the last value given (default false).
+    pub mark_new: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -46,6 +49,9 @@ pub(crate) async fn get_state(api: &Api, p: GetStateParams) -> Result<ToolOutput
         Some(env) => {
             // Each call honours its own flag (later `act` calls follow the last one).
             env.set_screenshot(screenshot);
+            if let Some(on) = p.mark_new {
+                env.set_mark_new(on);
+            }
             let state = env.refresh().await.map_err(ToolError::browser)?.clone();
             Ok(split(state))
         }
@@ -55,6 +61,7 @@ pub(crate) async fn get_state(api: &Api, p: GetStateParams) -> Result<ToolOutput
                 env.set_egress(egress.clone());
             }
             env.set_files(api.registry.files.uploads.clone(), downloads);
+            env.set_mark_new(p.mark_new.unwrap_or(false));
             let state = env.state().clone();
             entry.env = Some(env);
             Ok(split(state))

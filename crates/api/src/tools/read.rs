@@ -29,6 +29,10 @@ pub struct StateParams {
     /// Include a base64 PNG screenshot.
     #[serde(default)]
     pub include_screenshot: bool,
+    /// semantic_v2 only: answer what changed since this tab's latest snapshot (added, removed and
+    /// changed nodes; kept nodes keep their ref number) instead of the whole outline.
+    #[serde(default)]
+    pub changes: bool,
     /// Advanced: process at most this many DOM nodes (the oversized-DOM fallback; default 200000).
     pub dom_node_limit: Option<u64>,
 }
@@ -65,8 +69,10 @@ pub(crate) async fn get_browser_state(api: &Api, p: StateParams) -> Result<ToolO
         Some(b) if (1..=MAX_BUDGET as u64).contains(&b) => b as usize,
         Some(b) => return Err(ToolError::invalid(format!("node_budget must be between 1 and {MAX_BUDGET}, got {b}"))),
     };
-    if format == Format::DomRefsV1 && (p.query.is_some() || p.scope_ref.is_some() || p.continuation.is_some()) {
-        return Err(ToolError::invalid("query, scope_ref and continuation need snapshot_format semantic_v2"));
+    if format == Format::DomRefsV1
+        && (p.query.is_some() || p.scope_ref.is_some() || p.continuation.is_some() || p.changes)
+    {
+        return Err(ToolError::invalid("query, scope_ref, continuation and changes need snapshot_format semantic_v2"));
     }
     let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
     let s = api.locate(&a).await?;
@@ -79,6 +85,7 @@ pub(crate) async fn get_browser_state(api: &Api, p: StateParams) -> Result<ToolO
         node_budget,
         screenshot: p.include_screenshot,
         dom_node_limit: p.dom_node_limit.map(|l| l.clamp(1, 10_000_000) as usize),
+        changes: p.changes,
     };
     let mut value = snapshot::get(&mut g, &a.tab_id, req).await?;
     let image = value.as_object_mut().and_then(|o| o.remove("screenshot")).and_then(|v| v.as_str().map(str::to_string));
