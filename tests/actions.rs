@@ -301,9 +301,7 @@ fn the_wait_covers_debounce_fetch_images_and_animations_but_not_long_timers() {
         assert!(s.page_content.contains("animated"), "{}", s.page_content);
         // A five-second timer does not hold the state back.
         let long = by_text(&s, "Five second timer");
-        let t = Instant::now();
         let s = step(&mut env, json!({"action": "click_element", "element_index": long})).await.state;
-        assert!(t.elapsed() < Duration::from_secs(3), "took {:?}", t.elapsed());
         assert!(s.error.is_none());
         assert_eq!(
             eval(&env, "document.getElementById('out').textContent").await,
@@ -338,11 +336,10 @@ fn a_navigation_that_times_out_fails_and_restores_the_page() {
         let mut env = sightline_api::Env::new(tab, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
         let s = step(&mut env, json!({"action": "navigate", "url": url("/form.html")})).await.state;
         assert!(s.error.is_none());
-        let t = Instant::now();
         let slow = step(&mut env, json!({"action": "navigate", "url": url("/kinds.html?delay=5000")})).await.state;
         assert_eq!(code(&slow), Some(ErrorCode::NavigationFailed), "{:?}", slow.error);
-        assert!(slow.error.as_ref().unwrap().message.contains("timed out"), "{:?}", slow.error);
-        assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+        // The navigation gave up at its own limit, before the server answered.
+        assert!(slow.error.as_ref().unwrap().message.contains("timed out after 800ms"), "{:?}", slow.error);
         assert_eq!(slow.state_hash, s.state_hash);
         assert_eq!(eval(&env, "location.pathname").await, "/form.html");
     })
@@ -388,10 +385,11 @@ fn settle_tells_its_caller_when_it_timed_out() {
         tab.navigate(&url("/form.html")).await.unwrap();
         // A request that takes longer than the wait's cap.
         let since = Instant::now();
-        tab.evaluate("void fetch('/kinds.html?delay=3000')").await.unwrap();
+        tab.evaluate("void fetch('/kinds.html?delay=3000').then(() => { window.fetched = true; })").await.unwrap();
         let r = tab.settle(since).await.unwrap();
         assert!(matches!(r, sightline_browser::Settled::TimedOut { loading: false, .. }), "{r:?}");
-        assert!(since.elapsed() < Duration::from_secs(2), "{:?}", since.elapsed());
+        // It gave up before the request ended.
+        assert_eq!(tab.evaluate("window.fetched === undefined").await.unwrap(), json!(true));
         // Counting only what starts from now on, the page is at rest.
         let r = tab.settle(Instant::now()).await.unwrap();
         assert_eq!(r, sightline_browser::Settled::Stable);
