@@ -51,8 +51,9 @@ OPTIONS:
     --profile DIR             env, state, rpc, mcp: a persistent Chromium profile (kept; refused while another
                               Chromium holds it, and with --connect)
     --vision-url URL          OpenAI-compatible base URL (…/v1) for browser.ask/askMarks; key in $SIGHTLINE_VISION_API_KEY or $OPENAI_API_KEY
-    --files DIR               env, rpc, mcp, serve: upload_file may choose files inside DIR only (else uploads are off)
-    --downloads DIR           env, rpc, mcp, serve: downloads land in DIR (serve: DIR/SESSION); default a temporary
+    --files DIR               env, rpc, mcp, serve, script: upload_file (script: browser.uploadMark) may choose files
+                              inside DIR only (else uploads are off)
+    --downloads DIR           env, rpc, mcp, serve, script: downloads land in DIR (serve: DIR/SESSION); default a temporary
                               directory per session, removed when it ends
     --download-limit SIZE     the largest download kept (bytes, or 512K, 100M, 2G; default 100M); larger is cancelled
     --log FILTER              diagnostics on stderr: a level (error, warn, info, debug, trace) or a RUST_LOG-style
@@ -229,9 +230,12 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "script",
-        own: &["--url", "--allow-private", "--timeout", "--describe", "--vision-url", "--vision-model"],
+        own: &[
+            "--url", "--allow-private", "--timeout", "--describe", "--vision-url", "--vision-model", "--files",
+            "--downloads", "--download-limit",
+        ],
         browser: true,
-        help: "sightline script FILE.js [--url URL] [--allow PREFIX]... [--allow-private] [--timeout S]\n                 [--vision-url URL --vision-model NAME] [--describe]\n\nRun agent JavaScript against a policy-gated `browser` global (private addresses refused by default).\n\nExamples:\n    sightline script task.js --url https://example.com/ --allow https://example.com/\n    sightline script --describe\n",
+        help: "sightline script FILE.js [--url URL] [--allow PREFIX]... [--allow-private] [--timeout S]\n                 [--files DIR] [--downloads DIR] [--download-limit SIZE]\n                 [--vision-url URL --vision-model NAME] [--describe]\n\nRun agent JavaScript against a policy-gated `browser` global (private addresses refused by default).\nFiles: --files DIR (browser.uploadMark(id, names) chooses files inside DIR only; without it uploads\nare refused), --downloads DIR (default: a temporary directory, removed at exit), --download-limit SIZE\n(default 100M; larger downloads are cancelled). browser.downloads() lists them; a summary goes to stderr.\n\nExamples:\n    sightline script task.js --url https://example.com/ --allow https://example.com/\n    sightline script upload.js --url http://127.0.0.1:8000/form --allow-private --files ./to-send --downloads ./got\n    sightline script --describe\n",
     },
 ];
 

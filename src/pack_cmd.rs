@@ -110,6 +110,14 @@ pub async fn script(a: &Args, stop: impl std::future::Future<Output = u8>) -> Re
             }
         }
     };
+    if let Some(line) = driver.download_summary() {
+        let kept = if a.downloads.is_some() {
+            ""
+        } else {
+            " (in a temporary directory, removed now; --downloads DIR keeps them)"
+        };
+        eprintln!("sightline script: {line}{kept}");
+    }
     drop(pack);
     if let Ok(d) = Arc::try_unwrap(driver) {
         d.into_tab().close().await;
@@ -127,7 +135,14 @@ async fn script_setup(a: &Args, vision: Option<OpenAiVision>) -> Result<ScriptPa
         bail!("--timeout must be between 0.1 and 3600 seconds");
     }
     let (browser, egress) = start_browser(a).await?;
-    let driver = Arc::new(ChromeDriver::new(browser.new_tab(tab_options(a)?).await?));
+    let tab = browser.new_tab(tab_options(a)?).await?;
+    // Uploads only from `--files DIR`; downloads into `--downloads DIR` (or a temporary directory removed at exit).
+    let files = crate::file_access::file_access(a)?;
+    let downloads = match (tab.context_id(), &files.downloads) {
+        (Some(ctx), Some(_)) => files.enable_downloads(&browser, ctx, "script").await?,
+        _ => None,
+    };
+    let driver = Arc::new(ChromeDriver::new(tab).with_files(files.uploads.clone(), downloads));
     if let Some(url) = &a.url {
         // The operator's starting page: not an agent decision, so not gated.
         sightline_api::check_url(url).map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -3,41 +3,15 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::files::*;
 use common::*;
 use serde_json::{json, Value};
 use sightline_api::{Action, Env, EnvOptions, ErrorCode, FileAccess, StateObject};
 use sightline_browser::{DownloadConfig, DownloadState, Downloads, FileRoot};
-
-/// A fresh directory of this test's own.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sightline-files-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Bytes no text file has: every value, twice.
-fn binary() -> Vec<u8> {
-    (0..512u32).map(|i| (i % 256) as u8).collect()
-}
-
-/// The upload directory of a test: `files/` with `report.bin`, `photo.png` and
-/// `notes.txt`, a symlink out of it, and a secret beside it.
-fn upload_dir(name: &str) -> PathBuf {
-    let base = scratch(name);
-    let files = base.join("files");
-    std::fs::create_dir_all(&files).unwrap();
-    std::fs::write(files.join("report.bin"), binary()).unwrap();
-    std::fs::write(files.join("photo.png"), b"not really a png").unwrap();
-    std::fs::write(files.join("notes.txt"), b"notes").unwrap();
-    std::fs::write(base.join("secret.txt"), b"secret").unwrap();
-    std::os::unix::fs::symlink(base.join("secret.txt"), files.join("link.txt")).unwrap();
-    files
-}
 
 /// An environment on a fixture page with uploads from `files` and downloads per `downloads`.
 async fn files_env(path: &str, files: Option<&Path>, downloads: Option<DownloadConfig>) -> (Env, Option<Downloads>) {
@@ -62,34 +36,6 @@ fn error_code(s: &StateObject) -> Option<ErrorCode> {
 
 fn by_label(s: &StateObject, name: &str) -> u64 {
     find(s, &format!("input named {name:?}"), |d| d.tag == "input" && d.attributes.name.as_deref() == Some(name))
-}
-
-/// Wait until no download is in progress and at least `n` are known (a liveness guard, not a time limit).
-async fn downloads_settled(d: &Downloads, n: usize) -> Vec<sightline_browser::Download> {
-    for _ in 0..600 {
-        d.wait_idle(Duration::from_millis(100)).await;
-        let list = d.list();
-        if list.len() >= n && list.iter().all(|x| x.state != DownloadState::InProgress) {
-            return list;
-        }
-    }
-    panic!("downloads never settled: {:?}", d.list());
-}
-
-fn expected_download(n: u64) -> Vec<u8> {
-    (0..n).map(sightline_serve::download_byte).collect()
-}
-
-/// Files in a directory, hidden ones (the staging directory) left out.
-fn visible_files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with('.'))
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]

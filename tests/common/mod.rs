@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod files;
+
 use std::future::Future;
 use std::sync::{LazyLock, OnceLock};
 

@@ -308,7 +308,7 @@ impl Env {
                         })
                     }
                     .await;
-                    crate::files::navigation_outcome(r, self.downloads.as_ref(), seen).await
+                    sightline_browser::navigation_outcome(r, self.downloads.as_ref(), seen).await
                 }
                 Action::UploadFile { element_index, paths } => {
                     let i = check(*element_index, "element_index")?;

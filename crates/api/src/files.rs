@@ -87,19 +87,6 @@ pub(crate) fn tool_error(e: FileError) -> ToolError {
     ToolError { code: ToolCode::FileRefused, message: e.to_string(), detail: serde_json::json!({ "reason": reason }) }
 }
 
-/// A `navigate` whose URL is a download fails as a navigation (Chromium aborts
-/// it) and leaves the page as it was: that is no failure when a download began.
-pub(crate) async fn navigation_outcome<E>(
-    r: Result<(), E>,
-    downloads: Option<&Downloads>,
-    seen: Option<usize>,
-) -> Result<(), E> {
-    match (r, downloads, seen) {
-        (Err(_), Some(d), Some(n)) if d.wait_new(n, std::time::Duration::from_secs(1)).await => Ok(()),
-        (r, _, _) => r,
-    }
-}
-
 /// The lines page_content gains: a file chooser waiting for `upload_file`, and the downloads.
 pub(crate) fn annotate(tab: &Tab, captured: &mut Captured, downloads: Option<&Downloads>) {
     let chooser = tab.file_chooser(captured);

@@ -278,6 +278,20 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// A navigation whose URL is a download fails as a navigation (Chromium aborts
+/// it) and leaves the page as it was: that is no failure when a download began.
+/// `seen` is [`Downloads::seen`] taken before the navigation.
+pub async fn navigation_outcome<E>(
+    r: Result<(), E>,
+    downloads: Option<&Downloads>,
+    seen: Option<usize>,
+) -> Result<(), E> {
+    match (r, downloads, seen) {
+        (Err(_), Some(d), Some(n)) if d.wait_new(n, Duration::from_secs(1)).await => Ok(()),
+        (r, _, _) => r,
+    }
+}
+
 /// A file name safe to create in the download directory: the last path
 /// segment, no control characters, no leading dots, at most 200 bytes.
 pub fn sanitize_file_name(suggested: &str) -> String {

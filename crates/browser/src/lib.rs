@@ -28,7 +28,8 @@ use sightline_cdp::{Chromium, Client, LaunchOptions};
 pub use actions::{Direction, KEYED_PREFIX, NAMED_KEYS};
 pub use capture::{CaptureOptions, Captured};
 pub use downloads::{
-    sanitize_file_name, Download, DownloadConfig, DownloadError, DownloadState, Downloads, DEFAULT_MAX_BYTES,
+    navigation_outcome, sanitize_file_name, Download, DownloadConfig, DownloadError, DownloadState, Downloads,
+    DEFAULT_MAX_BYTES,
 };
 pub use error::{BrowserError, Refusal};
 pub use files::{ChooserInfo, FileError, FileRoot};

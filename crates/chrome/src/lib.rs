@@ -6,8 +6,8 @@
 use std::sync::{Arc, Mutex};
 
 use base64::Engine;
-use sightline_browser::{BrowserError, Captured, Tab};
-use sightline_pack::{Cx, Driver, DriverError, MarkSet};
+use sightline_browser::{BrowserError, Captured, DownloadState, Downloads, FileError, FileRoot, Tab};
+use sightline_pack::{Cx, DownloadInfo, Driver, DriverError, FileRefusal, MarkSet};
 use sightline_page::ElementIndex;
 
 struct MarkState {
@@ -23,6 +23,10 @@ pub struct ChromeDriver {
     tab: Tab,
     marks: Mutex<Option<MarkState>>,
     generation: Mutex<u64>,
+    /// `--files DIR`: where uploads may come from; `None`, uploads are off.
+    uploads: Option<Arc<FileRoot>>,
+    /// The tab's context's downloads, when they are followed.
+    downloads: Option<Downloads>,
 }
 
 fn err(e: BrowserError) -> DriverError {
@@ -37,13 +41,38 @@ fn err(e: BrowserError) -> DriverError {
     }
 }
 
+fn file_err(e: FileError) -> DriverError {
+    let reason = match &e {
+        FileError::NoDirectory => FileRefusal::UploadsOff,
+        FileError::Outside { .. } => FileRefusal::Outside,
+        FileError::Missing { .. } => FileRefusal::Missing,
+        FileError::NotAFile { .. } => FileRefusal::NotAFile,
+        FileError::Empty => FileRefusal::Empty,
+        _ => FileRefusal::Unusable,
+    };
+    DriverError::FileRefused { reason, message: e.to_string() }
+}
+
 impl ChromeDriver {
     pub fn new(tab: Tab) -> ChromeDriver {
-        ChromeDriver { tab, marks: Mutex::new(None), generation: Mutex::new(0) }
+        ChromeDriver { tab, marks: Mutex::new(None), generation: Mutex::new(0), uploads: None, downloads: None }
+    }
+
+    /// Uploads from `uploads` (`None`: refused), and the downloads of the tab's
+    /// context (set up with [`Downloads::enable`]) reported and waited for.
+    pub fn with_files(mut self, uploads: Option<Arc<FileRoot>>, downloads: Option<Downloads>) -> ChromeDriver {
+        self.uploads = uploads;
+        self.downloads = downloads;
+        self
     }
 
     pub fn tab(&self) -> &Tab {
         &self.tab
+    }
+
+    /// One line on the downloads so far (`Downloaded: report.csv (1,753 bytes, done)`), if any.
+    pub fn download_summary(&self) -> Option<String> {
+        self.downloads.as_ref().and_then(Downloads::summary)
     }
 
     pub fn into_tab(self) -> Tab {
@@ -79,6 +108,10 @@ impl ChromeDriver {
     /// confirm and prompt dismissed) and reported on stderr, never left open.
     async fn after_action(&self, r: Result<(), BrowserError>) -> Result<(), DriverError> {
         r.map_err(err)?;
+        // A download the action started is given the settle cap to finish, as in the element-index protocol.
+        if let Some(d) = &self.downloads {
+            d.wait_idle(self.tab.options().settle.cap).await;
+        }
         while let Some((d, accepted)) = self.tab.answer_dialog_by_default().await.map_err(err)? {
             tracing::warn!(
                 kind = %d.kind,
@@ -93,7 +126,11 @@ impl ChromeDriver {
 
 impl Driver for ChromeDriver {
     async fn navigate(&self, _cx: &Cx, url: &str) -> Result<(), DriverError> {
-        self.after_action(self.tab.navigate(url).await).await
+        // A URL that turns out to be a download keeps the page and lands the file.
+        let seen = self.downloads.as_ref().map(Downloads::seen);
+        let r =
+            sightline_browser::navigation_outcome(self.tab.navigate(url).await, self.downloads.as_ref(), seen).await;
+        self.after_action(r).await
     }
     async fn click(&self, _cx: &Cx, selector: &str) -> Result<(), DriverError> {
         self.after_action(self.tab.click_selector(selector).await).await
@@ -157,5 +194,27 @@ impl Driver for ChromeDriver {
     async fn type_mark(&self, _cx: &Cx, generation: u64, id: u32, text: &str) -> Result<(), DriverError> {
         let (captured, index) = self.resolve(generation, id)?;
         self.after_action(self.tab.type_text(&captured, index, text, false).await).await
+    }
+
+    async fn upload_mark(&self, _cx: &Cx, generation: u64, id: u32, paths: &[String]) -> Result<(), DriverError> {
+        let root = self.uploads.as_deref().ok_or(FileError::NoDirectory).map_err(file_err)?;
+        let files = root.resolve_all(paths).map_err(file_err)?;
+        let (captured, index) = self.resolve(generation, id)?;
+        self.after_action(self.tab.upload_files(&captured, index, &files).await).await
+    }
+
+    async fn downloads(&self, _cx: &Cx) -> Result<Vec<DownloadInfo>, DriverError> {
+        let Some(d) = &self.downloads else { return Ok(Vec::new()) };
+        Ok(d.list()
+            .into_iter()
+            .map(|d| {
+                let (state, error) = match d.state {
+                    DownloadState::InProgress => ("in_progress", None),
+                    DownloadState::Done => ("done", None),
+                    DownloadState::Failed { reason } => ("failed", Some(reason)),
+                };
+                DownloadInfo { name: d.name, bytes: d.bytes, state, error }
+            })
+            .collect())
     }
 }

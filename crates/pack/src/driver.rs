@@ -88,10 +88,43 @@ pub enum DriverError {
     NoSuchMark { id: u32, count: usize },
     #[error("the element cannot be used: {0}")]
     Refused(String),
+    /// An upload path was refused before anything reached the page.
+    #[error("upload refused: {message}")]
+    FileRefused { reason: FileRefusal, message: String },
     #[error("the page's script threw: {0}")]
     PageScript(String),
     #[error("browser error: {0}")]
     Browser(String),
+}
+
+/// Why the paths of an upload were refused (the tool API's `file_refused` reasons).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FileRefusal {
+    /// The operator named no upload directory.
+    UploadsOff,
+    /// The path leaves the upload directory, as written or once its symlinks are followed.
+    Outside,
+    Missing,
+    NotAFile,
+    Empty,
+    /// The upload directory itself cannot be used.
+    Unusable,
+}
+
+/// What became of one download, as `browser.downloads()` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DownloadInfo {
+    /// The file's name in the download directory.
+    pub name: String,
+    /// Bytes received (the file's size once done).
+    pub bytes: u64,
+    /// `in_progress`, `done` or `failed`.
+    pub state: &'static str,
+    /// Why it failed (e.g. larger than the size limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// One visible interactive element found by `mark()`: the page model's own mark.
@@ -106,7 +139,7 @@ pub struct MarkSet {
     pub screenshot: Option<Vec<u8>>,
 }
 
-/// Ten operations, as in the seed, plus three for Set-of-Marks.
+/// Ten operations, as in the seed, three for Set-of-Marks, and two for files.
 ///
 /// Every method returns when the browser has finished the step (including a
 /// navigation it caused). A driver is bound to one page. The mark methods are
@@ -142,4 +175,11 @@ pub trait Driver: Send + Sync + 'static {
     async fn click_mark(&self, cx: &Cx, generation: u64, id: u32) -> Result<(), DriverError>;
     /// Type into mark `id` of `generation`, as `click_mark`.
     async fn type_mark(&self, cx: &Cx, generation: u64, id: u32, text: &str) -> Result<(), DriverError>;
+    /// Choose the files `paths` (names in the operator's upload directory) for
+    /// mark `id` of `generation`: a file input, or the element whose click
+    /// opened a file chooser. Stale marks as `click_mark`; a refused path is
+    /// [`DriverError::FileRefused`] and nothing reaches the page.
+    async fn upload_mark(&self, cx: &Cx, generation: u64, id: u32, paths: &[String]) -> Result<(), DriverError>;
+    /// The page's downloads so far, oldest first (empty when downloads are not followed).
+    async fn downloads(&self, cx: &Cx) -> Result<Vec<DownloadInfo>, DriverError>;
 }

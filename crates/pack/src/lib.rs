@@ -25,9 +25,10 @@ mod policy;
 mod primitives;
 mod sandbox;
 
-pub use driver::{CancelToken, Cx, Driver, DriverError, Mark, MarkSet};
+pub use driver::{CancelToken, Cx, DownloadInfo, Driver, DriverError, FileRefusal, Mark, MarkSet};
 pub use policy::{DefaultPolicy, Denied, Egress, EgressGate, Policy, Request};
 pub use primitives::{describe, Prim, PRIMITIVES};
 pub use sandbox::{
     listing, Pack, ScriptError, ScriptOptions, ScriptOutcome, ScriptRun, Vision, VisionError, MAX_LOG_LINE,
+    MAX_UPLOAD_FILES,
 };

@@ -72,6 +72,18 @@ pub const PRIMITIVES: &[Prim] = &[
         vision: false,
     },
     Prim {
+        name: "uploadMark",
+        signature: "uploadMark(id, [names])",
+        doc: "choose files for the file input with that mark id (or the element whose click opened a file chooser); names are files in the operator's upload directory",
+        vision: false,
+    },
+    Prim {
+        name: "downloads",
+        signature: "downloads() -> [{name, bytes, state, error?}]",
+        doc: "the files downloaded so far (state in_progress, done or failed)",
+        vision: false,
+    },
+    Prim {
         name: "ask",
         signature: "ask(question) -> string",
         doc: "ask a vision model about the current screenshot",

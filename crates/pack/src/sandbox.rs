@@ -404,6 +404,23 @@ impl<D: Driver, P: Policy> Pack<D, P> {
                     .map_err(|e| js_err(&ctx, "typeMark", e))
                 })
             }
+            "uploadMark" => {
+                Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: f64, names: Value<'js>| -> rquickjs::Result<()> {
+                    let id = mark_id(&ctx, "uploadMark", id)?;
+                    let paths = upload_names(&names).map_err(|m| js_err(&ctx, "uploadMark", m))?;
+                    let (generation, _) = p.current_marks().map_err(|e| js_err(&ctx, "uploadMark", e))?;
+                    p.policy_and_call(&h, deadline, "uploadMark", None, |d, cx| async move {
+                        d.upload_mark(&cx, generation, id, &paths).await
+                    })
+                    .map_err(|e| js_err(&ctx, "uploadMark", e))
+                })
+            }
+            "downloads" => Function::new(ctx.clone(), move |ctx: Ctx<'js>| -> rquickjs::Result<Value<'js>> {
+                let list = p
+                    .policy_and_call(&h, deadline, "downloads", None, |d, cx| async move { d.downloads(&cx).await })
+                    .map_err(|e| js_err(&ctx, "downloads", e))?;
+                to_js(&ctx, &serde_json::to_value(&list).unwrap_or_default())
+            }),
             "ask" => Function::new(ctx.clone(), move |ctx: Ctx<'js>, question: String| -> rquickjs::Result<String> {
                 let vision = p.vision.clone().ok_or_else(|| js_err(&ctx, "ask", "no vision backend"))?;
                 let png = p
@@ -444,6 +461,41 @@ fn mark_id(ctx: &Ctx<'_>, action: &str, id: f64) -> rquickjs::Result<u32> {
         return Err(js_err(ctx, action, format!("mark id must be a positive integer, got {id}")));
     }
     Ok(id as u32)
+}
+
+/// The most files one `uploadMark` may choose (as the tool API's `upload_file`).
+pub const MAX_UPLOAD_FILES: usize = 32;
+
+/// `uploadMark`'s names: one string, or an array of 1 to [`MAX_UPLOAD_FILES`]
+/// non-empty strings without NUL. Whether each names a file in the upload
+/// directory is the driver's check.
+fn upload_names(v: &Value<'_>) -> Result<Vec<String>, String> {
+    let string = |v: &Value<'_>, what: &str| -> Result<String, String> {
+        let s = v.as_string().ok_or(format!("{what} must be a string"))?;
+        let s = s.to_string().map_err(|e| format!("{what}: {e}"))?;
+        if s.trim().is_empty() {
+            return Err(format!("{what} is empty"));
+        }
+        if s.contains('\0') {
+            return Err(format!("{what} contains a NUL character"));
+        }
+        Ok(s)
+    };
+    if v.is_string() {
+        return Ok(vec![string(v, "the file name")?]);
+    }
+    let Some(items) = v.as_array() else {
+        return Err("the second argument must be an array of file names in the upload directory".into());
+    };
+    if items.is_empty() || items.len() > MAX_UPLOAD_FILES {
+        return Err(format!("choose 1 to {MAX_UPLOAD_FILES} files, got {}", items.len()));
+    }
+    (0..items.len())
+        .map(|i| {
+            let item: Value<'_> = items.get(i).map_err(|e| e.to_string())?;
+            string(&item, &format!("file name [{i}]"))
+        })
+        .collect()
 }
 
 /// One line per mark: `[3] button "Sign in"`.

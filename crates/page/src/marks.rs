@@ -56,9 +56,9 @@ pub fn marks(arena: &Arena, elements: &[Element]) -> Vec<Mark> {
                 attr("alt"),
                 attr("title"),
                 d.placeholder.clone(),
-                // A checkbox's value ("on") or a password is not a name.
+                // A checkbox's value ("on"), a password or a chosen file ("C:\fakepath\report.pdf") is not a name.
                 d.value.clone().filter(|_| {
-                    d.tag != "select" && !matches!(d.type_.as_deref(), Some("password" | "checkbox" | "radio"))
+                    d.tag != "select" && !matches!(d.type_.as_deref(), Some("password" | "checkbox" | "radio" | "file"))
                 }),
                 d.text_content.clone(),
                 // Beyond the seed's list: the associated <label>, so unnamed controls still say what they are.
