@@ -346,6 +346,42 @@ fn frames_shadow_roots_and_popups() {
     })
 }
 
+// Issue 19: `close_tab` located its tab, released the session lock, and then
+// expected to find it again. Two concurrent closes of one tab (MCP runs
+// requests concurrently) both pass `locate` while a navigation holds the lock;
+// the tokio mutex is fair, so the second close is checked before the first
+// closes. The loser gets the typed error, and the session goes on.
+#[test]
+fn two_concurrent_closes_of_one_tab_give_one_typed_error() {
+    run(async {
+        let api = api();
+        let b = bind(&api, "race", "/form.html").await;
+        let opened =
+            ok(&api, "open_tab", json!({ "session": "race", "target_id": b.target, "url": url("/kinds.html") })).await;
+        let other = opened["tabs"][1]["tab_id"].as_str().unwrap().to_string();
+        let close = json!({ "session": "race", "target_id": b.target, "tab_id": other });
+        let (nav, first, second) = tokio::join!(
+            api.dispatch("browser_navigate", b.with(json!({ "url": url("/kinds.html?delay=300") }))),
+            api.dispatch("close_tab", close.clone()),
+            api.dispatch("close_tab", close.clone()),
+        );
+        nav.expect("the navigation holding the lock succeeds");
+        let (won, lost) = match (first, second) {
+            (Ok(w), Err(l)) | (Err(l), Ok(w)) => (w, l),
+            (a, b) => panic!("exactly one close succeeds: {a:?} / {b:?}"),
+        };
+        assert_eq!(won.value["tabs"].as_array().unwrap().len(), 1, "{}", won.value);
+        assert_eq!(lost.code.as_str(), "capability_expired", "{lost:?}");
+        assert_eq!(rule(&lost), "tab_closed");
+        // The session survives: its remaining tab answers.
+        let tabs = ok(&api, "list_tabs", json!({ "session": "race", "target_id": b.target })).await;
+        assert_eq!(tabs["tabs"].as_array().unwrap().len(), 1, "{tabs}");
+        let s = semantic(&api, &b, json!({})).await;
+        assert_eq!(s["status"], "ok");
+        api.shutdown().await;
+    })
+}
+
 // Issue 17, item 5: a frame of another origin on the same site (another port of
 // 127.0.0.1) shares the page's process; its nodes live in the frame's own world.
 #[test]

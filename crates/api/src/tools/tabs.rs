@@ -9,7 +9,7 @@ use sightline_browser::Tab;
 
 use super::session::tabs_json;
 use super::{Api, TabAddress, ToolOutput};
-use crate::error::{Rule, ToolError};
+use crate::error::{Rule, ToolCode, ToolError};
 use crate::registry::Session;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -88,8 +88,15 @@ pub(crate) async fn open_tab(api: &Api, p: OpenParams) -> Result<ToolOutput, Too
 pub(crate) async fn close_tab(api: &Api, p: TabAddress) -> Result<ToolOutput, ToolError> {
     let s = api.locate(&p).await?;
     let mut g = s.lock().await;
+    // `locate` released the lock: a concurrent call (MCP runs requests
+    // concurrently) may have closed this tab or rebound the target since, so
+    // both are checked again under the lock, and the loser gets the typed error.
+    g.check_target(&p.target_id)?;
+    g.tab(&p.tab_id)?;
+    let i = g.tabs.iter().position(|t| t.id == p.tab_id).ok_or_else(|| {
+        ToolError::new(ToolCode::TabNotFound, format!("no tab {} in this target; see list_tabs", p.tab_id))
+    })?;
     g.retire_tab_snapshots(&p.tab_id, Rule::TabClosed);
-    let i = g.tabs.iter().position(|t| t.id == p.tab_id).expect("located");
     let entry = g.tabs.remove(i);
     g.closed_tabs.insert(p.tab_id.clone());
     drop(entry.env);
