@@ -55,39 +55,6 @@ fn every_crate_applies_the_workspace_lints() {
     }
 }
 
-/// Every `Runtime.evaluate` the browser layer sends that is not in the
-/// isolated world (`eval_isolated`), as `(file, first argument)`: ARCHITECTURE.md's
-/// table of scripts lists each, with why it needs the page's main world.
-#[test]
-fn scripts_run_in_the_isolated_world_except_the_listed_ones() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/browser/src");
-    let mut main_world = BTreeSet::new();
-    for entry in std::fs::read_dir(&src).unwrap().flatten() {
-        let name = entry.file_name().into_string().unwrap();
-        let text = std::fs::read_to_string(entry.path()).unwrap();
-        for (at, _) in text.match_indices("Evaluate::new(") {
-            let before = &text[text[..at].rfind(';').unwrap_or(0)..at];
-            if before.contains("eval_isolated(") {
-                continue;
-            }
-            let arg: String = text[at + "Evaluate::new(".len()..].chars().take_while(|c| *c != ')').collect();
-            main_world.insert(format!("{name}: {arg}"));
-        }
-    }
-    let allowed = set(&[
-        "capture.rs: COUNT",
-        "capture.rs: \"window.__sightline.pointerElements(",
-        "settle.rs: \"window.__sightline && window.__sightline.mark(",
-        "settle.rs: expression",
-        "settle.rs: \"0\"",
-        "selectors.rs: expression",
-        "storage.rs: script",
-        "walk.rs: COUNT",
-        "walk.rs: \"window.__sightline.clickElementsInView(",
-    ]);
-    assert_eq!(main_world, allowed, "main-world scripts: add a new one to ARCHITECTURE.md's table, and here");
-}
-
 /// The `.rs` files under a folder of the repository, with their text.
 fn sources(dir: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -103,6 +70,147 @@ fn sources(dir: &str) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// The `.rs` files of every crate (`crates/*/src`) and of the binary (`src`),
+/// as (path from the repository root, text without the unit-test module).
+fn all_sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec!["src".to_string()];
+    for entry in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        dirs.push(format!("crates/{}/src", entry.file_name().into_string().unwrap()));
+    }
+    let mut out: Vec<(String, String)> = dirs
+        .iter()
+        .flat_map(|d| sources(d))
+        .map(|(p, mut t)| {
+            // The code, without its unit tests (a test module sits at the end).
+            t.truncate(t.find("\n#[cfg(test)]\nmod ").unwrap_or(t.len()));
+            (p.strip_prefix(&format!("{}/", root.display())).unwrap_or(&p).to_string(), t)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The text of the expression starting at `from`, up to the first `,` or
+/// unmatched closing bracket outside string literals.
+fn expression_at(text: &str, from: usize) -> String {
+    let (mut depth, mut in_str, mut escaped) = (0i32, false, false);
+    for (i, c) in text[from..].char_indices() {
+        if in_str {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return text[from..from + i].trim().to_string(),
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => return text[from..from + i].trim().to_string(),
+            _ => {}
+        }
+    }
+    text[from..].trim().to_string()
+}
+
+/// Every `Runtime.evaluate` any crate sends that is not in the isolated world
+/// (`eval_isolated`), as `(file, first argument)`: ARCHITECTURE.md's table of
+/// scripts lists each, with why it needs the page's main world.
+#[test]
+fn scripts_run_in_the_isolated_world_except_the_listed_ones() {
+    let mut main_world = BTreeSet::new();
+    for (file, text) in all_sources() {
+        for (at, _) in text.match_indices("Evaluate::new(") {
+            let before = &text[text[..at].rfind(';').unwrap_or(0)..at];
+            if before.contains("eval_isolated(") {
+                continue;
+            }
+            let arg: String = text[at + "Evaluate::new(".len()..].chars().take_while(|c| *c != ')').collect();
+            main_world.insert(format!("{file}: {arg}"));
+        }
+    }
+    let allowed = set(&[
+        "crates/browser/src/capture.rs: COUNT",
+        "crates/browser/src/capture.rs: \"window.__sightline.pointerElements(",
+        "crates/browser/src/settle.rs: \"window.__sightline && window.__sightline.mark(",
+        "crates/browser/src/settle.rs: expression",
+        "crates/browser/src/settle.rs: \"0\"",
+        "crates/browser/src/selectors.rs: expression",
+        "crates/browser/src/storage.rs: script",
+        "crates/browser/src/walk.rs: COUNT",
+        "crates/browser/src/walk.rs: \"window.__sightline.clickElementsInView(",
+    ]);
+    assert_eq!(main_world, allowed, "main-world scripts: add a new one to ARCHITECTURE.md's table, and here");
+}
+
+/// `Runtime.callFunctionOn` runs in the world of the object it is called on.
+/// Every function Sightline calls that way, in any crate, is one of these fixed
+/// functions (a constant or a literal, never a caller's text), each in
+/// ARCHITECTURE.md's table of scripts with its world.
+#[test]
+fn functions_called_on_page_objects_are_the_listed_ones() {
+    let mut called = BTreeSet::new();
+    for (file, text) in all_sources() {
+        if file.starts_with("crates/cdp/src/protocol") {
+            continue; // the command's definition
+        }
+        for (at, _) in text.match_indices("CallFunctionOn {") {
+            let body = &text[at..];
+            let Some(f) = body.find("function_declaration:") else { continue };
+            called.insert(format!("{file}: {}", expression_at(body, f + "function_declaration:".len())));
+        }
+        // `Tab::call_on(session, object, function, args)`: its third argument.
+        for (at, _) in text.match_indices(".call_on(") {
+            let mut from = at + ".call_on(".len();
+            for _ in 0..2 {
+                from += expression_at(&text, from).len();
+                from += text[from..].find(',').unwrap() + 1;
+            }
+            called.insert(format!("{file}: call_on {}", expression_at(&text, from)));
+        }
+    }
+    let allowed = set(&[
+        // isolated: `document` comes from `eval_isolated`, the element from that query
+        "crates/browser/src/selectors.rs: \"function (s) { return this.querySelector(s); }\"",
+        "crates/browser/src/selectors.rs: DESCRIBE",
+        "crates/browser/src/selectors.rs: call_on f", // one of two literals, chosen by a bool
+        "crates/browser/src/selectors.rs: call_on \"function () { this.scrollIntoView({ block: 'center', inline: 'center' }); }\"",
+        // isolated; a node of a cross-origin same-process frame: its frame's main world
+        "crates/browser/src/capture.rs: READ",
+        "crates/browser/src/tab.rs: \"function(){return this.isConnected}\"",
+        "crates/browser/src/actions.rs: f", // `call_on` itself, below
+        "crates/browser/src/actions.rs: call_on \"function(){return this.isConnected ? 'yes' : 'no'}\"",
+        "crates/browser/src/actions.rs: call_on ON_TOP",
+        "crates/browser/src/actions.rs: call_on PREPARE_TYPING",
+        "crates/browser/src/actions.rs: call_on SELECT_OPTION",
+    ]);
+    assert_eq!(called, allowed, "functions called on page objects: add a new one to ARCHITECTURE.md's table, and here");
+}
+
+/// Nothing agent-supplied is evaluated in the page, except the pack's
+/// `browser.eval(code)`: the main-world `Tab::eval_json` is called with a
+/// caller's text only by the pack's driver, and `Tab::evaluate` (the same, for
+/// the tool API's fixed reads) only with string literals.
+#[test]
+fn only_the_pack_evaluates_a_callers_text() {
+    for (file, text) in all_sources() {
+        if file.starts_with("crates/browser/src") {
+            continue; // where both are defined
+        }
+        for (at, _) in text.match_indices(".eval_json(") {
+            assert_eq!(file, "crates/chrome/src/lib.rs", "{file} calls eval_json at {at}: only the pack's eval may");
+        }
+        for (at, _) in text.match_indices(".evaluate(") {
+            let arg = expression_at(&text, at + ".evaluate(".len());
+            assert!(arg.starts_with('"'), "{file} evaluates {arg} in the page: only string literals");
+        }
+    }
 }
 
 /// The runner acts only through `Env`, like an external agent: it calls no
@@ -134,27 +242,28 @@ fn the_runner_acts_only_through_env() {
 #[test]
 fn urls_are_never_split_by_hand() {
     let by_hand = ["split(\"://\")", "split_once(\"://\")", "find(\"://\")", "split_once('@')"];
-    for dir in
-        ["crates/policy/src", "crates/api/src", "crates/server/src", "crates/browser/src", "crates/page/src", "src"]
-    {
-        for (file, text) in sources(dir) {
-            for h in by_hand {
-                assert!(!text.contains(h), "{file} splits a URL by hand ({h}); parse it with the url crate");
-            }
+    for (file, text) in all_sources() {
+        for h in by_hand {
+            assert!(!text.contains(h), "{file} splits a URL by hand ({h}); parse it with the url crate");
         }
     }
 }
 
-/// Error codes come from matching on typed variants, never from reading messages.
+/// Error codes come from matching on typed variants, never from reading
+/// messages, in every crate. The one exception: QuickJS reports running out of
+/// memory only as an `InternalError` whose message is "out of memory".
 #[test]
 fn error_codes_are_not_read_from_messages() {
-    for dir in ["crates/api/src", "crates/server/src"] {
-        for (file, text) in sources(dir) {
-            for h in ["message.contains(", "to_string().contains(", "msg.contains("] {
-                assert!(!text.contains(h), "{file} decides on an error's text ({h}); match its variant");
-            }
+    for (file, text) in all_sources() {
+        for h in ["message.contains(", "to_string().contains(", "msg.contains(", "to_string().starts_with("] {
+            let allowed = usize::from(file == "crates/pack/src/sandbox.rs" && h == "message.contains(");
+            assert!(text.matches(h).count() <= allowed, "{file} decides on an error's text ({h}); match its variant");
         }
     }
+    assert!(
+        sources("crates/pack/src").iter().any(|(_, t)| t.contains("message.contains(\"out of memory\")")),
+        "the QuickJS exception is still the only one"
+    );
 }
 
 /// The page model does no I/O and nothing async: no runtime, no files, no sockets.
@@ -165,4 +274,30 @@ fn the_page_model_is_pure() {
             assert!(!text.contains(h), "{file} uses {h}: the page model is pure");
         }
     }
+}
+
+/// ARCHITECTURE.md cites limits by name (`settle::UNRESPONSIVE_AFTER`), not by
+/// value, so it cannot drift: every `module::NAME` it names in backticks, with
+/// `NAME` in capitals, is a `const` or `static` of a `module.rs` in some crate.
+#[test]
+fn constants_the_map_names_exist() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap();
+    let sources = all_sources();
+    let mut named = 0;
+    for quoted in doc.split('`').skip(1).step_by(2) {
+        let Some((module, name)) = quoted.rsplit_once("::") else { continue };
+        let module = module.rsplit("::").next().unwrap();
+        let is_const =
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        if !is_const || module.is_empty() || !module.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+            continue;
+        }
+        named += 1;
+        let found = sources.iter().any(|(file, text)| {
+            (file.ends_with(&format!("/{module}.rs")) || file.ends_with(&format!("/{module}/mod.rs")))
+                && (text.contains(&format!("const {name}:")) || text.contains(&format!("static {name}:")))
+        });
+        assert!(found, "ARCHITECTURE.md names `{module}::{name}`, which no {module}.rs defines");
+    }
+    assert!(named >= 10, "ARCHITECTURE.md cites its limits by name ({named} found)");
 }

@@ -441,15 +441,16 @@ pub async fn resolve_endpoint(endpoint: &str) -> Result<String, CdpError> {
         return Ok(endpoint.to_string());
     }
     let err = |detail: String| CdpError::Connect { endpoint: endpoint.to_string(), detail };
-    let rest = endpoint
-        .strip_prefix("http://")
+    let parsed = url::Url::parse(endpoint)
+        .ok()
+        .filter(|u| u.scheme() == "http")
         .ok_or_else(|| err("expected ws://…/devtools/browser/… or http://host:port".into()))?;
-    let hostport = rest.split('/').next().unwrap_or_default();
-    if hostport.is_empty() {
+    let (Some(host), Some(port)) = (parsed.host(), parsed.port_or_known_default()) else {
         return Err(err("missing host".into()));
-    }
+    };
+    let hostport = format!("{host}:{port}");
     let fut = async {
-        let mut stream = TcpStream::connect(hostport).await.map_err(|e| err(e.to_string()))?;
+        let mut stream = TcpStream::connect(hostport.as_str()).await.map_err(|e| err(e.to_string()))?;
         let req = format!("GET /json/version HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n");
         stream.write_all(req.as_bytes()).await.map_err(|e| err(e.to_string()))?;
         // Chromium keeps the connection open: read the head, then Content-Length bytes.
