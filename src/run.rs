@@ -89,10 +89,8 @@ async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn,
     env.set_egress(egress);
     if a.command == "env" {
         let files = crate::file_access::file_access(a)?;
-        let downloads = match env.tab().context_id() {
-            Some(ctx) => files.enable_downloads(&browser, ctx, "env").await?,
-            None => None,
-        };
+        // The session's context: a fresh one, or a `--profile`'s default context.
+        let downloads = files.enable_downloads(&browser, &context, "env").await?;
         env.set_files(files.uploads.clone(), downloads);
     }
     env.set_mark_new(a.mark_new);

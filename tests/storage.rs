@@ -273,3 +273,33 @@ fn a_profile_is_kept_and_refused_while_a_running_chromium_holds_it() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--profile applies to a browser Sightline launches"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `--profile` session downloads like any other: into `--downloads`, byte for byte.
+#[test]
+fn env_with_a_profile_downloads_into_the_named_directory() {
+    world();
+    let profile = temp("profile-downloads");
+    let downloads = temp("profile-downloads-to");
+    let _ = std::fs::remove_dir_all(&profile);
+    let _ = std::fs::remove_dir_all(&downloads);
+    std::fs::create_dir_all(&downloads).unwrap();
+    let page = url("/files/download.html");
+    let click = "{\"action\":\"click_element\",\"element_index\":1}\n";
+    let args = [
+        "env",
+        &page,
+        "--no-screenshot",
+        "--profile",
+        profile.to_str().unwrap(),
+        "--downloads",
+        downloads.to_str().unwrap(),
+    ];
+    let out = sightline(&args, click);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("Downloaded: report.csv (300,000 bytes, done)"), "{stdout}");
+    assert_eq!(files::visible_files(&downloads), ["report.csv"]);
+    assert_eq!(std::fs::read(downloads.join("report.csv")).unwrap(), files::expected_download(300_000));
+    let _ = std::fs::remove_dir_all(&profile);
+    let _ = std::fs::remove_dir_all(&downloads);
+}
