@@ -61,7 +61,7 @@ fn ax_join(arena: &Arena, capture: &Capture) -> HashMap<NodeId, AxNode> {
             let n = arena.node(id);
             by_backend
                 .get(&(n.frame, n.backend_id))
-                .map(|&a| (id, wbr_spacing(arena, &wbrs, id, without_icon_glyphs(a.clone()))))
+                .map(|&a| (id, rendered_spacing(arena, &wbrs, id, without_icon_glyphs(a.clone()))))
         })
         .collect()
 }
@@ -74,7 +74,7 @@ fn ax_join(arena: &Arena, capture: &Capture) -> HashMap<NodeId, AxNode> {
 /// Likewise for U+FFFD, which CSS makes of `content: "\0"` (rustdoc's invisible
 /// zero-width marker before "🔬"): it is not text (see `Arena`), and Chromium's
 /// name has it with a space after.
-fn wbr_spacing(arena: &Arena, wbrs: &[u32], id: NodeId, mut a: AxNode) -> AxNode {
+fn rendered_spacing(arena: &Arena, wbrs: &[u32], id: NodeId, mut a: AxNode) -> AxNode {
     let Some(name) = a.name.as_ref().and_then(|v| v.value.as_str()) else { return a };
     let end = arena.subtree_end(id) as usize;
     let holds_wbr = wbrs.get(end + 1).zip(wbrs.get(id as usize)).is_some_and(|(e, b)| e > b);
