@@ -295,6 +295,7 @@ pub async fn run(a: &Args) -> Result<u8> {
             let source = BrowserSource::Grid(GridConfig {
                 url: g.url.clone(),
                 chrome_binary: Some("/usr/bin/chromium".into()),
+                wait: Duration::from_secs(300),
                 timeout: Duration::from_secs(300),
             });
             rows.extend(run_mode("grid", source, &site_url, &sizes, rounds, Some(g.process_group())).await?);

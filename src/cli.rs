@@ -113,6 +113,7 @@ pub struct Args {
     pub max_sessions: Option<String>,
     pub idle_timeout: Option<String>,
     pub grid: Option<String>,
+    pub grid_wait: Option<String>,
     // Files: uploads from, downloads to.
     pub files: Option<PathBuf>,
     pub downloads: Option<PathBuf>,
@@ -216,11 +217,11 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "serve",
         own: &[
-            "--listen", "--token-file", "--max-sessions", "--idle-timeout", "--grid", "--files", "--downloads",
-            "--download-limit",
+            "--listen", "--token-file", "--max-sessions", "--idle-timeout", "--grid", "--grid-wait", "--files",
+            "--downloads", "--download-limit",
         ],
         browser: true,
-        help: "sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]\n                [--grid URL | --connect URL] [OPTIONS]\n\nHTTP API and MCP (Streamable HTTP at /mcp) for many isolated sessions. A non-loopback\n--listen needs --token-file.\n\n--token-file FILE holds one principal per line, `name token` or a bare token (named token-N),\ntokens of 16 characters or more; FILE must be readable by its owner only (chmod 600).\nEach principal sees and drives only the sessions it created.\nFiles: --files DIR (upload_file chooses files inside DIR only), --downloads DIR (default: a temporary\ndirectory per session, removed at exit), --download-limit SIZE (default 100M; larger downloads are cancelled).\n\nExamples:\n    sightline serve\n    sightline serve --listen 0.0.0.0:8931 --token-file ~/.config/sightline/tokens\n    sightline serve --grid http://127.0.0.1:4444 --max-sessions 10\n",
+        help: "sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]\n                [--grid URL | --connect URL] [OPTIONS]\n\nHTTP API and MCP (Streamable HTTP at /mcp) for many isolated sessions. A non-loopback\n--listen needs --token-file.\n\n--token-file FILE holds one principal per line, `name token` or a bare token (named token-N),\ntokens of 16 characters or more; FILE must be readable by its owner only (chmod 600).\nEach principal sees and drives only the sessions it created.\n--grid URL: each session is a browser from Selenium Grid 4. --grid-wait 30s: how long a new session\nwaits for a free Grid slot; then 503 grid_full with Retry-After (a browser the Grid hands out later,\nor one whose client hung up, is deleted at once).\nFiles: --files DIR (upload_file chooses files inside DIR only), --downloads DIR (default: a temporary\ndirectory per session, removed at exit), --download-limit SIZE (default 100M; larger downloads are cancelled).\n\nExamples:\n    sightline serve\n    sightline serve --listen 0.0.0.0:8931 --token-file ~/.config/sightline/tokens\n    sightline serve --grid http://127.0.0.1:4444 --max-sessions 10\n",
     },
     CommandSpec {
         name: "marks",
@@ -321,6 +322,7 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--max-sessions" => a.max_sessions = Some(value("--max-sessions")?),
             "--idle-timeout" => a.idle_timeout = Some(value("--idle-timeout")?),
             "--grid" => a.grid = Some(value("--grid")?),
+            "--grid-wait" => a.grid_wait = Some(value("--grid-wait")?),
             "--files" => a.files = Some(value("--files")?.into()),
             "--downloads" => a.downloads = Some(value("--downloads")?.into()),
             "--download-limit" => a.download_limit = Some(value("--download-limit")?),

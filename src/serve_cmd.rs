@@ -60,7 +60,8 @@ pub fn config(a: &Args) -> Result<ServeConfig> {
             chrome_binary: a.chrome.as_ref().map(|p| p.display().to_string()).or_else(|| {
                 std::path::Path::new("/usr/bin/chromium").exists().then(|| "/usr/bin/chromium".to_string())
             }),
-            timeout: Duration::from_secs(60),
+            wait: duration(a.grid_wait.as_deref().unwrap_or("30s")).context("--grid-wait")?,
+            timeout: Duration::from_secs(300),
         }),
         (None, Some(url)) => BrowserSource::Connect(url.clone()),
         (None, None) => BrowserSource::Launch(run::browser_options(a, &egress).launch),
@@ -140,5 +141,20 @@ mod tests {
         assert!(e.contains("--token-file"), "{e}");
         let a = crate::cli::parse(["serve", "--grid", "http://g", "--connect", "ws://c"].map(String::from)).unwrap();
         assert!(config(&a).is_err());
+    }
+
+    #[test]
+    fn grid_wait_bounds_the_wait_for_a_slot() {
+        let wait = |args: &[&str]| {
+            let a = crate::cli::parse(args.iter().map(|s| s.to_string())).unwrap();
+            match config(&a).unwrap().hub.source {
+                BrowserSource::Grid(g) => (g.wait, g.retry_after()),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(wait(&["serve", "--grid", "http://g"]), (Duration::from_secs(30), 30));
+        assert_eq!(wait(&["serve", "--grid", "http://g", "--grid-wait", "1500ms"]), (Duration::from_millis(1500), 2));
+        let a = crate::cli::parse(["serve", "--grid", "http://g", "--grid-wait", "soon"].map(String::from)).unwrap();
+        assert!(config(&a).unwrap_err().to_string().contains("--grid-wait"));
     }
 }

@@ -47,6 +47,7 @@ fn grid_hub(grid_url: &str) -> HubConfig {
         source: BrowserSource::Grid(GridConfig {
             url: grid_url.to_string(),
             chrome_binary: Some("/usr/bin/chromium".into()),
+            wait: Duration::from_secs(60),
             timeout: Duration::from_secs(60),
         }),
         ..HubConfig::default()
@@ -158,6 +159,7 @@ fn new_session_asks_for_our_chromium_and_flags() {
     let body = grid::new_session_body(&GridConfig {
         url: "http://g".into(),
         chrome_binary: Some("/usr/bin/chromium".into()),
+        wait: Duration::from_secs(1),
         timeout: Duration::from_secs(1),
     });
     let chrome = &body["capabilities"]["alwaysMatch"]["goog:chromeOptions"];
@@ -175,4 +177,91 @@ fn new_session_asks_for_our_chromium_and_flags() {
     ] {
         assert!(args.contains(&f), "{f} missing from {args:?}");
     }
+}
+
+/// The Grid's own counts: (browsers running, new-session requests waiting in its queue).
+fn grid_counts(grid_url: &str) -> (u64, u64) {
+    let q = json!({ "query": "{ grid { sessionCount sessionQueueSize } }" }).to_string();
+    let (status, v, _) = http("POST", &format!("{grid_url}/graphql"), Some(&q), &[]);
+    assert_eq!(status, 200, "{v}");
+    let g = &v["data"]["grid"];
+    (g["sessionCount"].as_u64().expect("sessionCount"), g["sessionQueueSize"].as_u64().expect("sessionQueueSize"))
+}
+
+/// Poll (hang guard only) until `ok` holds for the Grid's counts.
+fn until_counts(grid_url: &str, what: &str, ok: impl Fn((u64, u64)) -> bool) {
+    let until = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let c = grid_counts(grid_url);
+        if ok(c) {
+            return;
+        }
+        assert!(std::time::Instant::now() < until, "waiting for {what}: (sessions, queued) = {c:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_full_grid_answers_grid_full_after_the_wait_and_abandoned_browsers_are_given_back() {
+    let g = local_grid();
+    let _turn = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    world();
+    until_counts(&g.url, "an idle Grid", |c| c == (0, 0));
+    // Server A fills both slots.
+    let mut a = InProcServer::start(grid_hub(&g.url), None);
+    let (s1, one) = post(&a.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
+    let (s2, two) = post(&a.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
+    assert_eq!((s1, s2), (201, 201), "{one} {two}");
+    // Server B waits at most 2 s for a slot: more clients than slots get a typed 503 with Retry-After.
+    let mut short = grid_hub(&g.url);
+    if let BrowserSource::Grid(cfg) = &mut short.source {
+        cfg.wait = Duration::from_secs(2);
+    }
+    let mut b = InProcServer::start(short, None);
+    let clients: Vec<_> = (0..2)
+        .map(|_| {
+            let u = b.url("/v1/sessions");
+            std::thread::spawn(move || http("POST", &u, Some(&json!({ "screenshot": false }).to_string()), &[]))
+        })
+        .collect();
+    for c in clients {
+        let (status, v, head) = c.join().unwrap();
+        assert_eq!((status, v["error"]["code"].as_str()), (503, Some("grid_full")), "{v}");
+        assert!(head.to_ascii_lowercase().contains("retry-after: 2\n"), "{head}");
+        assert_eq!(v["error"]["detail"]["waited_ms"], 2000, "{v}");
+        assert_eq!(v["error"]["detail"]["retry_after_s"], 2, "{v}");
+    }
+    // The sessions that were created work.
+    let id1 = one["session_id"].as_str().unwrap();
+    let (status, st, _) = http("GET", &a.url(&format!("/v1/sessions/{id1}/state?screenshot=false")), None, &[]);
+    assert_eq!(status, 200, "{st}");
+    assert!(st["page_content"].as_str().unwrap().contains("Sign In"));
+    // The two refused requests still wait in the Grid's queue (it cannot take them back).
+    // A third client asks server A, then hangs up while its request waits there too.
+    let (_, queued) = grid_counts(&g.url);
+    let mut hangup = std::net::TcpStream::connect(a.base.trim_start_matches("http://")).unwrap();
+    let body = json!({ "screenshot": false }).to_string();
+    std::io::Write::write_all(
+        &mut hangup,
+        format!(
+            "POST /v1/sessions HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    until_counts(&g.url, "the third request in the Grid's queue", |(_, q)| q > queued);
+    drop(hangup);
+    // Free one slot: every browser the Grid now hands to a request nobody waits for is given back at once.
+    let id2 = two["session_id"].as_str().unwrap();
+    let (status, _, _) = http("DELETE", &a.url(&format!("/v1/sessions/{id2}")), None, &[]);
+    assert_eq!(status, 204);
+    until_counts(&g.url, "an empty queue and only session one", |c| c == (1, 0));
+    // Nothing holds the freed slot: a new session gets it.
+    let (status, three) = post(&a.url("/v1/sessions"), json!({ "screenshot": false }));
+    assert_eq!(status, 201, "{three}");
+    assert_eq!(grid_counts(&g.url), (2, 0));
+    b.stop();
+    a.stop();
+    assert_eq!(busy(&g.url), 0);
 }

@@ -519,3 +519,120 @@ fn a_token_file_others_can_read_is_refused_at_start() {
         let _ = std::fs::remove_dir_all(f.parent().unwrap());
     }
 }
+
+/// A loopback page server whose pages load only when the test says so: a
+/// request is answered once `release` is called. `seen` counts the requests.
+struct Gate {
+    base: String,
+    state: std::sync::Arc<(std::sync::Mutex<(usize, bool)>, std::sync::Condvar)>,
+}
+
+impl Gate {
+    fn start() -> Gate {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let state = std::sync::Arc::new((std::sync::Mutex::new((0usize, false)), std::sync::Condvar::new()));
+        let st = state.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { return };
+                let st = st.clone();
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 4096];
+                    let mut head = Vec::new();
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match std::io::Read::read(&mut conn, &mut buf) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let (lock, cv) = &*st;
+                    let mut g = lock.lock().unwrap();
+                    g.0 += 1;
+                    cv.notify_all();
+                    while !g.1 {
+                        g = cv.wait(g).unwrap();
+                    }
+                    drop(g);
+                    let body = "<!doctype html><title>Held</title><p>released</p>";
+                    let reply = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = std::io::Write::write_all(&mut conn, reply.as_bytes());
+                });
+            }
+        });
+        Gate { base, state }
+    }
+
+    /// Block until the gate has seen `n` requests.
+    fn wait_seen(&self, n: usize) {
+        let (lock, cv) = &*self.state;
+        let mut g = lock.lock().unwrap();
+        while g.0 < n {
+            g = cv.wait(g).unwrap();
+        }
+    }
+
+    fn released(&self) -> bool {
+        self.state.0.lock().unwrap().1
+    }
+
+    fn release(&self) {
+        let (lock, cv) = &*self.state;
+        lock.lock().unwrap().1 = true;
+        cv.notify_all();
+    }
+}
+
+#[test]
+fn sessions_are_created_side_by_side_not_one_after_another() {
+    world();
+    let srv = InProcServer::start(attached(), None);
+    let gate = Gate::start();
+    // The first session's start page is held by the gate...
+    let first = {
+        let (u, page) = (srv.url("/v1/sessions"), format!("{}/held", gate.base));
+        std::thread::spawn(move || post(&u, json!({ "url": page, "screenshot": false })))
+    };
+    gate.wait_seen(1);
+    // ...and a second session is created, start page and all, while the first one's creation still waits.
+    let (_, second) = new_session(&srv, json!({ "url": url("/signin.html"), "screenshot": false }));
+    assert!(second["state"]["page_content"].as_str().unwrap().contains("Sign In"), "{second}");
+    assert!(!gate.released() && !first.is_finished(), "the first creation was still held");
+    gate.release();
+    let (status, v) = first.join().unwrap();
+    assert_eq!(status, 201, "{v}");
+    assert!(v["state"]["page_content"].as_str().unwrap().contains("released"), "{v}");
+}
+
+#[test]
+fn a_client_that_hangs_up_while_its_session_starts_leaves_no_session() {
+    world();
+    let srv = InProcServer::start(attached(), None);
+    let gate = Gate::start();
+    let mut conn = std::net::TcpStream::connect(srv.base.trim_start_matches("http://")).unwrap();
+    let body = json!({ "url": format!("{}/held", gate.base), "screenshot": false }).to_string();
+    let req = format!(
+        "POST /v1/sessions HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    std::io::Write::write_all(&mut conn, req.as_bytes()).unwrap();
+    gate.wait_seen(1);
+    // The session exists while its start page is held; the client hangs up.
+    let (_, listed) = get(&srv.url("/v1/sessions"));
+    assert_eq!(listed["sessions"].as_array().map(Vec::len), Some(1), "{listed}");
+    drop(conn);
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (_, listed) = get(&srv.url("/v1/sessions"));
+        if listed["sessions"].as_array().is_some_and(Vec::is_empty) {
+            break;
+        }
+        assert!(Instant::now() < until, "the abandoned session is still open: {listed}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!gate.released(), "ended while its start page was still held");
+    gate.release();
+}

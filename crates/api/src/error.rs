@@ -102,6 +102,7 @@ pub enum ToolCode {
     ShuttingDown,
     GridUnreachable,
     GridRefused,
+    GridFull,
     GridNoCdp,
     GridSetup,
 }
@@ -135,6 +136,7 @@ impl ToolCode {
         ToolCode::ShuttingDown,
         ToolCode::GridUnreachable,
         ToolCode::GridRefused,
+        ToolCode::GridFull,
         ToolCode::GridNoCdp,
         ToolCode::GridSetup,
     ];
@@ -168,6 +170,7 @@ impl ToolCode {
             ToolCode::ShuttingDown => "shutting_down",
             ToolCode::GridUnreachable => "grid_unreachable",
             ToolCode::GridRefused => "grid_refused",
+            ToolCode::GridFull => "grid_full",
             ToolCode::GridNoCdp => "grid_no_cdp",
             ToolCode::GridSetup => "grid_setup",
         }

@@ -46,6 +46,9 @@ pub enum GridError {
     /// The Grid answered a new-session request with a WebDriver error (no free slot, timeout, bad capabilities).
     #[error("Selenium Grid refused a browser ({status} {error}): {message}")]
     Refused { status: u16, error: String, message: String },
+    /// No Grid slot came free within the server's `--grid-wait`.
+    #[error("Selenium Grid has no free browser slot: waited {}s; retry after {retry_after}s", waited.as_secs_f64())]
+    Full { waited: std::time::Duration, retry_after: u64 },
     /// The Grid gave a session but no `se:cdp` endpoint to drive it.
     #[error("Selenium Grid returned no se:cdp endpoint for session {session}")]
     NoCdp { session: String },
@@ -100,6 +103,7 @@ impl ServerError {
             ServerError::Browser(_) => ToolCode::BrowserError,
             ServerError::Grid(GridError::Unreachable { .. }) => ToolCode::GridUnreachable,
             ServerError::Grid(GridError::Refused { .. }) => ToolCode::GridRefused,
+            ServerError::Grid(GridError::Full { .. }) => ToolCode::GridFull,
             ServerError::Grid(GridError::NoCdp { .. }) => ToolCode::GridNoCdp,
             ServerError::Grid(GridError::Setup(_)) => ToolCode::GridSetup,
             ServerError::Tool(e) => e.code,
@@ -145,6 +149,9 @@ impl ServerError {
             ServerError::Busy { limit, .. } => json!({ "queue_limit": limit }),
             ServerError::TooManySessions { max } => json!({ "max_sessions": max }),
             ServerError::Grid(GridError::Refused { status, error, .. }) => json!({ "status": status, "error": error }),
+            ServerError::Grid(GridError::Full { waited, retry_after }) => {
+                json!({ "waited_ms": waited.as_millis() as u64, "retry_after_s": retry_after })
+            }
             ServerError::Tool(e) => e.detail.clone(),
             _ => Value::Null,
         }
@@ -153,6 +160,14 @@ impl ServerError {
     /// `{"error": {"code", "message", "detail"}}`: the body of every failed request.
     pub fn body(&self) -> Value {
         json!({ "error": { "code": self.code(), "message": self.to_string(), "detail": self.detail() } })
+    }
+
+    /// Seconds a client should wait before trying again (the `Retry-After` header), if any.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            ServerError::Grid(GridError::Full { retry_after, .. }) => Some(*retry_after),
+            _ => None,
+        }
     }
 
     /// As a tool error (for MCP results).
@@ -170,6 +185,9 @@ impl IntoResponse for ServerError {
         if matches!(self, ServerError::Unauthorized) {
             r.headers_mut()
                 .insert(axum::http::header::WWW_AUTHENTICATE, axum::http::HeaderValue::from_static("Bearer"));
+        }
+        if let Some(s) = self.retry_after() {
+            r.headers_mut().insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from(s));
         }
         r
     }

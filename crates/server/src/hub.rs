@@ -251,22 +251,17 @@ impl Hub {
             .try_acquire_owned()
             .map_err(|_| ServerError::TooManySessions { max: self.cfg.max_sessions })?;
         let id = self.new_id();
-        let (endpoint, watch, grid) = match &self.cfg.source {
+        // A Grid browser stays in its claim (given back if this future is
+        // dropped: the client hung up) until the session holds it.
+        let (endpoint, watch, claim) = match &self.cfg.source {
             BrowserSource::Grid(g) => {
-                let gs = grid::new_session(g).await?;
-                let watch = match Browser::start(&BrowserOptions {
-                    launch: LaunchOptions::default(),
-                    connect: Some(gs.cdp.clone()),
-                })
-                .await
-                {
-                    Ok(w) => w,
-                    Err(e) => {
-                        grid::delete_session(gs).await;
-                        return Err(ServerError::Browser(e.to_string()));
-                    }
-                };
-                (gs.cdp.clone(), watch, Some(gs))
+                let claim = grid::new_session(g).await?;
+                let cdp = claim.session().cdp.clone();
+                let watch =
+                    Browser::start(&BrowserOptions { launch: LaunchOptions::default(), connect: Some(cdp.clone()) })
+                        .await
+                        .map_err(|e| ServerError::Browser(e.to_string()))?;
+                (cdp, watch, Some(claim))
             }
             _ => {
                 let (e, b) = self.shared_browser().await?;
@@ -287,7 +282,7 @@ impl Hub {
             None => api,
         };
         // A Grid browser's disk is not ours: no downloads there, nor uploads.
-        let api = match grid {
+        let api = match claim {
             Some(_) => api,
             None => api.with_files(self.cfg.files.clone()),
         };
@@ -316,8 +311,8 @@ impl Hub {
             Ok(a) => a,
             Err(e) => {
                 api.shutdown().await;
-                if let Some(gs) = grid {
-                    grid::delete_session(gs).await;
+                if let Some(c) = claim {
+                    grid::delete_session(c.take()).await;
                 }
                 return Err(e);
             }
@@ -331,7 +326,7 @@ impl Hub {
             queue_limit: self.cfg.queue_limit,
             last_used: StdMutex::new(Instant::now()),
             watch,
-            grid,
+            grid: claim.map(grid::Claim::take),
             ended: AtomicBool::new(false),
             reason: StdMutex::new(None),
             gone: CancellationToken::new(),
@@ -340,6 +335,8 @@ impl Hub {
             _slot: slot,
         });
         self.sessions.lock().unwrap().insert(id.clone(), session.clone());
+        // Until the caller has the id, dropping this future (the client hung up) ends the session.
+        let mut unclaimed = Unclaimed { hub: self.clone(), id: Some(id.clone()) };
         self.metrics.sessions_created.fetch_add(1, Ordering::Relaxed);
         self.metrics.sessions_open.fetch_add(1, Ordering::Relaxed);
         if self.closing.load(Ordering::SeqCst) {
@@ -364,6 +361,7 @@ impl Hub {
             }
             None => None,
         };
+        unclaimed.id = None;
         Ok((session, state))
     }
 
@@ -509,6 +507,24 @@ impl Hub {
         futures_util::future::join_all(ends).await;
         if let Some(b) = self.shared.lock().await.take() {
             b.shutdown().await;
+        }
+    }
+}
+
+/// A session created for a request that may still go away: ended when
+/// dropped while it still holds the id (the request's future was dropped
+/// before the caller learned the id).
+struct Unclaimed {
+    hub: Arc<Hub>,
+    id: Option<String>,
+}
+
+impl Drop for Unclaimed {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let hub = self.hub.clone();
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move { hub.end_any(&id, EndReason::Deleted).await });
         }
     }
 }

@@ -24,7 +24,7 @@ pub fn document() -> Value {
                 "201": { "description": "created", "content": { "application/json": { "schema": {
                     "type": "object", "required": ["session_id"],
                     "properties": { "session_id": { "type": "string" }, "state": state, "grid_session": { "type": "string" } } } } } },
-                "503": error_response("too_many_sessions, grid_refused, grid_unreachable, shutting_down"),
+                "503": error_response("too_many_sessions, grid_full (with Retry-After), grid_refused, grid_unreachable, shutting_down"),
             }
         },
         "get": { "summary": "Ids of the caller's open sessions (those its bearer token created).", "responses": { "200": { "description": "ok" } } }
