@@ -1023,21 +1023,22 @@ fn navigate_leaves_a_hung_page() {
     });
 }
 
+/// An environment whose first state is a page that may hang: a valid State Object
+/// (or a typed error in one) within the bound.
+async fn first_state(path: &str) -> (sightline_api::Env, sightline_api::Turn) {
+    let mut env = sightline_api::Env::new(tab().await, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
+    let first = env.step_action(sightline_api::Action::Navigate { url: url(path) }, json!({"action": "navigate"}));
+    let t = within("the first state", Duration::from_secs(60), first).await;
+    assert_valid(&t.state);
+    (env, t)
+}
+
 /// Issue 18, item 1: the body replaced synchronously on every mutation (an endless
 /// chain of observer callbacks): a valid state or a typed error, and `navigate` leaves.
 #[test]
 fn a_page_that_replaces_its_body_on_every_mutation() {
     run(async {
-        let mut env =
-            sightline_api::Env::new(tab().await, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
-        let storm = url("/hostile/storm.html");
-        let t = within(
-            "the first state",
-            Duration::from_secs(60),
-            env.step_action(sightline_api::Action::Navigate { url: storm.clone() }, json!({"action": "navigate"})),
-        )
-        .await;
-        assert_valid(&t.state);
+        let (mut env, t) = first_state("/hostile/storm.html").await;
         if let Some(e) = &t.state.error {
             assert_eq!(e.code, sightline_api::ErrorCode::InternalBrowserError, "{e:?}");
         }
@@ -1058,16 +1059,7 @@ fn a_page_that_replaces_its_body_on_every_mutation() {
 #[test]
 fn a_page_that_hangs_again_after_each_stop_is_frozen_and_left() {
     run(async {
-        let mut env =
-            sightline_api::Env::new(tab().await, sightline_api::EnvOptions { screenshot: false }).await.unwrap();
-        let storm = url("/hostile/storm-again.html");
-        let t = within(
-            "the first state",
-            Duration::from_secs(60),
-            env.step_action(sightline_api::Action::Navigate { url: storm.clone() }, json!({"action": "navigate"})),
-        )
-        .await;
-        assert_valid(&t.state);
+        let (mut env, t) = first_state("/hostile/storm-again.html").await;
         assert!(!t.fatal, "the browser is still there");
         // Each action finds the page hung again, until it is frozen; then it is refused.
         let mut refused = None;
