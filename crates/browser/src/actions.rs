@@ -598,19 +598,21 @@ impl Tab {
             self.thaw().await;
         }
         let failure = match nav {
-            Ok(Ok(v)) => v.error_text.filter(|t| !t.is_empty()),
+            Ok(Ok(v)) => v.error_text.filter(|t| !t.is_empty()).map(crate::LoadFailure::Other),
             Ok(Err(e)) => match e {
                 // The page opened another dialog while unloading: that dialog is the next state.
                 BrowserError::DialogOpen => {
                     let _ = self.client.execute(Some(&self.session), &fetch::Disable {}).await;
                     return Ok(());
                 }
-                BrowserError::Cdp(sightline_cdp::CdpError::Protocol { message, .. }) => Some(message),
+                BrowserError::Cdp(sightline_cdp::CdpError::Protocol { message, .. }) => {
+                    Some(crate::LoadFailure::Other(message))
+                }
                 other => return Err(other),
             },
             Err(_) => {
                 let _ = self.call(&page::StopLoading {}).await;
-                Some(format!("timed out after {:?}", self.opts.settle.load_timeout))
+                Some(crate::LoadFailure::TimedOut(self.opts.settle.load_timeout))
             }
         };
         let aborted = self.state.lock().unwrap().nav_error.take();
@@ -621,7 +623,7 @@ impl Tab {
             match aborted {
                 // Aborted by us: nothing was committed; the old document is still live.
                 Some(why) => {
-                    return Err(BrowserError::NavigationFailed { url: url.to_string(), reason: net_error_name(&why) })
+                    return Err(BrowserError::NavigationFailed { url: url.to_string(), reason: why })
                 }
                 None => {
                     if let Some(before) = &before {
@@ -733,22 +735,6 @@ fn typing_plan(text: &str) -> Vec<Typed> {
             (false, Some(Typed::Insert(run))) => run.push(*c),
             (false, _) => out.push(Typed::Insert(c.to_string())),
         }
-    }
-    out
-}
-
-/// `Fetch.ErrorReason` (`ConnectionRefused`) as Chromium's net error name (`net::ERR_CONNECTION_REFUSED`).
-fn net_error_name(reason: &str) -> String {
-    // Already worded (from the egress proxy's headers).
-    if reason.starts_with("net::") || reason.starts_with("refused") {
-        return reason.to_string();
-    }
-    let mut out = String::from("net::ERR_");
-    for (i, c) in reason.chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.push(c.to_ascii_uppercase());
     }
     out
 }

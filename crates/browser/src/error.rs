@@ -35,6 +35,44 @@ impl std::fmt::Display for Refusal {
     }
 }
 
+/// Why a navigation did not commit a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LoadFailure {
+    /// A network error, as Chromium names it (`net::ERR_CONNECTION_REFUSED`).
+    Net(String),
+    /// Sightline's egress policy refused the request; `rule` names the rule.
+    Refused { rule: String },
+    /// The load did not finish within the tab's load timeout.
+    TimedOut(std::time::Duration),
+    /// Chromium's own words (a protocol error or `Page.navigate`'s `errorText`).
+    Other(String),
+}
+
+impl LoadFailure {
+    /// `Fetch.ErrorReason` (`ConnectionRefused`) as Chromium's net error name (`net::ERR_CONNECTION_REFUSED`).
+    pub fn from_fetch_reason(reason: &str) -> LoadFailure {
+        let mut out = String::from("net::ERR_");
+        for (i, c) in reason.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_uppercase());
+        }
+        LoadFailure::Net(out)
+    }
+}
+
+impl std::fmt::Display for LoadFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadFailure::Net(name) | LoadFailure::Other(name) => f.write_str(name),
+            LoadFailure::Refused { rule } => write!(f, "refused by the egress policy (rule {rule})"),
+            LoadFailure::TimedOut(after) => write!(f, "timed out after {after:?}"),
+        }
+    }
+}
+
 /// Errors of the browser layer.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -49,7 +87,7 @@ pub enum BrowserError {
     #[error("option {option} does not belong to select {select}")]
     ForeignOption { select: ElementIndex, option: ElementIndex },
     #[error("navigation to {url} failed: {reason}")]
-    NavigationFailed { url: String, reason: String },
+    NavigationFailed { url: String, reason: LoadFailure },
     #[error("no element matches {selector:?}")]
     NoMatch { selector: String },
     #[error("the page's script threw: {0}")]
@@ -74,5 +112,20 @@ impl BrowserError {
     /// True when the browser or the tab is gone and the session cannot go on.
     pub fn is_fatal(&self) -> bool {
         matches!(self, BrowserError::Crashed | BrowserError::Cdp(CdpError::Disconnected))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LoadFailure;
+
+    #[test]
+    fn load_failures_read_as_chromium_and_the_policy_word_them() {
+        assert_eq!(LoadFailure::from_fetch_reason("ConnectionRefused").to_string(), "net::ERR_CONNECTION_REFUSED");
+        assert_eq!(LoadFailure::from_fetch_reason("Failed").to_string(), "net::ERR_FAILED");
+        assert_eq!(
+            LoadFailure::Refused { rule: "block-private".into() }.to_string(),
+            "refused by the egress policy (rule block-private)"
+        );
     }
 }

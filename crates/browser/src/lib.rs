@@ -31,7 +31,7 @@ pub use downloads::{
     navigation_outcome, sanitize_file_name, Download, DownloadConfig, DownloadError, DownloadState, Downloads,
     DEFAULT_MAX_BYTES,
 };
-pub use error::{BrowserError, Refusal};
+pub use error::{BrowserError, LoadFailure, Refusal};
 pub use files::{ChooserInfo, FileError, FileRoot};
 pub use selectors::Probe;
 pub use settle::{SettleOptions, Settled};

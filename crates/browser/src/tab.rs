@@ -66,7 +66,7 @@ pub(crate) struct Tracker {
     pub dialog: Option<(sightline_page::JsDialog, SessionId)>,
     pub dialog_tx: Option<tokio::sync::watch::Sender<bool>>,
     /// Why the last intercepted main-frame navigation failed (see `Tab::navigate`).
-    pub nav_error: Option<String>,
+    pub nav_error: Option<crate::LoadFailure>,
     /// Out-of-process frames attached and not yet done loading, since when.
     pub oopif_loading: HashMap<FrameId, Instant>,
     /// Page scripts stopped because the page stopped answering ([`Tab::unstick`]).
@@ -574,12 +574,11 @@ async fn track(
                 // its headers say so, and that is a failed load too, not a page.
                 let failed = v
                     .response_error_reason
-                    .clone()
+                    .as_deref()
                     .filter(|_| v.response_status_code.is_none())
-                    .or_else(|| v.header("x-sightline-egress-error").map(|e| format!("net::{e}")))
-                    .or_else(|| {
-                        v.header("x-sightline-refused").map(|r| format!("refused by the egress policy (rule {r})"))
-                    });
+                    .map(crate::LoadFailure::from_fetch_reason)
+                    .or_else(|| v.header("x-sightline-egress-error").map(|e| crate::LoadFailure::Net(format!("net::{e}"))))
+                    .or_else(|| v.header("x-sightline-refused").map(|r| crate::LoadFailure::Refused { rule: r.to_string() }));
                 let main = {
                     let mut st = state.lock().unwrap();
                     let main = v.frame_id.is_some() && v.frame_id == st.main_frame;

@@ -144,7 +144,7 @@ impl Client {
             .max_frame_size(Some(512 << 20));
         let (ws, _) = tokio_tungstenite::connect_async_with_config(ws_url, Some(config), true)
             .await
-            .map_err(|e| CdpError::Connect { endpoint: ws_url.to_string(), detail: e.to_string() })?;
+            .map_err(|e| CdpError::Connect { endpoint: ws_url.to_string(), source: Box::new(e) })?;
         let (mut sink, mut stream) = ws.split();
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
         let inner = Arc::new(Inner {
@@ -215,7 +215,7 @@ impl Client {
         limit: Duration,
     ) -> Result<C::Response, CdpError> {
         let raw = self.call_raw_within(session, C::METHOD, cmd, limit).await?;
-        C::decode(raw).map_err(|e| CdpError::Decode { method: C::METHOD.to_string(), detail: e.to_string() })
+        C::decode(raw).map_err(|e| CdpError::Decode { method: C::METHOD.to_string(), source: e })
     }
 
     /// Send a command by name and return its result as raw JSON (the transport under
@@ -240,7 +240,7 @@ impl Client {
     ) -> Result<Box<RawValue>, CdpError> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let text = serde_json::to_string(&Request { id, method, params, session_id: session.map(SessionId::as_str) })
-            .map_err(|e| CdpError::Decode { method: method.to_string(), detail: e.to_string() })?;
+            .map_err(|e| CdpError::Decode { method: method.to_string(), source: e })?;
         let (tx, rx) = oneshot::channel();
         {
             // Checked and registered under one lock: shut_down cannot slip in between.
@@ -259,15 +259,16 @@ impl Client {
                 CdpError::Protocol { code, message, .. } => {
                     CdpError::Protocol { method: method.to_string(), code, message }
                 }
-                CdpError::Decode { detail, .. } => CdpError::Decode { method: method.to_string(), detail },
+                CdpError::Decode { source, .. } => CdpError::Decode { method: method.to_string(), source },
                 CdpError::SessionGone { reason, .. } => CdpError::SessionGone { method: method.to_string(), reason },
                 other => other,
             }),
             Ok(Err(_)) => Err(CdpError::Disconnected),
             Err(_) => Err(CdpError::Timeout { method: method.to_string(), after: limit }),
         };
-        if let Err(e) = &result {
-            tracing::debug!(method, session = session.map(|s| s.0.as_str()), error = %e, "CDP call failed");
+        match &result {
+            Err(e) => tracing::debug!(method, session = session.map(|s| s.0.as_str()), error = %e, "CDP call failed"),
+            Ok(reply) => tracing::trace!(method, bytes = reply.get().len(), "CDP call"),
         }
         result
     }
@@ -301,7 +302,7 @@ impl Inner {
             Err(e) => {
                 // A reply we cannot read still ends its call, now.
                 if let Some((_, tx)) = reply_id(text).and_then(|id| self.pending.lock().unwrap().calls.remove(&id)) {
-                    let _ = tx.send(Err(CdpError::Decode { method: String::new(), detail: e.to_string() }));
+                    let _ = tx.send(Err(CdpError::Decode { method: String::new(), source: e }));
                 }
                 return;
             }

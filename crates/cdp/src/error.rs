@@ -7,12 +7,24 @@ pub enum CdpError {
     /// No Chromium binary was found; the message says how to install one.
     #[error("no Chromium found ({searched}); install it with `apt-get install -y chromium`, or pass --chrome PATH / set SIGHTLINE_CHROME")]
     ChromiumNotFound { searched: String },
+    /// The Chromium binary could not be run at all.
+    #[error("cannot run {}: {source}", binary.display())]
+    Spawn {
+        binary: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// Chromium started but did not print its DevTools endpoint.
     #[error("Chromium did not start: {detail}")]
     LaunchFailed { detail: String },
     /// The websocket could not be opened or an endpoint could not be resolved.
-    #[error("cannot connect to {endpoint}: {detail}")]
-    Connect { endpoint: String, detail: String },
+    /// (The cause is also in the message: a user reading only the message needs it.)
+    #[error("cannot connect to {endpoint}: {source}")]
+    Connect {
+        endpoint: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// The browser answered a command with a protocol error.
     #[error("{method} failed: {message} (code {code})")]
     Protocol { method: String, code: i64, message: String },
@@ -27,8 +39,12 @@ pub enum CdpError {
     #[error("{method} timed out after {after:?}")]
     Timeout { method: String, after: Duration },
     /// A reply did not have the shape we expected.
-    #[error("cannot decode the reply to {method}: {detail}")]
-    Decode { method: String, detail: String },
+    #[error("cannot decode the reply to {method}: {source}")]
+    Decode {
+        method: String,
+        #[source]
+        source: serde_json::Error,
+    },
     /// `--profile DIR` names a profile another Chromium holds (its `SingletonLock`).
     #[error("the profile {} is in use by Chromium process {pid} on host {host:?}; close that browser or choose another --profile directory", dir.display())]
     ProfileInUse { dir: std::path::PathBuf, host: String, pid: i32 },

@@ -161,7 +161,7 @@ impl Chromium {
             Ok(c) => c,
             Err(e) => {
                 remove_profile(&scratch);
-                return Err(CdpError::LaunchFailed { detail: format!("cannot run {}: {e}", binary.display()) });
+                return Err(CdpError::Spawn { binary: binary.to_path_buf(), source: e });
             }
         };
         if let Some(pid) = child.id() {
@@ -440,7 +440,7 @@ pub async fn resolve_endpoint(endpoint: &str) -> Result<String, CdpError> {
     if endpoint.starts_with("ws://") || endpoint.starts_with("wss://") {
         return Ok(endpoint.to_string());
     }
-    let err = |detail: String| CdpError::Connect { endpoint: endpoint.to_string(), detail };
+    let err = |cause: Box<dyn std::error::Error + Send + Sync>| CdpError::Connect { endpoint: endpoint.to_string(), source: cause };
     let parsed = url::Url::parse(endpoint)
         .ok()
         .filter(|u| u.scheme() == "http")
@@ -450,14 +450,14 @@ pub async fn resolve_endpoint(endpoint: &str) -> Result<String, CdpError> {
     };
     let hostport = format!("{host}:{port}");
     let fut = async {
-        let mut stream = TcpStream::connect(hostport.as_str()).await.map_err(|e| err(e.to_string()))?;
+        let mut stream = TcpStream::connect(hostport.as_str()).await.map_err(|e| err(Box::new(e)))?;
         let req = format!("GET /json/version HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n");
-        stream.write_all(req.as_bytes()).await.map_err(|e| err(e.to_string()))?;
+        stream.write_all(req.as_bytes()).await.map_err(|e| err(Box::new(e)))?;
         // Chromium keeps the connection open: read the head, then Content-Length bytes.
         let mut buf = Vec::new();
         let mut chunk = [0u8; 4096];
         let (head_end, length) = loop {
-            let n = stream.read(&mut chunk).await.map_err(|e| err(e.to_string()))?;
+            let n = stream.read(&mut chunk).await.map_err(|e| err(Box::new(e)))?;
             if n == 0 {
                 return Err(err("connection closed before a reply to /json/version".into()));
             }
@@ -471,14 +471,14 @@ pub async fn resolve_endpoint(endpoint: &str) -> Result<String, CdpError> {
             }
         };
         while length.is_some_and(|l| buf.len() < head_end + l) {
-            let n = stream.read(&mut chunk).await.map_err(|e| err(e.to_string()))?;
+            let n = stream.read(&mut chunk).await.map_err(|e| err(Box::new(e)))?;
             if n == 0 {
                 break;
             }
             buf.extend_from_slice(&chunk[..n]);
         }
         let body = &buf[head_end..length.map_or(buf.len(), |l| (head_end + l).min(buf.len()))];
-        let v: serde_json::Value = serde_json::from_slice(body).map_err(|e| err(format!("bad /json/version: {e}")))?;
+        let v: serde_json::Value = serde_json::from_slice(body).map_err(|e| err(format!("bad /json/version: {e}").into()))?;
         v["webSocketDebuggerUrl"]
             .as_str()
             .map(str::to_string)

@@ -32,7 +32,7 @@ pub struct ChromeDriver {
 fn err(e: BrowserError) -> DriverError {
     match e {
         BrowserError::NoMatch { selector } => DriverError::NotFound { selector },
-        BrowserError::NavigationFailed { url, reason } => DriverError::Navigation { url, reason },
+        BrowserError::NavigationFailed { url, reason } => DriverError::Navigation { url, reason: reason.to_string() },
         BrowserError::NotInteractive { reason, .. } | BrowserError::Refused { reason } => {
             DriverError::Refused(reason.to_string())
         }

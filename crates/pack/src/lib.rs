@@ -20,6 +20,7 @@
 //! # }
 //! ```
 
+mod alloc;
 mod driver;
 mod policy;
 mod primitives;

@@ -231,8 +231,9 @@ impl<D: Driver, P: Policy> Pack<D, P> {
         logs: Arc<Mutex<Console>>,
     ) -> Result<ScriptOutcome, ScriptError> {
         let setup = |e: rquickjs::Error| ScriptError::Setup(e.to_string());
-        let rt = Runtime::new().map_err(setup)?;
-        rt.set_memory_limit(opts.memory_limit);
+        // The memory cap is the allocator's (see `alloc`), so running out is known for certain.
+        let (capped, out_of_memory) = crate::alloc::Capped::new(opts.memory_limit);
+        let rt = Runtime::new_with_alloc(capped).map_err(setup)?;
         rt.set_max_stack_size(1 << 20);
         let deadline = Instant::now() + opts.timeout;
         let timed_out = Arc::new(AtomicBool::new(false));
@@ -260,7 +261,12 @@ impl<D: Driver, P: Policy> Pack<D, P> {
                     let value = json.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or(serde_json::Value::Null);
                     Ok(ScriptOutcome { value, logs: Vec::new() })
                 }
-                Err(e) => Err(classify(e, &opts, timed_out.load(Ordering::SeqCst) || Instant::now() >= deadline)),
+                Err(e) => Err(classify(
+                    e,
+                    &opts,
+                    timed_out.load(Ordering::SeqCst) || Instant::now() >= deadline,
+                    out_of_memory.load(Ordering::SeqCst),
+                )),
             };
             out
         })
@@ -510,18 +516,18 @@ pub fn listing(marks: &[Mark]) -> String {
         .join("\n")
 }
 
-fn classify(e: CaughtError<'_>, opts: &ScriptOptions, timed_out: bool) -> ScriptError {
+fn classify(e: CaughtError<'_>, opts: &ScriptOptions, timed_out: bool, out_of_memory: bool) -> ScriptError {
     if timed_out {
         return ScriptError::Timeout { after: opts.timeout };
+    }
+    if out_of_memory || matches!(e, CaughtError::Error(rquickjs::Error::Allocation)) {
+        return ScriptError::OutOfMemory { limit: opts.memory_limit };
     }
     let (message, stack) = match &e {
         CaughtError::Exception(ex) => (ex.message().unwrap_or_else(|| "exception".into()), ex.stack()),
         CaughtError::Value(v) => (format!("{v:?}"), None),
         CaughtError::Error(err) => (err.to_string(), None),
     };
-    if message.contains("out of memory") || matches!(e, CaughtError::Error(rquickjs::Error::Allocation)) {
-        return ScriptError::OutOfMemory { limit: opts.memory_limit };
-    }
     let line = stack.as_deref().and_then(|s| line_of(s, &opts.filename));
     ScriptError::Exception { message, line }
 }
