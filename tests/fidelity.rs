@@ -404,6 +404,35 @@ fn icon_buttons_are_named_as_chromium_names_them() {
     })
 }
 
+// Issue 20, item 5: form fields are named from what their author wrote, never
+// from content, so the fields the DOM rules leave unnamed are not asked about
+// one by one; every name Chromium gives here is still there (its names, read
+// from its accessibility tree for this page, are the ones asserted).
+#[test]
+fn form_fields_are_named_as_chromium_names_them() {
+    run(async {
+        let env = env("/fidelity/field-names.html").await;
+        let s = env.state();
+        ok(s);
+        for (role, name) in [
+            ("textbox", "Title only"),
+            ("textbox", "Placeholder only"),
+            ("textbox", "Aria placeholder"),
+            ("textbox", "Textarea title"),
+            ("combobox", "Select title"),
+            ("checkbox", "Checkbox title"),
+            ("textbox", "For label"),
+            ("textbox", "Labelled by"),
+        ] {
+            token(s, role, name);
+        }
+        // Chromium names neither the slider nor the plain fields.
+        assert!(s.page_content.contains("]slider value=\"50\""), "{}", s.page_content);
+        // The plain fields stay unnamed; a file input's name is Chromium's own (asked).
+        assert!(s.page_content.contains("[12]textbox [13]textbox [14]input \"Choose File\""), "{}", s.page_content);
+    })
+}
+
 // Issue 17, item 5 (and issue 18, item 4): frames nested deep, each on another
 // site than its parent, are all read, and the deepest one's button is usable.
 #[test]

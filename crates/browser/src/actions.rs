@@ -622,9 +622,7 @@ impl Tab {
         if let Some(reason) = failure {
             match aborted {
                 // Aborted by us: nothing was committed; the old document is still live.
-                Some(why) => {
-                    return Err(BrowserError::NavigationFailed { url: url.to_string(), reason: why })
-                }
+                Some(why) => return Err(BrowserError::NavigationFailed { url: url.to_string(), reason: why }),
                 None => {
                     if let Some(before) = &before {
                         self.restore_history(before).await?;

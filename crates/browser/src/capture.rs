@@ -92,6 +92,22 @@ const POINTER_LIMIT_WITH_AX: Duration = Duration::from_secs(10);
 /// Same-process frames come inside their process's snapshot and are not counted.
 pub const MAX_FRAMES: usize = 100;
 
+/// A form field Chromium names only from what its author wrote (`aria-labelledby`,
+/// `aria-label`, its `<label>`s, `title`, `placeholder`, `aria-placeholder`),
+/// never from content: the DOM rules read all but `aria-placeholder` (asked
+/// about), so when they found no name Chromium has none either, and asking it
+/// would cost a round trip per field on every state.
+fn named_by_author_only(d: &sightline_page::Descriptor) -> bool {
+    match d.tag.as_str() {
+        "textarea" | "select" => true,
+        "input" => !matches!(
+            d.type_.as_deref().map(str::to_ascii_lowercase).as_deref(),
+            Some("button" | "submit" | "reset" | "image" | "file")
+        ),
+        _ => false,
+    }
+}
+
 impl Tab {
     /// `DOMSnapshot.captureSnapshot` of one target. DOM rects (client box, scroll
     /// extent) cost as much as the rest of the snapshot when asked for every
@@ -348,8 +364,13 @@ impl Tab {
         let unnamed: Vec<(ElementIndex, usize, i64)> = view
             .unnamed()
             .into_iter()
+            .filter_map(|i| view.element(i))
+            .filter(|e| {
+                !(named_by_author_only(&e.descriptor)
+                    && view.node(e.node).and_then(|n| n.attr("aria-placeholder")).is_none())
+            })
             .take(25)
-            .filter_map(|i| view.element(i).map(|e| (i, e.frame, e.backend_node_id)))
+            .map(|e| (e.index, e.frame, e.backend_node_id))
             .collect();
         if unnamed.is_empty() {
             return;

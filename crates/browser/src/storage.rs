@@ -438,7 +438,10 @@ impl Browser {
             let navigate = async {
                 let nav = client.execute(Some(&session), &page::Navigate { url: &url }).await?;
                 if let Some(e) = nav.error_text {
-                    return Err(StorageError::Browser(BrowserError::NavigationFailed { url: url.clone(), reason: crate::LoadFailure::Other(e) }));
+                    return Err(StorageError::Browser(BrowserError::NavigationFailed {
+                        url: url.clone(),
+                        reason: crate::LoadFailure::Other(e),
+                    }));
                 }
                 loop {
                     let r = client.execute(Some(&session), &runtime::Evaluate::new(script).by_value()).await?;

@@ -577,8 +577,12 @@ async fn track(
                     .as_deref()
                     .filter(|_| v.response_status_code.is_none())
                     .map(crate::LoadFailure::from_fetch_reason)
-                    .or_else(|| v.header("x-sightline-egress-error").map(|e| crate::LoadFailure::Net(format!("net::{e}"))))
-                    .or_else(|| v.header("x-sightline-refused").map(|r| crate::LoadFailure::Refused { rule: r.to_string() }));
+                    .or_else(|| {
+                        v.header("x-sightline-egress-error").map(|e| crate::LoadFailure::Net(format!("net::{e}")))
+                    })
+                    .or_else(|| {
+                        v.header("x-sightline-refused").map(|r| crate::LoadFailure::Refused { rule: r.to_string() })
+                    });
                 let main = {
                     let mut st = state.lock().unwrap();
                     let main = v.frame_id.is_some() && v.frame_id == st.main_frame;

@@ -440,7 +440,10 @@ pub async fn resolve_endpoint(endpoint: &str) -> Result<String, CdpError> {
     if endpoint.starts_with("ws://") || endpoint.starts_with("wss://") {
         return Ok(endpoint.to_string());
     }
-    let err = |cause: Box<dyn std::error::Error + Send + Sync>| CdpError::Connect { endpoint: endpoint.to_string(), source: cause };
+    let err = |cause: Box<dyn std::error::Error + Send + Sync>| CdpError::Connect {
+        endpoint: endpoint.to_string(),
+        source: cause,
+    };
     let parsed = url::Url::parse(endpoint)
         .ok()
         .filter(|u| u.scheme() == "http")
@@ -478,7 +481,8 @@ pub async fn resolve_endpoint(endpoint: &str) -> Result<String, CdpError> {
             buf.extend_from_slice(&chunk[..n]);
         }
         let body = &buf[head_end..length.map_or(buf.len(), |l| (head_end + l).min(buf.len()))];
-        let v: serde_json::Value = serde_json::from_slice(body).map_err(|e| err(format!("bad /json/version: {e}").into()))?;
+        let v: serde_json::Value =
+            serde_json::from_slice(body).map_err(|e| err(format!("bad /json/version: {e}").into()))?;
         v["webSocketDebuggerUrl"]
             .as_str()
             .map(str::to_string)
