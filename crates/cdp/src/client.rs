@@ -239,6 +239,7 @@ impl Client {
         limit: Duration,
     ) -> Result<Box<RawValue>, CdpError> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let sent = std::time::Instant::now();
         let text = serde_json::to_string(&Request { id, method, params, session_id: session.map(SessionId::as_str) })
             .map_err(|e| CdpError::Decode { method: method.to_string(), source: e })?;
         let (tx, rx) = oneshot::channel();
@@ -268,7 +269,7 @@ impl Client {
         };
         match &result {
             Err(e) => tracing::debug!(method, session = session.map(|s| s.0.as_str()), error = %e, "CDP call failed"),
-            Ok(reply) => tracing::trace!(method, bytes = reply.get().len(), "CDP call"),
+            Ok(reply) => tracing::trace!(method, bytes = reply.get().len(), took = ?sent.elapsed(), "CDP call"),
         }
         result
     }
