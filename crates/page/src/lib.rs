@@ -37,10 +37,11 @@ pub use capture::{
 };
 pub use content::token;
 pub use draw::{draw_marks, mark_box, mark_color, DrawError};
+pub use facts::Reason;
 pub use geometry::Rect;
 pub use hash::{canonical, state_hash};
 pub use index::{ElementIndex, IndexError};
-pub use interactive::{Covered, Descriptor, DialogControl, Element, Reason};
+pub use interactive::{Covered, Descriptor, DialogControl, Element};
 pub use marks::Mark;
 pub use text::{collapse, cut};
 pub use url::resolve;
@@ -73,7 +74,21 @@ pub struct PageView {
 impl PageView {
     pub fn build(capture: &Capture) -> PageView {
         if let Some(d) = &capture.dialog {
-            return dialog::view(d, capture.viewport);
+            let viewport = capture.viewport;
+            let (elements, page_content) = dialog::view(d, viewport);
+            return PageView {
+                url: d.url.clone(),
+                title: String::new(),
+                scroll: (0.0, 0.0),
+                content_size: (viewport.width, viewport.height),
+                viewport,
+                elements,
+                covered: Vec::new(),
+                page_content,
+                naming_labels: Default::default(),
+                arena: Arena::empty(Rect::new(0.0, 0.0, viewport.width, viewport.height)),
+                facts: Default::default(),
+            };
         }
         let mut arena = Arena::build(capture);
         let facts = Facts::gather(&arena, capture);

@@ -1,170 +1,14 @@
-//! Flattens a [`Capture`] into one tree: every frame's documents joined in
-//! document order (iframe content under its `<iframe>`, shadow roots under their
-//! host), every box in top-level viewport coordinates with the clip its
-//! ancestors impose, and a paint-order hit test per document.
+//! Building the joined tree from a capture: each frame's documents walked
+//! with an explicit stack (iframe content under its `<iframe>`, shadow roots
+//! under their host), styles parsed from the snapshot's string table, boxes
+//! placed in top-level viewport coordinates, and inertness marked.
 
 use std::collections::HashMap;
 
 use crate::capture::*;
-use crate::geometry::{Grid, Rect};
+use crate::geometry::Rect;
 
-pub type NodeId = u32;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeKind {
-    Element,
-    Text,
-    Document,
-    ShadowRoot,
-    Other,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct Style {
-    pub display: String,
-    pub visible: bool,
-    pub cursor_pointer: bool,
-    pub pointer_events_none: bool,
-    pub clips_x: bool,
-    pub clips_y: bool,
-    /// `overflow-y: auto | scroll`: the user can scroll it.
-    pub scrolls_y: bool,
-    pub fixed: bool,
-    pub opacity_zero: bool,
-    pub white_space: WhiteSpace,
-    /// Paints nothing of its own: no background colour or image.
-    pub transparent: bool,
-}
-
-/// How a box treats spaces and line breaks in its text (CSS `white-space`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum WhiteSpace {
-    /// `normal`, `nowrap`: runs of spaces and line breaks collapse to one space.
-    #[default]
-    Collapse,
-    /// `pre`, `pre-wrap`, `break-spaces`: kept as written.
-    Preserve,
-    /// `pre-line`: spaces collapse, line breaks are kept.
-    PreserveBreaks,
-}
-
-impl WhiteSpace {
-    fn parse(v: &str) -> WhiteSpace {
-        match v {
-            "pre" | "pre-wrap" | "break-spaces" => WhiteSpace::Preserve,
-            "pre-line" => WhiteSpace::PreserveBreaks,
-            _ => WhiteSpace::Collapse,
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Layout {
-    /// Border box in top-level viewport coordinates.
-    pub rect: Rect,
-    pub style: Style,
-    pub paint: i64,
-    /// Rendered text for text nodes (whitespace already collapsed by layout).
-    pub text: Option<String>,
-    /// Client (padding) box relative to the border box.
-    pub client: Option<Rect>,
-    /// Line fragments of a text node, in viewport coordinates.
-    pub boxes: Vec<Rect>,
-    /// `(scrollTop, scrollHeight)` of a box that scrolls its content.
-    pub scroll: Option<(f64, f64)>,
-}
-
-#[derive(Debug, Clone)]
-pub struct Node {
-    pub parent: Option<NodeId>,
-    pub children: Vec<NodeId>,
-    pub kind: NodeKind,
-    /// Lower-case tag name for elements, empty otherwise.
-    pub tag: String,
-    pub attrs: Vec<(String, String)>,
-    /// DOM text for text nodes.
-    pub value: String,
-    pub backend_id: i64,
-    pub frame: usize,
-    pub doc: usize,
-    pub layout: Option<Layout>,
-    pub input_value: Option<String>,
-    pub text_value: Option<String>,
-    pub checked: bool,
-    pub selected: bool,
-    pub clickable: bool,
-    pub pointer_listener: bool,
-    pub in_ua_shadow: bool,
-    pub opacity_hidden: bool,
-    /// Inside an `inert` subtree, or outside the open modal `<dialog>`: seen, not usable.
-    pub inert: bool,
-    /// For `::before` / `::after`: the generated text (`content: "×"`).
-    pub generated: Option<String>,
-    /// A pseudo-element node (`::before`, `::after`, `::marker`, …).
-    pub pseudo: bool,
-    /// The element that has keyboard focus.
-    pub focused: bool,
-    /// The region this node's box is clipped to (viewport, iframe, overflow ancestors).
-    pub clip: Rect,
-}
-
-impl Node {
-    pub fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
-    }
-    pub fn has_attr(&self, name: &str) -> bool {
-        self.attrs.iter().any(|(k, _)| k == name)
-    }
-    pub fn is_element(&self) -> bool {
-        self.kind == NodeKind::Element
-    }
-    /// The visible part of the box, if any.
-    pub fn visible_rect(&self) -> Option<Rect> {
-        let l = self.layout.as_ref()?;
-        if !l.style.visible || self.opacity_hidden {
-            return None;
-        }
-        let r = l.rect.intersect(&self.clip);
-        (!r.is_empty()).then_some(r)
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Doc {
-    /// The CDP frame id of this document.
-    pub frame_id: String,
-    pub url: String,
-    pub title: String,
-    pub base_url: String,
-    pub root: NodeId,
-    /// The `<iframe>` element holding this document, if it is not the main one.
-    pub owner: Option<NodeId>,
-    pub scroll: (f64, f64),
-    pub content: (f64, f64),
-    /// The document's viewport in top-level coordinates (clipped by its ancestors).
-    pub clip: Rect,
-}
-
-impl Doc {
-    /// The base URL links resolve against (the document URL when there is no `<base>`).
-    pub fn base_url_or_url(&self) -> String {
-        if self.base_url.is_empty() {
-            self.url.clone()
-        } else {
-            self.base_url.clone()
-        }
-    }
-}
-
-pub struct Arena {
-    pub nodes: Vec<Node>,
-    pub docs: Vec<Doc>,
-    pub viewport: Rect,
-    grids: Vec<Option<Grid>>,
-    /// The last node of each node's subtree. Ids are given in document (pre-)order,
-    /// so a subtree is the id range `id..=subtree_end[id]`: ancestry in O(1).
-    subtree_end: Vec<NodeId>,
-}
+use super::*;
 
 struct Local<'a> {
     frame: usize,
@@ -285,11 +129,6 @@ impl Arena {
         arena
     }
 
-    /// A page with nothing in it (while a JavaScript dialog blocks the real one).
-    pub fn empty(viewport: Rect) -> Arena {
-        Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new(), subtree_end: Vec::new() }
-    }
-
     /// Marks what a person cannot use although it may be painted: `inert`
     /// subtrees, and everything outside an open modal `<dialog>` of its document.
     /// Node ids are in document order, so parents are decided before children.
@@ -318,145 +157,6 @@ impl Arena {
             self.nodes[i].inert = own || blocked_by_modal || inherited;
         }
     }
-
-    pub fn node(&self, id: NodeId) -> &Node {
-        &self.nodes[id as usize]
-    }
-
-    /// Every node id, in document order.
-    pub fn ids(&self) -> impl Iterator<Item = NodeId> {
-        0..self.nodes.len() as NodeId
-    }
-
-    /// The last id of `id`'s subtree (its descendants are `id + 1..=end`).
-    pub fn subtree_end(&self, id: NodeId) -> NodeId {
-        self.subtree_end.get(id as usize).copied().unwrap_or(id)
-    }
-
-    /// True if `a` is `b` or one of its ancestors (across shadow roots and frames).
-    pub fn is_ancestor_or_self(&self, a: NodeId, b: NodeId) -> bool {
-        match self.subtree_end.get(a as usize) {
-            Some(&end) => a <= b && b <= end,
-            None => a == b,
-        }
-    }
-
-    pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        std::iter::successors(self.nodes[id as usize].parent, move |&p| self.nodes[p as usize].parent)
-    }
-
-    fn ensure_grid(&mut self, doc: usize) {
-        if self.grids[doc].is_none() {
-            let area = self.docs[doc].clip;
-            let mut g = Grid::new(area, 96.0);
-            for (i, n) in self.nodes.iter().enumerate() {
-                // Text never blocks a click on its own: its element's box does.
-                if n.doc != doc || n.in_ua_shadow || n.kind == NodeKind::Text {
-                    continue;
-                }
-                let Some(l) = &n.layout else { continue };
-                if l.style.pointer_events_none {
-                    continue;
-                }
-                if let Some(r) = n.visible_rect() {
-                    g.insert(&r, i as u32);
-                }
-            }
-            self.grids[doc] = Some(g);
-        }
-    }
-
-    /// The nodes of the top paint layer at a point of one document. With
-    /// `painted_only`, boxes that paint nothing there (no background, not a
-    /// replaced element) are looked through, as the eye does.
-    fn top_layer(&mut self, doc: usize, x: f64, y: f64, painted_only: bool) -> Vec<NodeId> {
-        self.ensure_grid(doc);
-        let grid = self.grids[doc].as_ref().expect("grid just built");
-        let mut best = i64::MIN;
-        let mut top = Vec::new();
-        for &id in grid.at(x, y) {
-            let n = &self.nodes[id as usize];
-            let l = n.layout.as_ref().expect("grid holds laid-out nodes");
-            if !l.rect.intersect(&n.clip).contains(x, y) {
-                continue;
-            }
-            if painted_only && l.style.transparent && !REPLACED.contains(&n.tag.as_str()) {
-                continue;
-            }
-            if l.paint > best {
-                best = l.paint;
-                top.clear();
-            }
-            if l.paint == best {
-                top.push(id);
-            }
-        }
-        top
-    }
-
-    /// The paint layer `id` is painted in: its own box's, else that of the
-    /// nearest ancestor with a box in the same document (`display: contents`).
-    fn paint_of(&self, id: NodeId) -> Option<i64> {
-        let doc = self.nodes[id as usize].doc;
-        std::iter::once(id)
-            .chain(self.ancestors(id))
-            .take_while(|&a| self.nodes[a as usize].doc == doc)
-            .find_map(|a| self.nodes[a as usize].layout.as_ref().map(|l| l.paint))
-    }
-
-    fn related(&self, a: NodeId, b: NodeId) -> bool {
-        self.is_ancestor_or_self(a, b) || self.is_ancestor_or_self(b, a)
-    }
-
-    /// Whether `id` is covered at a viewport point: `None` when it is not (the
-    /// top paint layer there holds `id`, a relative of it, or nothing), else
-    /// `Some(by)`. Nodes of one paint layer are in flow and do not overlap, so
-    /// only a higher layer covers. Descends into the iframe holding `id`.
-    pub fn cover_at(&mut self, id: NodeId, x: f64, y: f64) -> Option<Option<NodeId>> {
-        self.cover_at_with(id, x, y, false)
-    }
-
-    /// Like [`Arena::cover_at`], for what the eye sees: a box that paints nothing
-    /// (a transparent positioned list over a text) does not hide what is under it,
-    /// although it would take a click.
-    pub fn visually_covered_at(&mut self, id: NodeId, x: f64, y: f64) -> bool {
-        self.cover_at_with(id, x, y, true).is_some()
-    }
-
-    fn cover_at_with(&mut self, id: NodeId, x: f64, y: f64, painted_only: bool) -> Option<Option<NodeId>> {
-        let mut doc = 0usize;
-        loop {
-            let top = self.top_layer(doc, x, y, painted_only);
-            if top.is_empty() {
-                return None;
-            }
-            if let Some(&frame_owner) =
-                top.iter().find(|&&t| self.is_ancestor_or_self(t, id) && self.docs.iter().any(|d| d.owner == Some(t)))
-            {
-                if let Some(d) = self.docs.iter().position(|d| d.owner == Some(frame_owner) && d.clip.contains(x, y)) {
-                    if self.is_ancestor_or_self(self.docs[d].root, id) {
-                        doc = d;
-                        continue;
-                    }
-                }
-            }
-            if top.iter().any(|&t| self.related(t, id)) {
-                return None;
-            }
-            // Only a layer painted *after* `id`'s own covers it: `id` in the top layer
-            // (in-flow siblings share a layer), or in a later one (a positioned
-            // caption over a canvas, whose box paints nothing and was looked
-            // through), is seen.
-            let own = self.paint_of(id);
-            let best = self.nodes[top[0] as usize].layout.as_ref().map(|l| l.paint);
-            if let (Some(own), Some(best)) = (own, best) {
-                if own >= best && self.nodes[id as usize].doc == doc {
-                    return None;
-                }
-            }
-            return Some(top.last().copied());
-        }
-    }
 }
 
 struct Builder<'c, 'a> {
@@ -477,12 +177,6 @@ fn is_transparent(color: &str) -> bool {
                 .next()
                 .is_some_and(|a| a.trim().parse::<f64>().is_ok_and(|a| a < 0.01)))
 }
-
-/// Elements that paint content of their own even without a background.
-const REPLACED: &[&str] = &[
-    "img", "video", "canvas", "iframe", "frame", "svg", "input", "textarea", "select", "button", "embed", "object",
-    "picture",
-];
 
 fn parse_style(snap: &Snapshot, ids: &[i64]) -> Style {
     let s = |i: usize| ids.get(i).map(|&v| snap.str(v)).unwrap_or("");

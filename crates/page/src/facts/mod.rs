@@ -1,14 +1,18 @@
 //! What one capture says about its nodes, worked out once and shared by every
 //! view of it (the element index, the marks and the semantic_v2 tree):
 //! which `<label>`s name which controls, which elements are interactive, and
-//! the accessibility tree joined to the arena.
+//! the accessibility tree joined to the arena. [`candidates`] holds the rules
+//! for what counts as interactive.
+
+mod candidates;
 
 use std::collections::HashMap;
 
 use crate::arena::{Arena, NodeId};
 use crate::capture::{AxNode, AxValue, Capture};
-use crate::interactive::{self, Reason};
-use crate::text::is_private_use;
+use crate::text::{accessible_text, collapse, is_private_use};
+
+pub use candidates::Reason;
 
 #[derive(Debug, Default)]
 pub(crate) struct Facts {
@@ -31,8 +35,8 @@ impl Facts {
     }
 
     pub fn gather(arena: &Arena, capture: &Capture) -> Facts {
-        let (label_set, labels_of) = interactive::labels(arena);
-        let candidates = interactive::candidates(arena, &label_set);
+        let (label_set, labels_of) = candidates::labels(arena);
+        let candidates = candidates::candidates(arena, &label_set);
         Facts {
             labels_of,
             candidates,
@@ -82,7 +86,7 @@ fn rendered_spacing(arena: &Arena, wbrs: &[u32], id: NodeId, mut a: AxNode) -> A
     if !(replacement || (name.contains(' ') && holds_wbr)) {
         return a;
     }
-    let text = crate::text::collapse(&crate::text::accessible_text(arena, id, 400));
+    let text = collapse(&accessible_text(arena, id, 400));
     // Only a name from content, and only where the rendered text has no U+FFFD
     // of its own (a lone surrogate in the page's text is a U+FFFD that stays).
     let from_content = !arena.node(id).has_attr("aria-label") && !arena.node(id).has_attr("aria-labelledby");

@@ -1,133 +1,21 @@
-//! semantic_v2: the page as an accessibility outline with typed refs.
-//!
-//! Built from the same joined tree as the element index, plus the accessibility
-//! tree (role, name, states) joined by backend node id. Each semantic node is
-//! an *action* node (an interactive element, with the actions it supports) or a
-//! *content* node (a heading, paragraph, list item, image, landmark, text…),
-//! with a visibility from the closed vocabulary below, decided from evidence.
+//! The walk that builds the semantic tree: which nodes are action, content or
+//! text nodes, their role, name, states, value, visibility and priority.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::arena::{Arena, NodeId, NodeKind};
+use crate::arena::{Arena, NodeId, NodeKind, WhiteSpace};
 use crate::aria;
-use crate::capture::AxNode;
-use crate::facts::Facts;
+use crate::capture::{AxNode, AxValue};
+use crate::facts::{Facts, Reason};
 use crate::geometry::Rect;
-use crate::interactive::{self, Reason};
-use crate::text::{accessible_text, collapse, cut, visible_text};
+use crate::interactive;
+use crate::text::{accessible_text, collapse, cut, visible_text, white_space_of, Flow};
 use crate::PageView;
 
-/// The closed visibility vocabulary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Visibility {
-    /// Layout bounds intersect the current page viewport.
-    InViewport,
-    /// Layout bounds are within the near-viewport margin (half a viewport on each side).
-    NearViewport,
-    /// Layout exists outside that margin.
-    Offscreen,
-    /// DOM or computed style proves the node hidden.
-    CssHidden,
-    /// No non-empty layout box is available.
-    NoLayout,
-    /// A higher-painted fixed or absolute overlay covers every sampled point of it.
-    PageOccluded,
-    /// The available evidence cannot classify it.
-    Unknown,
-}
-
-impl Visibility {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Visibility::InViewport => "in_viewport",
-            Visibility::NearViewport => "near_viewport",
-            Visibility::Offscreen => "offscreen",
-            Visibility::CssHidden => "css_hidden",
-            Visibility::NoLayout => "no_layout",
-            Visibility::PageOccluded => "page_occluded",
-            Visibility::Unknown => "unknown",
-        }
-    }
-}
-
-/// The closed set of actions a ref can declare.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ActionKind {
-    /// A real mouse click.
-    Click,
-    /// Typing text (text inputs, textareas, contenteditable).
-    Type,
-    /// Choosing an option (selects, listboxes).
-    Select,
-    /// Toggling a checkbox, radio or switch (by clicking it).
-    Check,
-    /// Scrolling a scroll container with the wheel.
-    Scroll,
-}
-
-impl ActionKind {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            ActionKind::Click => "click",
-            ActionKind::Type => "type",
-            ActionKind::Select => "select",
-            ActionKind::Check => "check",
-            ActionKind::Scroll => "scroll",
-        }
-    }
-    pub const ALL: [ActionKind; 5] =
-        [ActionKind::Click, ActionKind::Type, ActionKind::Select, ActionKind::Check, ActionKind::Scroll];
-}
-
-/// One node of the semantic tree.
-#[derive(Debug, Clone)]
-pub struct SemNode {
-    pub node: NodeId,
-    /// Index of the nearest semantic ancestor.
-    pub parent: Option<usize>,
-    pub role: String,
-    pub name: String,
-    pub value: Option<String>,
-    /// `disabled`, `checked`, `expanded`, `selected`, `focused`, `required`, `readonly`, `level`.
-    pub states: Vec<(&'static str, Value)>,
-    /// Empty for content nodes.
-    pub actions: Vec<ActionKind>,
-    pub visibility: Visibility,
-    /// Capture frame (CDP session) and backend node id, for acting.
-    pub frame: usize,
-    pub backend_node_id: i64,
-    /// Which document (0 = main); for frame labels.
-    pub doc: usize,
-    /// Inside an open dialog, or the focused element and its ancestors.
-    pub priority: bool,
-    /// A point to click, when in the viewport.
-    pub click_point: Option<(f64, f64)>,
-}
-
-impl SemNode {
-    pub fn is_action(&self) -> bool {
-        !self.actions.is_empty()
-    }
-}
-
-/// The semantic tree of one capture, plus what was left out and why.
-#[derive(Debug, Clone, Default)]
-pub struct SemanticTree {
-    /// In document order.
-    pub nodes: Vec<SemNode>,
-    /// Semantic nodes proven hidden (removed before ranking).
-    pub css_hidden: usize,
-    /// Frames whose content could not be captured or placed.
-    pub unprovable_frames: usize,
-    /// Out-of-process frames that were captured.
-    pub oopif_frames: usize,
-    /// The DOM was larger than the limit: only its first part was processed.
-    pub partial: bool,
-    /// DOM nodes left unprocessed when partial.
-    pub unprocessed: usize,
-}
+use super::visibility::classify;
+use super::{ActionKind, SemNode, SemanticOptions, SemanticTree, Visibility};
 
 const SKIP: &[&str] = &[
     "script", "style", "noscript", "template", "head", "title", "meta", "link", "svg", "option", "optgroup", "datalist",
@@ -208,7 +96,7 @@ fn normalize_role(r: &str) -> String {
     }
 }
 
-fn ax_str(v: &Option<crate::capture::AxValue>) -> Option<String> {
+fn ax_str(v: &Option<AxValue>) -> Option<String> {
     v.as_ref().and_then(|v| v.value.as_str()).map(collapse).filter(|s| !s.is_empty())
 }
 
@@ -231,21 +119,6 @@ fn proven_hidden(ax: Option<&AxNode>) -> bool {
                 )
             })
     })
-}
-
-/// Options for building the tree.
-#[derive(Debug, Clone, Copy)]
-pub struct SemanticOptions {
-    /// Process at most this many DOM nodes (the known oversized-DOM fallback).
-    pub dom_node_limit: usize,
-    /// Near-viewport margin as a fraction of the viewport on each side.
-    pub near_margin: f64,
-}
-
-impl Default for SemanticOptions {
-    fn default() -> Self {
-        SemanticOptions { dom_node_limit: 200_000, near_margin: 0.5 }
-    }
 }
 
 /// Build the semantic tree of a view (its capture must carry the AX trees for
@@ -318,7 +191,7 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
         let own_hidden = unrendered
             || n.has_attr("hidden")
             || proven_hidden(axn)
-            || aria::aria_hidden(arena, id)
+            || arena.node(id).aria_hidden()
             || n.layout.as_ref().is_some_and(|l| !l.style.visible)
             || n.opacity_hidden;
         let hidden = hidden || own_hidden;
@@ -366,7 +239,7 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
                             | "layouttablecell"
                     )
                 })
-                .or_else(|| interactive::role_of(arena, id))
+                .or_else(|| aria::role_of(arena, id))
                 .or_else(|| aria::implicit_content_role(arena, id).map(str::to_string))
                 // An anchor without href that acts on a click is a link to Chromium too.
                 .or_else(|| (n.tag == "a").then(|| "link".to_string()))
@@ -395,7 +268,7 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
                 }
             })
         } else if TEXT_ROLES.contains(&role.as_str()) || role == "image" {
-            ax_name.or_else(|| interactive::aria_label(arena, id)).unwrap_or_else(|| {
+            ax_name.or_else(|| aria::aria_label(arena, id)).unwrap_or_else(|| {
                 let t = if aria_hidden_count.inside(arena, id) {
                     collapse(&accessible_text(arena, id, 300))
                 } else {
@@ -416,7 +289,7 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
             ax_name.unwrap_or_default()
         } else {
             // A landmark, dialog or region is named by its author, not by its content.
-            interactive::aria_label(arena, id).or_else(|| aria::caption(arena, id)).unwrap_or_default()
+            aria::aria_label(arena, id).or_else(|| aria::caption(arena, id)).unwrap_or_default()
         };
         // A list item or cell whose text all belongs to the links, buttons and nested
         // blocks inside it would only repeat their names: it shows none of its own.
@@ -434,7 +307,7 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
             let tag = n.tag.as_str();
             let checkable =
                 matches!(role.as_str(), "checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio");
-            let typable = interactive::is_text_field(arena, id) || reason == Some(Reason::Editable);
+            let typable = aria::is_text_field(arena, id) || reason == Some(Reason::Editable);
             if tag == "select" {
                 actions.push(ActionKind::Select);
             } else {
@@ -453,7 +326,7 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
         let mut states: Vec<(&'static str, Value)> = Vec::new();
         if is_action {
             let disabled = axn.and_then(|a| ax_prop(a, "disabled")).and_then(Value::as_bool).unwrap_or(false)
-                || interactive::is_disabled(arena, id);
+                || aria::is_disabled(arena, id);
             states.push(("disabled", Value::Bool(disabled)));
             if let Some(c) = descriptor.checked {
                 states.push(("checked", Value::Bool(c)));
@@ -559,7 +432,7 @@ impl AriaHiddenCount {
         let mut seen = 0;
         count.push(0);
         for id in arena.ids() {
-            seen += u32::from(aria::aria_hidden(arena, id));
+            seen += u32::from(arena.node(id).aria_hidden());
             count.push(seen);
         }
         AriaHiddenCount(count)
@@ -594,14 +467,14 @@ fn has_rendered_descendant(arena: &Arena, id: NodeId) -> bool {
 /// `<strong>` inside a sentence), joined as rendered; nested blocks and
 /// interactive elements are nodes of their own.
 fn direct_text(arena: &Arena, id: NodeId, facts: &Facts) -> String {
-    let mut flow = crate::text::Flow::one_line(400);
+    let mut flow = Flow::one_line(400);
     let mut stack: Vec<NodeId> = arena.node(id).children.iter().rev().copied().collect();
     while let Some(c) = stack.pop() {
         let cn = arena.node(c);
         match cn.kind {
             NodeKind::Text => {
                 if let Some(t) = cn.layout.as_ref().filter(|l| l.style.visible).and_then(|l| l.text.as_deref()) {
-                    flow.text(t, crate::text::white_space_of(arena, c));
+                    flow.text(t, white_space_of(arena, c));
                 }
             }
             NodeKind::Element => {
@@ -610,7 +483,7 @@ fn direct_text(arena: &Arena, id: NodeId, facts: &Facts) -> String {
                 if inline && facts.reason(c).is_none() && !SKIP.contains(&cn.tag.as_str()) && !cn.pseudo {
                     stack.extend(cn.children.iter().rev().copied());
                 } else if cn.generated.is_some() {
-                    flow.text(cn.generated.as_deref().unwrap_or(""), crate::arena::WhiteSpace::Collapse);
+                    flow.text(cn.generated.as_deref().unwrap_or(""), WhiteSpace::Collapse);
                 } else {
                     // A nested block or a target: a separate node of the outline.
                     flow.soft_break();
@@ -634,186 +507,4 @@ fn scrollable(arena: &Arena, id: NodeId) -> bool {
     n.layout.as_ref().is_some_and(|l| {
         (l.style.clips_x || l.style.clips_y) && n.tag != "input" && n.tag != "select" && n.tag != "textarea"
     })
-}
-
-/// Visibility from layout, clipping and paint order; and a click point when visible.
-fn classify(arena: &mut Arena, id: NodeId, near: &Rect) -> (Visibility, Option<(f64, f64)>) {
-    let n = arena.node(id);
-    let doc_has_layout = arena.nodes.iter().skip(arena.docs[n.doc].root as usize).take(4).any(|m| m.layout.is_some());
-    if !doc_has_layout {
-        return (Visibility::Unknown, None);
-    }
-    let (full, visible) = interactive::element_rect_pub(arena, id);
-    if full.is_empty() || !full.x.is_finite() || !full.y.is_finite() {
-        return (Visibility::NoLayout, None);
-    }
-    if !visible.is_empty() {
-        let points = [
-            visible.center(),
-            (visible.x + visible.w * 0.25, visible.y + visible.h * 0.25),
-            (visible.x + visible.w * 0.75, visible.y + visible.h * 0.75),
-        ];
-        let mut covered_by_overlay = true;
-        for (x, y) in points {
-            match arena.cover_at(id, x, y) {
-                None => return (Visibility::InViewport, Some((x, y))),
-                Some(by) => {
-                    let positioned =
-                        by.and_then(|b| arena.node(b).layout.as_ref()).is_some_and(|l| l.style.fixed || l.paint > 0);
-                    covered_by_overlay &= positioned;
-                }
-            }
-        }
-        return (if covered_by_overlay { Visibility::PageOccluded } else { Visibility::InViewport }, None);
-    }
-    if !full.intersect(near).is_empty() {
-        (Visibility::NearViewport, None)
-    } else {
-        (Visibility::Offscreen, None)
-    }
-}
-
-/// How a request scopes the snapshot.
-#[derive(Debug, Clone)]
-pub enum Scope {
-    /// The viewport and its near margin (the default).
-    Viewport,
-    /// Nodes whose role, name or value matches, with their semantic ancestors.
-    Query(String),
-    /// The subtree of one node.
-    Subtree(usize),
-}
-
-/// Counts of what a selection left out, by reason.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Omitted {
-    pub css_hidden: usize,
-    pub offscreen: usize,
-    pub page_occluded: usize,
-    pub no_layout: usize,
-    pub unknown: usize,
-    pub budget: usize,
-    pub unprovable_frame: usize,
-}
-
-/// In-scope nodes in rank order, and what the scope left out.
-#[derive(Debug, Clone)]
-pub struct Plan {
-    pub ranked: Vec<usize>,
-    pub omitted: Omitted,
-    pub scope: &'static str,
-}
-
-fn tier(s: &SemNode) -> u8 {
-    if s.priority {
-        return 0;
-    }
-    match s.visibility {
-        Visibility::InViewport if s.is_action() => 1,
-        Visibility::InViewport => 2,
-        Visibility::PageOccluded => 3,
-        Visibility::NearViewport => 4,
-        Visibility::Offscreen => 5,
-        _ => 6,
-    }
-}
-
-/// Rank the nodes in scope: dialogs and focus first, then visible actions,
-/// visible content, occluded, near-viewport, offscreen; document order within a tier.
-pub fn plan(tree: &SemanticTree, scope: &Scope) -> Plan {
-    let mut omitted = Omitted {
-        css_hidden: tree.css_hidden,
-        unprovable_frame: tree.unprovable_frames,
-        unknown: tree.unprocessed,
-        ..Default::default()
-    };
-    let mut chosen: Vec<usize> = Vec::new();
-    let scope_name = match scope {
-        Scope::Viewport => {
-            for (i, s) in tree.nodes.iter().enumerate() {
-                match s.visibility {
-                    Visibility::InViewport | Visibility::NearViewport => chosen.push(i),
-                    Visibility::PageOccluded if s.is_action() => chosen.push(i),
-                    Visibility::PageOccluded => omitted.page_occluded += 1,
-                    Visibility::Offscreen => omitted.offscreen += 1,
-                    Visibility::NoLayout => omitted.no_layout += 1,
-                    Visibility::Unknown => omitted.unknown += 1,
-                    Visibility::CssHidden => omitted.css_hidden += 1,
-                }
-            }
-            "viewport"
-        }
-        Scope::Query(q) => {
-            let q = q.to_lowercase();
-            let mut set = HashSet::new();
-            for (i, s) in tree.nodes.iter().enumerate() {
-                let hit = s.role.to_lowercase() == q
-                    || s.name.to_lowercase().contains(&q)
-                    || s.value.as_deref().is_some_and(|v| v.to_lowercase().contains(&q));
-                if hit {
-                    let mut cur = Some(i);
-                    while let Some(c) = cur {
-                        set.insert(c);
-                        cur = tree.nodes[c].parent;
-                    }
-                }
-            }
-            chosen = set.into_iter().collect();
-            chosen.sort_unstable();
-            "query"
-        }
-        Scope::Subtree(root) => {
-            let mut inside = vec![false; tree.nodes.len()];
-            for (i, s) in tree.nodes.iter().enumerate() {
-                inside[i] = i == *root || s.parent.is_some_and(|p| inside[p]);
-                if inside[i] {
-                    chosen.push(i);
-                }
-            }
-            "subtree"
-        }
-    };
-    chosen.sort_by_key(|&i| (tier(&tree.nodes[i]), i));
-    Plan { ranked: chosen, omitted, scope: scope_name }
-}
-
-/// The outline of some nodes (shown in document order, indented by their
-/// nesting among the shown nodes). `refs` gives each node's ref string.
-pub fn outline(tree: &SemanticTree, shown: &[usize], refs: impl Fn(usize) -> String) -> String {
-    let mut order: Vec<usize> = shown.to_vec();
-    order.sort_unstable();
-    let set: HashSet<usize> = order.iter().copied().collect();
-    let mut lines = Vec::with_capacity(order.len());
-    for i in order {
-        let s = &tree.nodes[i];
-        let mut depth = 0;
-        let mut cur = s.parent;
-        while let Some(p) = cur {
-            if set.contains(&p) {
-                depth += 1;
-            }
-            cur = tree.nodes[p].parent;
-        }
-        let mut line = format!("{}- {}", "  ".repeat(depth.min(12)), s.role);
-        if !s.name.is_empty() {
-            line.push_str(&format!(" {:?}", s.name));
-        }
-        for (k, v) in &s.states {
-            match (k, v) {
-                (_, Value::Bool(false)) => {}
-                (_, Value::Bool(true)) => line.push_str(&format!(" [{k}]")),
-                (_, v) => line
-                    .push_str(&format!(" [{k}={}]", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))),
-            }
-        }
-        if s.visibility != Visibility::InViewport {
-            line.push_str(&format!(" [{}]", s.visibility.as_str()));
-        }
-        line.push_str(&format!(" [ref={}]", refs(i)));
-        if let Some(v) = &s.value {
-            line.push_str(&format!(": {}", cut(v, 120)));
-        }
-        lines.push(line);
-    }
-    lines.join("\n")
 }

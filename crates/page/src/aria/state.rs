@@ -1,0 +1,159 @@
+//! States: disabled, expanded, selected, focused, level, modal and whether a
+//! field takes typed text, read from the DOM the way Chromium's accessibility
+//! tree reports them.
+
+use serde_json::Value;
+
+use crate::arena::{Arena, NodeId, NodeKind};
+
+use super::role::{explicit_role, input_type};
+
+/// `<input>` types that take typed text.
+const TEXT_INPUT_TYPES: &[&str] =
+    &["text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"];
+
+/// The one rule for a form field that takes typed text: a `<textarea>`, or an
+/// `<input>` of a text type. (Contenteditable elements are decided apart.)
+pub(crate) fn is_text_field(arena: &Arena, id: NodeId) -> bool {
+    match arena.node(id).tag.as_str() {
+        "textarea" => true,
+        "input" => TEXT_INPUT_TYPES.contains(&input_type(arena, id).as_str()),
+        _ => false,
+    }
+}
+
+/// The one rule for "disabled": `aria-disabled="true"`, or a form control that
+/// is disabled itself or by a disabled `<fieldset>` (outside its first
+/// `<legend>`), `<optgroup>` or `<select>`.
+pub(crate) fn is_disabled(arena: &Arena, id: NodeId) -> bool {
+    let n = arena.node(id);
+    if n.attr("aria-disabled").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+        return true;
+    }
+    let form_control = matches!(n.tag.as_str(), "button" | "input" | "select" | "textarea" | "option" | "optgroup");
+    if !form_control {
+        return false;
+    }
+    if n.has_attr("disabled") {
+        return true;
+    }
+    let mut child = id;
+    for a in arena.ancestors(id) {
+        let an = arena.node(a);
+        if an.kind == NodeKind::Document {
+            break;
+        }
+        if (an.tag == "fieldset" || (an.tag == "optgroup" && n.tag == "option")) && an.has_attr("disabled") {
+            // Controls inside the fieldset's first <legend> stay enabled.
+            let first_legend = an.children.iter().copied().find(|&c| arena.node(c).tag == "legend");
+            if an.tag == "fieldset" && first_legend == Some(child) {
+                return false;
+            }
+            return true;
+        }
+        if an.tag == "select" && an.has_attr("disabled") && n.tag == "option" {
+            return true;
+        }
+        child = a;
+    }
+    false
+}
+
+/// `aria-expanded`, or whether the `<details>` of a `<summary>` is open.
+pub(crate) fn expanded(arena: &Arena, id: NodeId) -> Option<bool> {
+    let n = arena.node(id);
+    if let Some(v) = n.attr("aria-expanded") {
+        return Some(v.eq_ignore_ascii_case("true"));
+    }
+    if n.tag == "summary" {
+        if let Some(p) = n.parent {
+            let pn = arena.node(p);
+            if pn.tag == "details" {
+                return Some(pn.has_attr("open"));
+            }
+        }
+    }
+    None
+}
+
+/// Roles that take `aria-expanded` (Chromium reports it on no others).
+const EXPANDABLE: &[&str] = &[
+    "application",
+    "button",
+    "checkbox",
+    "columnheader",
+    "combobox",
+    "gridcell",
+    "link",
+    "listbox",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "row",
+    "rowheader",
+    "switch",
+    "tab",
+    "treeitem",
+];
+
+fn attr_bool(arena: &Arena, id: NodeId, name: &str) -> Option<bool> {
+    let v = arena.node(id).attr(name)?.trim().to_ascii_lowercase();
+    match v.as_str() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// Roles that take `aria-selected`.
+const SELECTABLE: &[&str] = &["option", "tab", "row", "gridcell", "treeitem", "columnheader", "rowheader"];
+
+/// The states the accessibility tree reports beyond what the DOM descriptor
+/// has, in the order semantic_v2 lists them: expanded, selected, focused,
+/// level, modal.
+pub(crate) fn states(arena: &Arena, id: NodeId, role: &str) -> Vec<(&'static str, Value)> {
+    let n = arena.node(id);
+    let mut out = Vec::new();
+    let expanded = expanded(arena, id).filter(|_| EXPANDABLE.contains(&role)).or_else(|| {
+        // A drop-down select is a collapsed combobox until its popup opens.
+        (n.tag == "select" && role == "combobox").then_some(false)
+    });
+    if let Some(e) = expanded {
+        out.push(("expanded", Value::Bool(e)));
+    }
+    if SELECTABLE.contains(&role) {
+        // Tabs and tree items are reported unselected unless marked.
+        let default = matches!(role, "tab" | "treeitem").then_some(false);
+        if let Some(s) = attr_bool(arena, id, "aria-selected").or(default) {
+            out.push(("selected", Value::Bool(s)));
+        }
+    }
+    if n.focused {
+        out.push(("focused", Value::Bool(true)));
+    }
+    let level = match role {
+        "heading" => n
+            .attr("aria-level")
+            .and_then(|l| l.trim().parse::<u64>().ok())
+            .filter(|l| *l > 0)
+            .or_else(|| n.tag.strip_prefix('h').and_then(|l| l.parse::<u64>().ok()))
+            .or(Some(2)),
+        "treeitem" | "row" => n.attr("aria-level").and_then(|l| l.trim().parse::<u64>().ok()).filter(|l| *l > 0),
+        _ => None,
+    };
+    if let Some(l) = level {
+        out.push(("level", Value::from(l)));
+    }
+    if matches!(role, "dialog" | "alertdialog") {
+        // A <dialog> opened with showModal() is fixed in the top layer (see Arena::mark_inert).
+        let modal_dialog = n.tag == "dialog" && n.has_attr("open") && n.layout.as_ref().is_some_and(|l| l.style.fixed);
+        // An element given the role (`<div role=dialog>`) is reported modal=false
+        // unless aria-modal says otherwise, as Chromium reports it.
+        let by_role = n.tag != "dialog" && explicit_role(arena, id).is_some();
+        let modal = if modal_dialog { Some(true) } else { attr_bool(arena, id, "aria-modal") };
+        if let Some(m) = modal.or(by_role.then_some(false)) {
+            out.push(("modal", Value::Bool(m)));
+        }
+    }
+    out
+}
