@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use crate::arena::WhiteSpace;
 use crate::arena::{Arena, NodeId, NodeKind};
+use crate::aria::Role;
 use crate::geometry::Rect;
 use crate::interactive::{Element, Reason};
 use crate::text::{collapse, cut, display_of, white_space_of, Display, Flow};
@@ -395,7 +396,7 @@ pub fn token(e: &Element) -> String {
     }
     // A widget that says it is a text box without being an editable field (a code
     // editor's visible part): its text is what it holds.
-    if !is_text && matches!(d.role.as_deref(), Some("textbox" | "searchbox")) {
+    if !is_text && matches!(d.role, Some(Role::Textbox | Role::Searchbox)) {
         if let Some(t) = d.text_content.as_deref().filter(|t| !t.is_empty()) {
             let _ = write!(s, " value={}", quote(&cut(t, 200)));
         }

@@ -5,6 +5,7 @@
 //! view: its message in the text, its buttons (and a text field for `prompt`)
 //! in the element index.
 
+use crate::aria::Role;
 use crate::capture::{JsDialog, Viewport};
 use crate::content::token;
 use crate::geometry::Rect;
@@ -23,7 +24,7 @@ fn control(index: ElementIndex, control: DialogControl, label: &str, value: Opti
         reason: Reason::Native,
         descriptor: Descriptor {
             tag: if text { "input".into() } else { "button".into() },
-            role: Some(if text { "textbox".into() } else { "button".into() }),
+            role: Some(if text { Role::Textbox } else { Role::Button }),
             aria_label: None,
             text_content: (!text).then(|| label.to_string()),
             name: None,

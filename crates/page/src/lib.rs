@@ -31,6 +31,7 @@ mod text;
 mod url;
 
 pub use arena::NodeId;
+pub use aria::{Role, State, StateValue};
 pub use capture::{
     AxNode, AxProperty, AxValue, Capture, DocumentSnapshot, DomRects, FrameCapture, FrameOwner, JsDialog, RectRequest,
     Snapshot, Viewport, COMPUTED_STYLES,

@@ -11,43 +11,47 @@
 
 use crate::arena::{Arena, NodeId};
 
-/// Roles that make an element interactive on their own (the seed's list plus the
-/// other widget roles real sites use for clickable things).
-const INTERACTIVE_ROLES: &[&str] = &[
-    "button",
-    "link",
-    "menuitem",
-    "checkbox",
-    "radio",
-    "switch",
-    "textbox",
-    "searchbox",
-    "combobox",
-    "listbox",
-    "option",
-    "tab",
-    "menuitemcheckbox",
-    "menuitemradio",
-    "treeitem",
-    "slider",
-    "spinbutton",
-];
+use super::Role;
 
-/// Whether an explicit role makes an element interactive on its own.
-pub(crate) fn is_interactive_role(role: &str) -> bool {
-    INTERACTIVE_ROLES.contains(&role)
+/// Whether an explicit role makes an element interactive on its own (the
+/// seed's list plus the other widget roles real sites use for clickable things).
+pub(crate) fn is_interactive_role(role: &Role) -> bool {
+    matches!(
+        role,
+        Role::Button
+            | Role::Link
+            | Role::MenuItem
+            | Role::Checkbox
+            | Role::Radio
+            | Role::Switch
+            | Role::Textbox
+            | Role::Searchbox
+            | Role::Combobox
+            | Role::Listbox
+            | Role::Option
+            | Role::Tab
+            | Role::MenuItemCheckbox
+            | Role::MenuItemRadio
+            | Role::TreeItem
+            | Role::Slider
+            | Role::Spinbutton
+    )
 }
 
 /// The first token of the `role` attribute, lowercased, as written
 /// (`presentation` and `none` included).
-pub(crate) fn role_attr(arena: &Arena, id: NodeId) -> Option<String> {
-    arena.node(id).attr("role").and_then(|r| r.split_whitespace().next()).map(|r| r.to_ascii_lowercase())
+pub(crate) fn role_attr(arena: &Arena, id: NodeId) -> Option<Role> {
+    arena
+        .node(id)
+        .attr("role")
+        .and_then(|r| r.split_whitespace().next())
+        .map(|r| Role::from_name(&r.to_ascii_lowercase()))
 }
 
 /// The role the accessibility tree takes from the `role` attribute:
 /// [`role_attr`], except that `presentation`, `none` and `generic` give no role.
-pub(crate) fn explicit_role(arena: &Arena, id: NodeId) -> Option<String> {
-    role_attr(arena, id).filter(|r| !matches!(r.as_str(), "presentation" | "none" | "generic"))
+pub(crate) fn explicit_role(arena: &Arena, id: NodeId) -> Option<Role> {
+    role_attr(arena, id).filter(|r| !matches!(r, Role::Presentation | Role::None | Role::Generic))
 }
 
 /// The `type` of an `<input>`, lowercased; `text` when missing or empty.
@@ -68,89 +72,89 @@ pub(crate) fn is_editable_attr(v: Option<&str>) -> bool {
 /// The element's role for the element index: the attribute as written
 /// ([`role_attr`]), else the implicit role of a control (`<a href>` → link,
 /// `<select>` → combobox or listbox, `<input type=range>` → slider…).
-pub(crate) fn role_of(arena: &Arena, id: NodeId) -> Option<String> {
+pub(crate) fn role_of(arena: &Arena, id: NodeId) -> Option<Role> {
     if let Some(r) = role_attr(arena, id) {
         return Some(r);
     }
     let n = arena.node(id);
     let r = match n.tag.as_str() {
-        "a" | "area" if n.has_attr("href") => "link",
-        "button" | "summary" => "button",
+        "a" | "area" if n.has_attr("href") => Role::Link,
+        "button" | "summary" => Role::Button,
         "select" => {
             if n.has_attr("multiple") || n.attr("size").and_then(|s| s.parse::<u32>().ok()).is_some_and(|s| s > 1) {
-                "listbox"
+                Role::Listbox
             } else {
-                "combobox"
+                Role::Combobox
             }
         }
-        "option" => "option",
-        "textarea" => "textbox",
+        "option" => Role::Option,
+        "textarea" => Role::Textbox,
         "input" => match input_type(arena, id).as_str() {
-            "checkbox" => "checkbox",
-            "radio" => "radio",
-            "button" | "submit" | "reset" | "image" => "button",
-            "range" => "slider",
-            "number" => "spinbutton",
-            "search" if !n.has_attr("list") => "searchbox",
+            "checkbox" => Role::Checkbox,
+            "radio" => Role::Radio,
+            "button" | "submit" | "reset" | "image" => Role::Button,
+            "range" => Role::Slider,
+            "number" => Role::Spinbutton,
+            "search" if !n.has_attr("list") => Role::Searchbox,
             "hidden" | "file" | "color" => return None,
-            _ if n.has_attr("list") => "combobox",
-            _ => "textbox",
+            _ if n.has_attr("list") => Role::Combobox,
+            _ => Role::Textbox,
         },
-        _ if is_editable_attr(n.attr("contenteditable")) => "textbox",
-        "dialog" => "dialog",
+        _ if is_editable_attr(n.attr("contenteditable")) => Role::Textbox,
+        "dialog" => Role::Dialog,
         _ => return None,
     };
-    Some(r.to_string())
+    Some(r)
 }
 
 /// The role of an element for semantic_v2 without Chromium's tree: explicit,
 /// else the implicit role of a control, else that of a content element
 /// (`li` → listitem, `details` → group…).
-pub(crate) fn role(arena: &Arena, id: NodeId) -> Option<String> {
+pub(crate) fn role(arena: &Arena, id: NodeId) -> Option<Role> {
     if let Some(r) = explicit_role(arena, id) {
         return Some(r);
     }
     let n = arena.node(id);
     if n.tag == "input" && n.attr("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("file")) {
-        return Some("button".into());
+        return Some(Role::Button);
     }
     // Chromium's own name for the summary of a <details>; an ARIA button to a model.
     if n.tag == "summary" {
-        return Some("button".into());
+        return Some(Role::Button);
     }
-    role_of(arena, id).or_else(|| implicit_content_role(arena, id).map(str::to_string))
+    role_of(arena, id).or_else(|| implicit_content_role(arena, id))
 }
 
 /// The implicit role of a content element (no `role` attribute).
-pub(crate) fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<&'static str> {
+pub(crate) fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<Role> {
     let n = arena.node(id);
     Some(match n.tag.as_str() {
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "heading",
-        "p" => "paragraph",
-        "li" => "listitem",
-        "ul" | "ol" | "menu" => "list",
-        "img" if n.attr("alt").is_some_and(|a| !a.trim().is_empty()) => "image",
-        "td" => "cell",
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => Role::Heading,
+        "p" => Role::Paragraph,
+        "li" => Role::ListItem,
+        "ul" | "ol" | "menu" => Role::List,
+        "img" if n.attr("alt").is_some_and(|a| !a.trim().is_empty()) => Role::Image,
+        "td" => Role::Cell,
         "th" => th_role(arena, id),
-        "table" => "table",
-        "caption" => "caption",
-        "dialog" => "dialog",
-        "main" => "main",
-        "nav" => "navigation",
-        "header" => "banner",
-        "footer" => "contentinfo",
-        "aside" => "complementary",
-        "form" => "form",
-        "section" if n.has_attr("aria-label") || n.has_attr("aria-labelledby") => "region",
-        "figure" => "figure",
-        "blockquote" => "blockquote",
-        "article" => "article",
-        "pre" | "code" => "code",
-        "label" => "label",
-        "legend" => "legend",
-        "dt" => "term",
-        "dd" => "definition",
-        "details" | "fieldset" => "group",
+        "table" => Role::Table,
+        "caption" => Role::Caption,
+        "dialog" => Role::Dialog,
+        "main" => Role::Main,
+        "nav" => Role::Navigation,
+        "header" => Role::Banner,
+        "footer" => Role::ContentInfo,
+        "aside" => Role::Complementary,
+        "form" => Role::Form,
+        "section" if n.has_attr("aria-label") || n.has_attr("aria-labelledby") => Role::Region,
+        "figure" => Role::Figure,
+        "blockquote" => Role::Blockquote,
+        "article" => Role::Article,
+        "pre" | "code" => Role::Code,
+        "label" => Role::Label,
+        "legend" => Role::Legend,
+        "dt" => Role::Term,
+        "dd" => Role::Definition,
+        "details" | "fieldset" => Role::Group,
         _ => return None,
     })
 }
@@ -158,20 +162,20 @@ pub(crate) fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<&'stati
 /// A header cell heads its row or its column: by `scope`, else by where it
 /// stands (Chromium's rule: in a `<thead>` or a row of headers only, a column
 /// header; beside data cells, a row header).
-fn th_role(arena: &Arena, id: NodeId) -> &'static str {
+fn th_role(arena: &Arena, id: NodeId) -> Role {
     let n = arena.node(id);
     match n.attr("scope").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
-        Some("row" | "rowgroup") => return "rowheader",
-        Some("col" | "colgroup") => return "columnheader",
+        Some("row" | "rowgroup") => return Role::RowHeader,
+        Some("col" | "colgroup") => return Role::ColumnHeader,
         _ => {}
     }
-    let Some(row) = n.parent else { return "columnheader" };
+    let Some(row) = n.parent else { return Role::ColumnHeader };
     if arena.node(row).parent.is_some_and(|g| arena.node(g).tag == "thead") {
-        return "columnheader";
+        return Role::ColumnHeader;
     }
     if arena.node(row).children.iter().any(|&c| arena.node(c).tag == "td") {
-        "rowheader"
+        Role::RowHeader
     } else {
-        "columnheader"
+        Role::ColumnHeader
     }
 }

@@ -2,11 +2,10 @@
 //! field takes typed text, read from the DOM the way Chromium's accessibility
 //! tree reports them.
 
-use serde_json::Value;
-
 use crate::arena::{Arena, NodeId, NodeKind};
 
 use super::role::{explicit_role, input_type};
+use super::{Role, State};
 
 /// `<input>` types that take typed text.
 const TEXT_INPUT_TYPES: &[&str] =
@@ -77,24 +76,27 @@ pub(crate) fn expanded(arena: &Arena, id: NodeId) -> Option<bool> {
 }
 
 /// Roles that take `aria-expanded` (Chromium reports it on no others).
-const EXPANDABLE: &[&str] = &[
-    "application",
-    "button",
-    "checkbox",
-    "columnheader",
-    "combobox",
-    "gridcell",
-    "link",
-    "listbox",
-    "menuitem",
-    "menuitemcheckbox",
-    "menuitemradio",
-    "row",
-    "rowheader",
-    "switch",
-    "tab",
-    "treeitem",
-];
+fn expandable(role: &Role) -> bool {
+    matches!(
+        role,
+        Role::Application
+            | Role::Button
+            | Role::Checkbox
+            | Role::ColumnHeader
+            | Role::Combobox
+            | Role::GridCell
+            | Role::Link
+            | Role::Listbox
+            | Role::MenuItem
+            | Role::MenuItemCheckbox
+            | Role::MenuItemRadio
+            | Role::Row
+            | Role::RowHeader
+            | Role::Switch
+            | Role::Tab
+            | Role::TreeItem
+    )
+}
 
 fn attr_bool(arena: &Arena, id: NodeId, name: &str) -> Option<bool> {
     let v = arena.node(id).attr(name)?.trim().to_ascii_lowercase();
@@ -106,45 +108,52 @@ fn attr_bool(arena: &Arena, id: NodeId, name: &str) -> Option<bool> {
 }
 
 /// Roles that take `aria-selected`.
-const SELECTABLE: &[&str] = &["option", "tab", "row", "gridcell", "treeitem", "columnheader", "rowheader"];
+fn selectable(role: &Role) -> bool {
+    matches!(
+        role,
+        Role::Option | Role::Tab | Role::Row | Role::GridCell | Role::TreeItem | Role::ColumnHeader | Role::RowHeader
+    )
+}
 
 /// The states the accessibility tree reports beyond what the DOM descriptor
 /// has, in the order semantic_v2 lists them: expanded, selected, focused,
 /// level, modal.
-pub(crate) fn states(arena: &Arena, id: NodeId, role: &str) -> Vec<(&'static str, Value)> {
+pub(crate) fn states(arena: &Arena, id: NodeId, role: &Role) -> Vec<State> {
     let n = arena.node(id);
     let mut out = Vec::new();
-    let expanded = expanded(arena, id).filter(|_| EXPANDABLE.contains(&role)).or_else(|| {
+    let expanded = expanded(arena, id).filter(|_| expandable(role)).or_else(|| {
         // A drop-down select is a collapsed combobox until its popup opens.
-        (n.tag == "select" && role == "combobox").then_some(false)
+        (n.tag == "select" && *role == Role::Combobox).then_some(false)
     });
     if let Some(e) = expanded {
-        out.push(("expanded", Value::Bool(e)));
+        out.push(State::Expanded(e));
     }
-    if SELECTABLE.contains(&role) {
+    if selectable(role) {
         // Tabs and tree items are reported unselected unless marked.
-        let default = matches!(role, "tab" | "treeitem").then_some(false);
+        let default = matches!(role, Role::Tab | Role::TreeItem).then_some(false);
         if let Some(s) = attr_bool(arena, id, "aria-selected").or(default) {
-            out.push(("selected", Value::Bool(s)));
+            out.push(State::Selected(s));
         }
     }
     if n.focused {
-        out.push(("focused", Value::Bool(true)));
+        out.push(State::Focused(true));
     }
     let level = match role {
-        "heading" => n
+        Role::Heading => n
             .attr("aria-level")
             .and_then(|l| l.trim().parse::<u64>().ok())
             .filter(|l| *l > 0)
             .or_else(|| n.tag.strip_prefix('h').and_then(|l| l.parse::<u64>().ok()))
             .or(Some(2)),
-        "treeitem" | "row" => n.attr("aria-level").and_then(|l| l.trim().parse::<u64>().ok()).filter(|l| *l > 0),
+        Role::TreeItem | Role::Row => {
+            n.attr("aria-level").and_then(|l| l.trim().parse::<u64>().ok()).filter(|l| *l > 0)
+        }
         _ => None,
     };
     if let Some(l) = level {
-        out.push(("level", Value::from(l)));
+        out.push(State::Level(l));
     }
-    if matches!(role, "dialog" | "alertdialog") {
+    if matches!(role, Role::Dialog | Role::AlertDialog) {
         // A <dialog> opened with showModal() is fixed in the top layer (see Arena::mark_inert).
         let modal_dialog = n.tag == "dialog" && n.has_attr("open") && n.layout.as_ref().is_some_and(|l| l.style.fixed);
         // An element given the role (`<div role=dialog>`) is reported modal=false
@@ -152,7 +161,7 @@ pub(crate) fn states(arena: &Arena, id: NodeId, role: &str) -> Vec<(&'static str
         let by_role = n.tag != "dialog" && explicit_role(arena, id).is_some();
         let modal = if modal_dialog { Some(true) } else { attr_bool(arena, id, "aria-modal") };
         if let Some(m) = modal.or(by_role.then_some(false)) {
-            out.push(("modal", Value::Bool(m)));
+            out.push(State::Modal(m));
         }
     }
     out

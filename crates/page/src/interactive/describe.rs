@@ -2,7 +2,7 @@
 //! placeholder, type, href and checked, as plain data.
 
 use crate::arena::{Arena, NodeId};
-use crate::aria;
+use crate::aria::{self, Role};
 use crate::text::{collapse, cut, visible_text};
 use crate::url::resolve;
 
@@ -64,8 +64,8 @@ pub(crate) fn describe(arena: &Arena, id: NodeId) -> Descriptor {
     };
     let checked = match (tag.as_str(), itype.as_deref()) {
         ("input", Some("checkbox" | "radio")) => Some(n.checked),
-        _ => match aria::role_attr(arena, id).as_deref() {
-            Some("checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio") => {
+        _ => match aria::role_attr(arena, id) {
+            Some(Role::Checkbox | Role::Radio | Role::Switch | Role::MenuItemCheckbox | Role::MenuItemRadio) => {
                 Some(n.attr("aria-checked").is_some_and(|v| v.eq_ignore_ascii_case("true")))
             }
             _ => None,

@@ -11,7 +11,7 @@ mod probe;
 use std::collections::{HashMap, HashSet};
 
 use crate::arena::{Arena, NodeId};
-use crate::aria;
+use crate::aria::{self, Role};
 use crate::facts::Facts;
 pub use crate::facts::Reason;
 use crate::geometry::Rect;
@@ -26,7 +26,7 @@ pub(crate) use probe::element_rect;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Descriptor {
     pub tag: String,
-    pub role: Option<String>,
+    pub role: Option<Role>,
     pub aria_label: Option<String>,
     pub text_content: Option<String>,
     pub name: Option<String>,

@@ -7,12 +7,13 @@
 //! with a visibility from the closed vocabulary below, decided from evidence.
 
 mod build;
+mod name;
 mod plan;
+mod props;
 mod visibility;
 
-use serde_json::Value;
-
 use crate::arena::NodeId;
+pub use crate::aria::{Role, State, StateValue};
 
 pub use build::build;
 pub use plan::{outline, plan, Omitted, Plan, Scope};
@@ -85,11 +86,11 @@ pub struct SemNode {
     pub node: NodeId,
     /// Index of the nearest semantic ancestor.
     pub parent: Option<usize>,
-    pub role: String,
+    pub role: Role,
     pub name: String,
     pub value: Option<String>,
     /// `disabled`, `checked`, `expanded`, `selected`, `focused`, `required`, `readonly`, `level`.
-    pub states: Vec<(&'static str, Value)>,
+    pub states: Vec<State>,
     /// Empty for content nodes.
     pub actions: Vec<ActionKind>,
     pub visibility: Visibility,

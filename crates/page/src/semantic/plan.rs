@@ -4,8 +4,7 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
-
+use crate::aria::StateValue;
 use crate::text::cut;
 
 use super::{SemNode, SemanticTree, Visibility};
@@ -84,7 +83,7 @@ pub fn plan(tree: &SemanticTree, scope: &Scope) -> Plan {
             let q = q.to_lowercase();
             let mut set = HashSet::new();
             for (i, s) in tree.nodes.iter().enumerate() {
-                let hit = s.role.to_lowercase() == q
+                let hit = s.role.as_str().to_lowercase() == q
                     || s.name.to_lowercase().contains(&q)
                     || s.value.as_deref().is_some_and(|v| v.to_lowercase().contains(&q));
                 if hit {
@@ -135,12 +134,11 @@ pub fn outline(tree: &SemanticTree, shown: &[usize], refs: impl Fn(usize) -> Str
         if !s.name.is_empty() {
             line.push_str(&format!(" {:?}", s.name));
         }
-        for (k, v) in &s.states {
-            match (k, v) {
-                (_, Value::Bool(false)) => {}
-                (_, Value::Bool(true)) => line.push_str(&format!(" [{k}]")),
-                (_, v) => line
-                    .push_str(&format!(" [{k}={}]", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))),
+        for state in &s.states {
+            match state.value() {
+                StateValue::Flag(false) => {}
+                StateValue::Flag(true) => line.push_str(&format!(" [{}]", state.name())),
+                v => line.push_str(&format!(" [{}={v}]", state.name())),
             }
         }
         if s.visibility != Visibility::InViewport {
