@@ -27,6 +27,8 @@ mod index;
 mod interactive;
 mod marks;
 pub mod semantic;
+#[cfg(test)]
+mod testing;
 mod text;
 mod url;
 

@@ -222,3 +222,64 @@ impl Arena {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{arena, by_id, el, text};
+
+    #[test]
+    fn subtrees_are_id_ranges() {
+        let a = arena(vec![
+            el("div", &[("id", "outer")], vec![el("p", &[("id", "inner")], vec![text("x")])]),
+            el("div", &[("id", "next")], vec![]),
+        ]);
+        let (outer, inner, next) = (by_id(&a, "outer"), by_id(&a, "inner"), by_id(&a, "next"));
+        assert!(a.is_ancestor_or_self(outer, inner));
+        assert!(a.is_ancestor_or_self(outer, outer));
+        assert!(!a.is_ancestor_or_self(inner, outer));
+        assert!(!a.is_ancestor_or_self(outer, next));
+        assert_eq!(a.subtree_end(outer), inner + 1, "the text is the last node inside");
+        assert_eq!(a.ancestors(inner).next(), Some(outer));
+        assert_eq!(a.first_descendant(outer, |n| n.tag == "p"), Some(inner));
+        assert_eq!(a.first_descendant(inner, |n| n.tag == "p"), None, "itself is not its descendant");
+    }
+
+    #[test]
+    fn what_is_painted_later_covers_and_ancestors_never_do() {
+        let mut a = arena(vec![
+            el("div", &[("id", "card")], vec![el("button", &[("id", "btn")], vec![]).at(10.0, 10.0, 50.0, 20.0)])
+                .at(0.0, 0.0, 300.0, 100.0),
+            el("div", &[("id", "toast")], vec![]).at(0.0, 50.0, 300.0, 50.0).style("position", "fixed"),
+            el("div", &[("id", "ghost")], vec![]).at(200.0, 0.0, 50.0, 50.0).style("pointer-events", "none"),
+        ]);
+        let (card, btn, toast) = (by_id(&a, "card"), by_id(&a, "btn"), by_id(&a, "toast"));
+        assert_eq!(a.cover_at(btn, 20.0, 20.0), None, "its own card is under it, not over it");
+        assert_eq!(a.cover_at(card, 20.0, 20.0), None, "a descendant is part of the card");
+        assert_eq!(a.cover_at(card, 20.0, 70.0), Some(Some(toast)));
+        assert_eq!(a.cover_at(card, 220.0, 20.0), None, "pointer-events: none takes no click");
+    }
+
+    #[test]
+    fn an_open_modal_dialog_makes_the_rest_of_its_document_inert() {
+        let a = arena(vec![
+            el("button", &[("id", "behind")], vec![]),
+            el("dialog", &[("open", "")], vec![el("button", &[("id", "inside")], vec![])]).style("position", "fixed"),
+            el("div", &[("inert", "")], vec![el("a", &[("id", "dead")], vec![])]),
+        ]);
+        assert!(a.node(by_id(&a, "behind")).inert);
+        assert!(!a.node(by_id(&a, "inside")).inert);
+        assert!(a.node(by_id(&a, "dead")).inert);
+    }
+
+    #[test]
+    fn aria_hidden_is_true_in_any_case_and_nothing_else() {
+        let a = arena(vec![
+            el("i", &[("id", "t"), ("aria-hidden", " TRUE ")], vec![]),
+            el("i", &[("id", "f"), ("aria-hidden", "false")], vec![]),
+            el("i", &[("id", "e"), ("aria-hidden", "")], vec![]),
+        ]);
+        assert!(a.node(by_id(&a, "t")).aria_hidden());
+        assert!(!a.node(by_id(&a, "f")).aria_hidden());
+        assert!(!a.node(by_id(&a, "e")).aria_hidden());
+    }
+}

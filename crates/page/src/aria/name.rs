@@ -84,3 +84,60 @@ pub(crate) fn author_names_inside(arena: &Arena, id: NodeId) -> String {
     }
     collapse(&names.join(" "))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{arena, by_id, el, text};
+
+    #[test]
+    fn aria_label_then_labelledby_in_the_order_written() {
+        let a = arena(vec![
+            el("span", &[("id", "first")], vec![text("Billing")]),
+            el("span", &[("id", "second")], vec![text(" address ")]),
+            el("div", &[("id", "both"), ("aria-label", "  Own  name "), ("aria-labelledby", "first")], vec![]),
+            el("div", &[("id", "by"), ("aria-labelledby", "second first missing")], vec![]),
+            el("div", &[("id", "blank"), ("aria-label", "   ")], vec![]),
+        ]);
+        assert_eq!(aria_label(&a, by_id(&a, "both")).as_deref(), Some("Own name"));
+        assert_eq!(aria_label(&a, by_id(&a, "by")).as_deref(), Some("address Billing"));
+        assert_eq!(aria_label(&a, by_id(&a, "blank")), None);
+    }
+
+    #[test]
+    fn captions_name_tables_and_legends_fieldsets() {
+        let a = arena(vec![
+            el("table", &[("id", "t")], vec![el("caption", &[], vec![text("Prices")])]),
+            el("fieldset", &[("id", "f")], vec![el("legend", &[], vec![text("Shipping")])]),
+            el("div", &[("id", "d")], vec![el("caption", &[], vec![text("no")])]),
+        ]);
+        assert_eq!(caption(&a, by_id(&a, "t")).as_deref(), Some("Prices"));
+        assert_eq!(caption(&a, by_id(&a, "f")).as_deref(), Some("Shipping"));
+        assert_eq!(caption(&a, by_id(&a, "d")), None);
+    }
+
+    #[test]
+    fn names_inside_skip_what_is_hidden_and_stop_at_a_name() {
+        let a = arena(vec![el(
+            "td",
+            &[("id", "cell")],
+            vec![
+                el("input", &[("aria-label", "Pick Ada")], vec![]),
+                el("img", &[("alt", "hidden"), ("aria-hidden", "true")], vec![]),
+                el("span", &[("aria-label", "outer")], vec![el("img", &[("alt", "inner")], vec![])]),
+                el("img", &[("title", "Photo")], vec![]),
+            ],
+        )]);
+        assert_eq!(author_names_inside(&a, by_id(&a, "cell")), "Pick Ada outer Photo");
+    }
+
+    #[test]
+    fn an_svg_is_named_by_its_title() {
+        let a = arena(vec![el(
+            "button",
+            &[("id", "b")],
+            vec![el("svg", &[], vec![el("title", &[], vec![text(" Close ")])])],
+        )]);
+        assert_eq!(svg_title(&a, by_id(&a, "b")).as_deref(), Some("Close"));
+    }
+}

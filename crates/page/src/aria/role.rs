@@ -179,3 +179,125 @@ fn th_role(arena: &Arena, id: NodeId) -> Role {
         Role::ColumnHeader
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{arena, by_id, el, text};
+
+    #[test]
+    fn the_attribute_as_written_and_as_the_accessibility_tree_takes_it() {
+        let a = arena(vec![
+            el("div", &[("id", "p"), ("role", "presentation button")], vec![]),
+            el("div", &[("id", "b"), ("role", " Button link")], vec![]),
+            el("div", &[("id", "g"), ("role", "generic")], vec![]),
+            el("div", &[("id", "x"), ("role", "doc-subtitle")], vec![]),
+            el("div", &[("id", "n")], vec![]),
+        ]);
+        // The element index reports the first token as written, lowercased.
+        assert_eq!(role_attr(&a, by_id(&a, "p")), Some(Role::Presentation));
+        assert_eq!(role_attr(&a, by_id(&a, "b")), Some(Role::Button));
+        assert_eq!(role_attr(&a, by_id(&a, "x")), Some(Role::Other("doc-subtitle".into())));
+        assert_eq!(role_attr(&a, by_id(&a, "n")), None);
+        // The accessibility tree takes no role from presentation, none or generic.
+        assert_eq!(explicit_role(&a, by_id(&a, "p")), None);
+        assert_eq!(explicit_role(&a, by_id(&a, "g")), None);
+        assert_eq!(explicit_role(&a, by_id(&a, "b")), Some(Role::Button));
+        assert_eq!(explicit_role(&a, by_id(&a, "x")), Some(Role::Other("doc-subtitle".into())));
+    }
+
+    #[test]
+    fn a_presentational_role_hides_the_implicit_one_only_where_chromium_says() {
+        let a = arena(vec![
+            el("button", &[("id", "b"), ("role", "presentation")], vec![text("Go")]),
+            el("details", &[], vec![el("summary", &[("id", "s"), ("role", "none")], vec![text("More")])]),
+        ]);
+        // The descriptor reports what the author wrote…
+        assert_eq!(role_of(&a, by_id(&a, "b")), Some(Role::Presentation));
+        assert_eq!(role_of(&a, by_id(&a, "s")), Some(Role::None));
+        // …and a summary stays the button Chromium makes of it.
+        assert_eq!(role(&a, by_id(&a, "s")), Some(Role::Button));
+        assert_eq!(role(&a, by_id(&a, "b")), Some(Role::Presentation));
+    }
+
+    #[test]
+    fn implicit_roles_of_controls() {
+        let a = arena(vec![
+            el("a", &[("id", "a"), ("href", "/x")], vec![text("x")]),
+            el("a", &[("id", "a2")], vec![text("no href")]),
+            el("select", &[("id", "one")], vec![]),
+            el("select", &[("id", "many"), ("size", "4")], vec![]),
+            el("input", &[("id", "search"), ("type", "search")], vec![]),
+            el("input", &[("id", "suggest"), ("type", "search"), ("list", "l")], vec![]),
+            el("input", &[("id", "hidden"), ("type", "hidden")], vec![]),
+            el("input", &[("id", "plain")], vec![]),
+            el("input", &[("id", "range"), ("type", "RANGE")], vec![]),
+            el("div", &[("id", "edit"), ("contenteditable", "")], vec![]),
+        ]);
+        let r = |id: &str| role_of(&a, by_id(&a, id));
+        assert_eq!(r("a"), Some(Role::Link));
+        assert_eq!(r("a2"), None);
+        assert_eq!(r("one"), Some(Role::Combobox));
+        assert_eq!(r("many"), Some(Role::Listbox));
+        assert_eq!(r("search"), Some(Role::Searchbox));
+        assert_eq!(r("suggest"), Some(Role::Combobox));
+        assert_eq!(r("hidden"), None);
+        assert_eq!(r("plain"), Some(Role::Textbox));
+        assert_eq!(r("range"), Some(Role::Slider));
+        assert_eq!(r("edit"), Some(Role::Textbox));
+    }
+
+    #[test]
+    fn header_cells_head_their_row_or_their_column() {
+        let a = arena(vec![el(
+            "table",
+            &[],
+            vec![
+                el("thead", &[], vec![el("tr", &[], vec![el("th", &[("id", "head")], vec![text("Name")])])]),
+                el(
+                    "tbody",
+                    &[],
+                    vec![
+                        el("tr", &[], vec![el("th", &[("id", "side")], vec![]), el("td", &[], vec![])]),
+                        el(
+                            "tr",
+                            &[],
+                            vec![el("th", &[("id", "scoped"), ("scope", "col")], vec![]), el("td", &[], vec![])],
+                        ),
+                        el("tr", &[], vec![el("th", &[("id", "alone")], vec![])]),
+                    ],
+                ),
+            ],
+        )]);
+        let r = |id: &str| implicit_content_role(&a, by_id(&a, id));
+        assert_eq!(r("head"), Some(Role::ColumnHeader));
+        assert_eq!(r("side"), Some(Role::RowHeader));
+        assert_eq!(r("scoped"), Some(Role::ColumnHeader));
+        assert_eq!(r("alone"), Some(Role::ColumnHeader));
+    }
+
+    #[test]
+    fn content_roles_need_what_makes_them_one() {
+        let a = arena(vec![
+            el("img", &[("id", "alt"), ("alt", "Logo")], vec![]),
+            el("img", &[("id", "decor"), ("alt", " ")], vec![]),
+            el("section", &[("id", "named"), ("aria-label", "News")], vec![]),
+            el("section", &[("id", "plain")], vec![]),
+            el("h4", &[("id", "h")], vec![]),
+        ]);
+        let r = |id: &str| implicit_content_role(&a, by_id(&a, id));
+        assert_eq!(r("alt"), Some(Role::Image));
+        assert_eq!(r("decor"), None);
+        assert_eq!(r("named"), Some(Role::Region));
+        assert_eq!(r("plain"), None);
+        assert_eq!(r("h"), Some(Role::Heading));
+    }
+
+    #[test]
+    fn widget_roles_make_an_element_interactive() {
+        assert!(is_interactive_role(&Role::Tab));
+        assert!(is_interactive_role(&Role::Spinbutton));
+        assert!(!is_interactive_role(&Role::Heading));
+        assert!(!is_interactive_role(&Role::Other("widget".into())));
+    }
+}

@@ -166,3 +166,84 @@ pub(crate) fn states(arena: &Arena, id: NodeId, role: &Role) -> Vec<State> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{arena, by_id, el, text};
+
+    #[test]
+    fn disabled_by_itself_by_a_fieldset_but_not_in_its_first_legend() {
+        let a = arena(vec![
+            el(
+                "fieldset",
+                &[("disabled", "")],
+                vec![
+                    el("legend", &[], vec![el("input", &[("id", "in-legend")], vec![])]),
+                    el("input", &[("id", "inside")], vec![]),
+                    el("div", &[("id", "div")], vec![]),
+                ],
+            ),
+            el("button", &[("id", "own"), ("disabled", "")], vec![]),
+            el("div", &[("id", "aria"), ("aria-disabled", "TRUE")], vec![]),
+            el("select", &[("disabled", "")], vec![el("option", &[("id", "opt")], vec![text("a")])]),
+        ]);
+        let d = |id: &str| is_disabled(&a, by_id(&a, id));
+        assert!(d("inside"));
+        assert!(!d("in-legend"));
+        assert!(!d("div"), "only form controls inherit a fieldset's disabled");
+        assert!(d("own"));
+        assert!(d("aria"));
+        assert!(d("opt"));
+    }
+
+    #[test]
+    fn text_fields_are_textareas_and_text_inputs() {
+        let a = arena(vec![
+            el("textarea", &[("id", "ta")], vec![]),
+            el("input", &[("id", "default")], vec![]),
+            el("input", &[("id", "date"), ("type", "date")], vec![]),
+            el("input", &[("id", "box"), ("type", "checkbox")], vec![]),
+            el("div", &[("id", "edit"), ("contenteditable", "true")], vec![]),
+        ]);
+        let t = |id: &str| is_text_field(&a, by_id(&a, id));
+        assert!(t("ta") && t("default") && t("date"));
+        assert!(!t("box"));
+        assert!(!t("edit"), "contenteditable is decided apart");
+    }
+
+    #[test]
+    fn states_only_on_the_roles_that_take_them() {
+        let a = arena(vec![
+            el("h3", &[("id", "h3")], vec![]),
+            el("div", &[("id", "lvl"), ("role", "heading"), ("aria-level", "5")], vec![]),
+            el("div", &[("id", "bad-lvl"), ("role", "heading"), ("aria-level", "0")], vec![]),
+            el("div", &[("id", "tab"), ("role", "tab")], vec![]),
+            el("div", &[("id", "para"), ("aria-expanded", "true"), ("aria-selected", "true")], vec![]),
+            el("button", &[("id", "btn"), ("aria-expanded", "true")], vec![]),
+            el("select", &[("id", "sel")], vec![]),
+            el("div", &[("id", "dlg"), ("role", "dialog")], vec![]),
+            el("div", &[("id", "modal"), ("role", "alertdialog"), ("aria-modal", "true")], vec![]),
+        ]);
+        let s = |id: &str, role: Role| states(&a, by_id(&a, id), &role);
+        assert_eq!(s("h3", Role::Heading), vec![State::Level(3)]);
+        assert_eq!(s("lvl", Role::Heading), vec![State::Level(5)]);
+        assert_eq!(s("bad-lvl", Role::Heading), vec![State::Level(2)], "a heading defaults to level 2");
+        assert_eq!(s("tab", Role::Tab), vec![State::Selected(false)]);
+        assert_eq!(s("para", Role::Paragraph), vec![]);
+        assert_eq!(s("btn", Role::Button), vec![State::Expanded(true)]);
+        assert_eq!(s("sel", Role::Combobox), vec![State::Expanded(false)]);
+        assert_eq!(s("dlg", Role::Dialog), vec![State::Modal(false)]);
+        assert_eq!(s("modal", Role::AlertDialog), vec![State::Modal(true)]);
+    }
+
+    #[test]
+    fn a_summary_is_expanded_when_its_details_are_open() {
+        let a = arena(vec![
+            el("details", &[("open", "")], vec![el("summary", &[("id", "open")], vec![])]),
+            el("details", &[], vec![el("summary", &[("id", "shut")], vec![])]),
+        ]);
+        assert_eq!(expanded(&a, by_id(&a, "open")), Some(true));
+        assert_eq!(expanded(&a, by_id(&a, "shut")), Some(false));
+    }
+}

@@ -143,3 +143,87 @@ pub(crate) fn candidates(arena: &Arena, label_set: &HashSet<NodeId>) -> Vec<(Nod
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{arena, by_id, el, text};
+
+    fn reasons(a: &Arena) -> Vec<(String, Reason)> {
+        let (label_set, _) = labels(a);
+        candidates(a, &label_set)
+            .into_iter()
+            .map(|(id, r)| (a.node(id).attr("id").unwrap_or(&a.node(id).tag).to_string(), r))
+            .collect()
+    }
+
+    #[test]
+    fn why_each_element_counts() {
+        let a = arena(vec![
+            el("a", &[("id", "native"), ("href", "/")], vec![text("Home")]),
+            el("div", &[("id", "role"), ("role", "tab")], vec![]),
+            el("div", &[("id", "heading"), ("role", "heading")], vec![]),
+            el("label", &[("id", "label"), ("for", "field")], vec![text("Email")]),
+            el("input", &[("id", "field")], vec![]),
+            el("label", &[("id", "loose")], vec![text("tied to nothing")]),
+            el("div", &[("id", "edit"), ("contenteditable", "plaintext-only")], vec![]),
+            el("div", &[("id", "focusable"), ("tabindex", "0")], vec![]),
+            el("div", &[("id", "unfocusable"), ("tabindex", "-1")], vec![]),
+            el("input", &[("id", "hidden"), ("type", "hidden")], vec![]),
+        ]);
+        assert_eq!(
+            reasons(&a),
+            vec![
+                ("native".into(), Reason::Native),
+                ("role".into(), Reason::Role),
+                ("label".into(), Reason::Label),
+                ("field".into(), Reason::Native),
+                ("edit".into(), Reason::Editable),
+                ("focusable".into(), Reason::Evidence),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_pointer_cursor_counts_where_it_starts_and_a_container_of_targets_does_not() {
+        let a = arena(vec![
+            el(
+                "div",
+                &[("id", "card")],
+                vec![el("span", &[("id", "inner")], vec![text("Open")]).style("cursor", "pointer")],
+            )
+            .style("cursor", "pointer"),
+            el("div", &[("id", "menu"), ("tabindex", "0")], vec![el("button", &[("id", "item")], vec![text("A")])]),
+        ]);
+        // The span inherits the card's cursor: only the card counts. The menu holds a button: only the button does.
+        assert_eq!(reasons(&a), vec![("card".into(), Reason::Evidence), ("item".into(), Reason::Native)]);
+    }
+
+    #[test]
+    fn inert_subtrees_have_no_candidates() {
+        let a = arena(vec![
+            el("div", &[("inert", "")], vec![el("button", &[("id", "dead")], vec![text("x")])]),
+            el("button", &[("id", "live")], vec![text("y")]),
+        ]);
+        assert_eq!(reasons(&a), vec![("live".into(), Reason::Native)]);
+    }
+
+    #[test]
+    fn labels_tie_by_for_within_their_document_or_by_holding_a_control() {
+        let a = arena(vec![
+            el("label", &[("id", "by-for"), ("for", "f")], vec![text("Name")]),
+            el(
+                "label",
+                &[("id", "holding")],
+                vec![text("Agree"), el("input", &[("id", "c"), ("type", "checkbox")], vec![])],
+            ),
+            el("input", &[("id", "f")], vec![]),
+            el("label", &[("id", "dangling"), ("for", "nothing")], vec![]),
+        ]);
+        let (set, of) = labels(&a);
+        assert!(set.contains(&by_id(&a, "by-for")) && set.contains(&by_id(&a, "holding")));
+        assert!(!set.contains(&by_id(&a, "dangling")));
+        assert_eq!(of[&by_id(&a, "f")], vec![by_id(&a, "by-for")]);
+        assert_eq!(of[&by_id(&a, "c")], vec![by_id(&a, "holding")]);
+    }
+}

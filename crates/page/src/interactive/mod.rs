@@ -310,3 +310,98 @@ fn show_hidden_controls_state(arena: &Arena, elements: &mut [Element], labels_of
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{el, text, view};
+    use crate::{DialogControl, Reason, Role};
+
+    #[test]
+    fn a_select_lists_its_options_right_after_it() {
+        let v = view(vec![
+            el(
+                "select",
+                &[("id", "s")],
+                vec![
+                    el("option", &[("value", "a")], vec![text("Apple")]),
+                    el("option", &[("hidden", "")], vec![text("Hidden")]),
+                    el("optgroup", &[], vec![el("option", &[], vec![text("Pear")])]),
+                ],
+            ),
+            el("button", &[], vec![text("Go")]),
+        ]);
+        let summary: Vec<(u32, &str, Option<u32>)> =
+            v.elements.iter().map(|e| (e.index.get(), e.label.as_str(), e.select.map(|s| s.get()))).collect();
+        assert_eq!(summary, vec![(1, "", None), (2, "Apple", Some(1)), (3, "Pear", Some(1)), (4, "Go", None)]);
+        // An option is clicked where its select is.
+        assert_eq!(v.elements[1].click_point, v.elements[0].click_point);
+        assert_eq!(v.elements[0].descriptor.role, Some(Role::Combobox));
+        assert_eq!(v.elements[0].descriptor.value.as_deref(), Some("a"), "the first option shows");
+    }
+
+    #[test]
+    fn a_covered_element_is_not_indexed_and_says_what_covers_it() {
+        let v = view(vec![
+            el("button", &[("id", "under")], vec![]).at(10.0, 10.0, 100.0, 30.0),
+            el("div", &[("id", "over")], vec![]).at(0.0, 0.0, 400.0, 100.0).style("position", "fixed"),
+            el("button", &[("id", "free")], vec![text("Free")]).at(10.0, 200.0, 100.0, 30.0),
+        ]);
+        assert_eq!(v.elements.len(), 1);
+        assert_eq!(v.elements[0].label, "Free");
+        assert_eq!(v.covered.len(), 1);
+        let c = &v.covered[0];
+        assert_eq!(v.node(c.node).and_then(|n| n.attr("id")), Some("under"));
+        assert_eq!(v.node(c.by).and_then(|n| n.attr("id")), Some("over"));
+    }
+
+    #[test]
+    fn a_label_that_names_its_control_points_at_it() {
+        let v = view(vec![
+            el("label", &[("for", "e")], vec![text("Email")]),
+            el("input", &[("id", "e"), ("type", "email")], vec![]),
+            el("label", &[("for", "n")], vec![text("Name")]),
+            el("input", &[("id", "n"), ("aria-label", "Full name")], vec![]),
+        ]);
+        let e: Vec<(Reason, &str, Option<u32>)> =
+            v.elements.iter().map(|e| (e.reason, e.label.as_str(), e.label_for.map(|i| i.get()))).collect();
+        assert_eq!(
+            e,
+            vec![
+                (Reason::Label, "Email", Some(2)),
+                (Reason::Native, "Email", None),
+                (Reason::Label, "Name", None),
+                (Reason::Native, "Full name", None),
+            ]
+        );
+        assert!(v.elements[1].accepts_text);
+    }
+
+    #[test]
+    fn ranges_default_and_editables_are_named_by_labels_not_their_text() {
+        let v = view(vec![
+            el("input", &[("type", "range")], vec![]),
+            el("input", &[("type", "number"), ("max", " 9 ")], vec![]),
+            el("input", &[("type", "number")], vec![]),
+            el("div", &[("contenteditable", ""), ("title", "Notes")], vec![text("draft text")]),
+        ]);
+        let ranges: Vec<_> = v.elements.iter().map(|e| e.range.clone()).collect();
+        assert_eq!(ranges, vec![Some(("0".into(), "100".into())), Some((String::new(), "9".into())), None, None]);
+        assert_eq!(v.elements[3].label, "Notes");
+        assert_eq!(v.elements[3].reason, Reason::Editable);
+        assert!(v.elements[3].accepts_text);
+        assert_eq!(v.elements[3].dialog, None::<DialogControl>);
+    }
+
+    #[test]
+    fn a_name_comes_from_aria_then_labels_then_alt_title_and_placeholder() {
+        let v = view(vec![
+            el("button", &[("aria-label", "Close dialog")], vec![text("×")]),
+            el("a", &[("href", "/")], vec![el("img", &[("alt", "Home")], vec![])]),
+            el("input", &[("placeholder", "Search docs")], vec![]),
+            el("input", &[("type", "submit"), ("value", "Send")], vec![]),
+            el("div", &[("title", "Previous"), ("tabindex", "0")], vec![text("«")]),
+        ]);
+        let names: Vec<&str> = v.elements.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(names, vec!["Close dialog", "Home", "Search docs", "Send", "Previous"]);
+    }
+}

@@ -142,3 +142,155 @@ impl Default for SemanticOptions {
         SemanticOptions { dom_node_limit: 200_000, near_margin: 0.5 }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{el, text, view, El};
+
+    fn tree(body: Vec<El>) -> SemanticTree {
+        build(&mut view(body), SemanticOptions::default())
+    }
+
+    fn summary(t: &SemanticTree) -> Vec<(String, String, Visibility)> {
+        t.nodes.iter().map(|n| (n.role.to_string(), n.name.clone(), n.visibility)).collect()
+    }
+
+    #[test]
+    fn action_content_and_text_nodes_with_their_roles_and_names() {
+        let t = tree(vec![
+            el("h2", &[], vec![text("Orders")]),
+            el(
+                "ul",
+                &[],
+                vec![
+                    el("li", &[], vec![text("First")]),
+                    el("li", &[], vec![el("a", &[("href", "/2")], vec![text("Second")])]),
+                ],
+            ),
+            el("div", &[], vec![text("Plain words")]),
+            el("div", &[("onclick", "go()"), ("tabindex", "0")], vec![text("Go")]),
+        ]);
+        let s = summary(&t);
+        let rows: Vec<(&str, &str)> = s.iter().map(|(r, n, _)| (r.as_str(), n.as_str())).collect();
+        assert_eq!(
+            rows,
+            vec![
+                ("heading", "Orders"),
+                ("list", ""),
+                ("listitem", "First"),
+                // A list item whose text is all its link's shows none of its own.
+                ("listitem", ""),
+                ("link", "Second"),
+                ("text", "Plain words"),
+                ("clickable", "Go"),
+            ]
+        );
+        assert_eq!(t.nodes[0].states, vec![State::Level(2)]);
+        assert_eq!(t.nodes[4].actions, vec![ActionKind::Click]);
+        assert_eq!(t.nodes[4].states, vec![State::Disabled(false)]);
+        assert_eq!(t.nodes[4].parent, Some(3));
+        assert!(t.nodes.iter().all(|n| n.visibility == Visibility::InViewport));
+    }
+
+    #[test]
+    fn visibility_from_layout_the_near_margin_and_overlays() {
+        let t = tree(vec![
+            el("button", &[], vec![text("In")]).at(0.0, 10.0, 100.0, 20.0),
+            el("button", &[], vec![text("Near")]).at(0.0, 800.0, 100.0, 20.0),
+            el("button", &[], vec![text("Far")]).at(0.0, 3000.0, 100.0, 20.0),
+            // An empty box is no layout; a box with laid-out content is where its content is.
+            el("button", &[("aria-label", "Empty box")], vec![]).at(0.0, 40.0, 0.0, 0.0),
+            el("button", &[], vec![text("Boxed text")]).at(0.0, 40.0, 0.0, 0.0),
+            el("button", &[], vec![text("Under")]).at(0.0, 100.0, 100.0, 20.0),
+            el("div", &[], vec![]).at(0.0, 90.0, 800.0, 100.0).style("position", "fixed"),
+            el("button", &[("hidden", "")], vec![text("Hidden")]).at(0.0, 300.0, 100.0, 20.0),
+            el("button", &[], vec![text("display: none")]).unrendered(),
+        ]);
+        let vis: Vec<(String, Visibility)> = t.nodes.iter().map(|n| (n.name.clone(), n.visibility)).collect();
+        assert_eq!(
+            vis,
+            vec![
+                ("In".into(), Visibility::InViewport),
+                ("Near".into(), Visibility::NearViewport),
+                ("Far".into(), Visibility::Offscreen),
+                ("Empty box".into(), Visibility::NoLayout),
+                ("Boxed text".into(), Visibility::InViewport),
+                ("Under".into(), Visibility::PageOccluded),
+            ]
+        );
+        assert_eq!(t.css_hidden, 2, "the hidden buttons are counted, not listed");
+        assert!(t.nodes[0].click_point.is_some() && t.nodes[1].click_point.is_none());
+    }
+
+    #[test]
+    fn field_states_values_and_actions() {
+        let t = tree(vec![
+            el("input", &[("type", "checkbox"), ("aria-label", "Agree")], vec![]).checked(),
+            el(
+                "input",
+                &[("type", "password"), ("value", "hunter2"), ("aria-label", "Password"), ("required", "")],
+                vec![],
+            ),
+            el("textarea", &[("aria-label", "Notes"), ("readonly", "")], vec![]),
+            el("div", &[("role", "tab"), ("aria-selected", "true")], vec![text("Tab")]),
+        ]);
+        let n = &t.nodes;
+        assert_eq!(n[0].states, vec![State::Disabled(false), State::Checked(true)]);
+        assert_eq!(n[0].actions, vec![ActionKind::Click, ActionKind::Check]);
+        assert_eq!(n[0].value, None);
+        assert_eq!(n[1].value.as_deref(), Some("•••••••"));
+        assert_eq!(n[1].states, vec![State::Disabled(false), State::Required(true)]);
+        assert_eq!(n[1].actions, vec![ActionKind::Click, ActionKind::Type]);
+        assert_eq!(n[2].states, vec![State::Disabled(false), State::Readonly(true)]);
+        assert_eq!(
+            (n[3].role.clone(), n[3].states.clone()),
+            (Role::Tab, vec![State::Disabled(false), State::Selected(true)])
+        );
+    }
+
+    #[test]
+    fn the_viewport_scope_ranks_by_tier_and_counts_what_it_leaves_out() {
+        let t = tree(vec![
+            el("p", &[], vec![text("Intro")]).at(0.0, 10.0, 300.0, 20.0),
+            el("button", &[], vec![text("Buy")]).at(0.0, 40.0, 100.0, 20.0),
+            el("button", &[], vec![text("Later")]).at(0.0, 700.0, 100.0, 20.0),
+            el("p", &[], vec![text("Footer")]).at(0.0, 5000.0, 300.0, 20.0),
+            el("p", &[], vec![text("Gone")]).at(0.0, 60.0, 300.0, 20.0).style("visibility", "hidden"),
+        ]);
+        let p = plan(&t, &Scope::Viewport);
+        let names: Vec<&str> = p.ranked.iter().map(|&i| t.nodes[i].name.as_str()).collect();
+        // Visible actions, then visible content, then near the viewport.
+        assert_eq!(names, vec!["Buy", "Intro", "Later"]);
+        assert_eq!(p.omitted, Omitted { offscreen: 1, css_hidden: 1, ..Default::default() });
+        assert_eq!(p.scope, "viewport");
+        let q = plan(&t, &Scope::Query("FOOT".into()));
+        assert_eq!(q.ranked.iter().map(|&i| t.nodes[i].name.as_str()).collect::<Vec<_>>(), vec!["Footer"]);
+    }
+
+    #[test]
+    fn the_outline_indents_by_shown_ancestors_and_writes_states() {
+        let t = tree(vec![el(
+            "nav",
+            &[("aria-label", "Main")],
+            vec![el("h1", &[], vec![text("Title")]), el("button", &[("aria-expanded", "true")], vec![text("Menu")])],
+        )]);
+        let all: Vec<usize> = (0..t.nodes.len()).collect();
+        let out = outline(&t, &all, |i| format!("s1:{}", i + 1));
+        assert_eq!(
+            out,
+            "- navigation \"Main\" [ref=s1:1]\n  - heading \"Title\" [level=1] [ref=s1:2]\n  - button \"Menu\" [expanded] [ref=s1:3]"
+        );
+        // Without its parent shown, a node is not indented.
+        assert_eq!(outline(&t, &[1], |i| format!("s1:{}", i + 1)), "- heading \"Title\" [level=1] [ref=s1:2]");
+    }
+
+    #[test]
+    fn a_dom_past_the_limit_is_partial_and_says_how_much_was_left() {
+        let mut v = view(vec![el("p", &[], vec![text("a")]), el("p", &[], vec![text("b")])]);
+        let total = v.node_count();
+        let t = build(&mut v, SemanticOptions { dom_node_limit: 4, ..Default::default() });
+        assert!(t.partial);
+        assert_eq!(t.unprocessed, total - 4);
+    }
+}
