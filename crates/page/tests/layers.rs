@@ -43,6 +43,8 @@ fn crate_paths(src: &str) -> BTreeSet<String> {
         while let Some(i) = rest.find("crate::") {
             rest = &rest[i + "crate::".len()..];
             let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            // `crate::{A, B}` reads the crate root.
+            let name = if name.is_empty() { "{…}".to_string() } else { name };
             out.insert(name);
         }
     }

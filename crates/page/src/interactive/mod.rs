@@ -313,8 +313,10 @@ fn show_hidden_controls_state(arena: &Arena, elements: &mut [Element], labels_of
 
 #[cfg(test)]
 mod tests {
+    use super::DialogControl;
+    use crate::aria::Role;
+    use crate::facts::Reason;
     use crate::testing::{el, text, view};
-    use crate::{DialogControl, Reason, Role};
 
     #[test]
     fn a_select_lists_its_options_right_after_it() {
