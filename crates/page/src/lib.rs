@@ -98,7 +98,7 @@ impl PageView {
         let mut found = interactive::find(&mut arena, &facts);
         // Names the DOM rules could not give, from the accessibility tree when the capture has it.
         for e in found.elements.iter_mut().filter(|e| needs_name(e)) {
-            if let Some(name) = facts.ax.get(&e.node).and_then(|a| a.name.as_ref()).and_then(|v| v.value.as_str()) {
+            if let Some(name) = facts.ax.get(&e.node).and_then(|a| a.name.as_ref()).and_then(AxValue::as_str) {
                 e.label = cut(&collapse(name), 80);
             }
         }

@@ -79,7 +79,7 @@ fn ax_join(arena: &Arena, capture: &Capture) -> HashMap<NodeId, AxNode> {
 /// zero-width marker before "🔬"): it is not text (see `Arena`), and Chromium's
 /// name has it with a space after.
 fn rendered_spacing(arena: &Arena, wbrs: &[u32], id: NodeId, mut a: AxNode) -> AxNode {
-    let Some(name) = a.name.as_ref().and_then(|v| v.value.as_str()) else { return a };
+    let Some(name) = a.name.as_ref().and_then(AxValue::as_str) else { return a };
     let end = arena.subtree_end(id) as usize;
     let holds_wbr = wbrs.get(end + 1).zip(wbrs.get(id as usize)).is_some_and(|(e, b)| e > b);
     let replacement = name.contains('\u{FFFD}');
@@ -95,7 +95,7 @@ fn rendered_spacing(arena: &Arena, wbrs: &[u32], id: NodeId, mut a: AxNode) -> A
     }
     let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace() && *c != '\u{FFFD}').collect::<String>();
     if !text.is_empty() && squeeze(&text) == squeeze(name) {
-        a.name = Some(AxValue { value: serde_json::Value::String(text) });
+        a.name = Some(AxValue::string(text));
     }
     a
 }
@@ -118,10 +118,10 @@ fn wbr_prefix(arena: &Arena) -> Vec<u32> {
 /// out of every text we read; a name made only of them is no name, so the
 /// author's title or label applies (as the DOM rules give it).
 fn without_icon_glyphs(mut a: AxNode) -> AxNode {
-    if let Some(s) = a.name.as_ref().and_then(|v| v.value.as_str()) {
+    if let Some(s) = a.name.as_ref().and_then(AxValue::as_str) {
         if s.chars().any(is_private_use) {
             let kept: String = s.chars().filter(|&c| !is_private_use(c)).collect();
-            a.name = (!kept.trim().is_empty()).then_some(AxValue { value: serde_json::Value::String(kept) });
+            a.name = (!kept.trim().is_empty()).then_some(AxValue::string(kept));
         }
     }
     a

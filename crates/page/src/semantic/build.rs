@@ -108,7 +108,7 @@ fn normalize_role(r: &str) -> Role {
 
 /// A string value of Chromium's tree, collapsed; `None` when empty.
 pub(super) fn ax_str(v: &Option<AxValue>) -> Option<String> {
-    v.as_ref().and_then(|v| v.value.as_str()).map(collapse).filter(|s| !s.is_empty())
+    v.as_ref().and_then(AxValue::as_str).map(collapse).filter(|s| !s.is_empty())
 }
 
 /// Chromium's tree ignores the node because it is not rendered, not visible, aria-hidden or inert.

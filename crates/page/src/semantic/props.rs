@@ -1,11 +1,9 @@
 //! What a semantic node says besides its role and name: the actions an
 //! action node declares, its states, and its value.
 
-use serde_json::Value;
-
 use crate::arena::{Arena, NodeId};
 use crate::aria::{self, Role, State};
-use crate::capture::AxNode;
+use crate::capture::{AxNode, AxValue};
 use crate::facts::Reason;
 use crate::interactive::Descriptor;
 
@@ -45,8 +43,8 @@ fn scrollable(arena: &Arena, id: NodeId) -> bool {
     })
 }
 
-fn ax_prop<'a>(n: &'a AxNode, name: &str) -> Option<&'a Value> {
-    n.properties.iter().find(|p| p.name == name).map(|p| &p.value.value)
+fn ax_prop<'a>(n: &'a AxNode, name: &str) -> Option<&'a AxValue> {
+    n.properties.iter().find(|p| p.name == name).map(|p| &p.value)
 }
 
 /// The states of a node: an action node's disabled, checked, readonly and
@@ -64,7 +62,7 @@ pub(super) fn states(
     let n = arena.node(id);
     let mut states = Vec::new();
     if is_action {
-        let disabled = axn.and_then(|a| ax_prop(a, "disabled")).and_then(Value::as_bool).unwrap_or(false)
+        let disabled = axn.and_then(|a| ax_prop(a, "disabled")).and_then(AxValue::as_bool).unwrap_or(false)
             || aria::is_disabled(arena, id);
         states.push(State::Disabled(disabled));
         if let Some(c) = descriptor.checked {
@@ -89,7 +87,7 @@ pub(super) fn states(
 /// them. A `focused: false` is left out, as is a list item's level (it
 /// repeats the outline's indentation).
 fn ax_states(a: &AxNode, role: &Role) -> Vec<State> {
-    let flag = |key: &str| ax_prop(a, key).and_then(Value::as_bool);
+    let flag = |key: &str| ax_prop(a, key).and_then(AxValue::as_bool);
     let mut out = Vec::new();
     if let Some(e) = flag("expanded") {
         out.push(State::Expanded(e));
@@ -101,7 +99,7 @@ fn ax_states(a: &AxNode, role: &Role) -> Vec<State> {
         out.push(State::Focused(true));
     }
     if matches!(role, Role::Heading | Role::TreeItem | Role::Row) {
-        if let Some(l) = ax_prop(a, "level").and_then(Value::as_u64) {
+        if let Some(l) = ax_prop(a, "level").and_then(AxValue::as_u64) {
             out.push(State::Level(l));
         }
     }
