@@ -6,6 +6,13 @@
 //! element index, the page text and the hash from it. No I/O, no async: every
 //! rule here is unit-testable on recorded captures.
 //!
+//! The modules form layers, each reading only those below it (held by
+//! `tests/layers.rs`): `capture`, `geometry`, `index`, `url` → `arena` (the
+//! joined tree, hit test) → `text` → `aria` (roles, states, author names) →
+//! `facts` (labels, interactive candidates, the accessibility join) →
+//! `interactive` (the element index) → `content`, `marks`, `hash` → `dialog`,
+//! `draw` → [`PageView`] here → [`semantic`] → [`delta`].
+//!
 //! ```
 //! use sightline_page::{Capture, PageView};
 //! let capture: Capture = serde_json::from_str(r#"{"viewport":{"width":800,"height":600},"frames":[]}"#).unwrap();

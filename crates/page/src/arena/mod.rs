@@ -5,6 +5,7 @@
 
 mod build;
 mod hit;
+mod local;
 
 use crate::geometry::{Grid, Rect};
 

@@ -5,6 +5,10 @@
 //! an *action* node (an interactive element, with the actions it supports) or a
 //! *content* node (a heading, paragraph, list item, image, landmark, text…),
 //! with a visibility from the closed vocabulary below, decided from evidence.
+//!
+//! [`build`] walks the tree (`build.rs`) and asks `name.rs` for each node's
+//! name, `props.rs` for its actions, states and value, and `visibility.rs` for
+//! its visibility; [`plan`] and [`outline`] (`plan.rs`) rank, scope and show it.
 
 mod build;
 mod name;
