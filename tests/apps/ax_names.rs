@@ -24,8 +24,7 @@ pub async fn names_lost(tab: &Tab) -> Vec<String> {
     let mut ax: HashMap<(usize, i64), (String, String)> = HashMap::new();
     for (frame, capture) in captured.capture.frames.iter().enumerate() {
         for node in capture.ax.iter().flatten().filter(|n| !n.ignored) {
-            let (Some(backend), Some(name)) =
-                (node.backend_dom_node_id, node.name.as_ref().and_then(|n| n.as_str()))
+            let (Some(backend), Some(name)) = (node.backend_dom_node_id, node.name.as_ref().and_then(|n| n.as_str()))
             else {
                 continue;
             };
