@@ -151,6 +151,7 @@ impl Default for SemanticOptions {
 mod tests {
     use super::*;
     use crate::testing::{el, text, view, El};
+    use crate::PageView;
 
     fn tree(body: Vec<El>) -> SemanticTree {
         build(&mut view(body), SemanticOptions::default())
@@ -287,6 +288,45 @@ mod tests {
         );
         // Without its parent shown, a node is not indented.
         assert_eq!(outline(&t, &[1], |i| format!("s1:{}", i + 1)), "- heading \"Title\" [level=1] [ref=s1:2]");
+    }
+
+    #[test]
+    fn with_chromium_s_tree_its_roles_names_and_states_win() {
+        use crate::capture::AxNode;
+        // Backend ids follow document order: #document 1, html 2, body 3, then the page.
+        let mut capture = crate::testing::capture(vec![
+            el("button", &[], vec![text("x")]),
+            el("div", &[("role", "heading")], vec![text("Title")]),
+            el("img", &[("alt", "dom alt")], vec![]),
+            el("li", &[], vec![text("Item")]),
+        ]);
+        let ax = |v: serde_json::Value| serde_json::from_value::<AxNode>(v).unwrap();
+        let prop = |name: &str, value: serde_json::Value| serde_json::json!({"name": name, "value": {"value": value}});
+        capture.frames[0].ax = Some(vec![
+            ax(serde_json::json!({"backendDOMNodeId": 4, "role": {"value": "button"}, "name": {"value": "Close"},
+                "properties": [prop("focused", false.into()), prop("expanded", true.into()), prop("level", 3.into())]})),
+            ax(serde_json::json!({"backendDOMNodeId": 6, "role": {"value": "heading"}, "name": {"value": "Title"},
+                "properties": [prop("level", 2.into()), prop("focused", true.into())]})),
+            ax(serde_json::json!({"backendDOMNodeId": 8, "role": {"value": "img"}, "name": {"value": "Chromium alt"}})),
+            ax(serde_json::json!({"backendDOMNodeId": 9, "role": {"value": "listitem"}, "name": {"value": ""},
+                "properties": [prop("level", 1.into())]})),
+        ]);
+        let t = build(&mut PageView::build(&capture), SemanticOptions::default());
+        let rows: Vec<(Role, &str, &[State])> =
+            t.nodes.iter().map(|n| (n.role.clone(), n.name.as_str(), &n.states[..])).collect();
+        assert_eq!(
+            rows,
+            vec![
+                // focused=false is left out; a button takes no level.
+                (Role::Button, "Close", &[State::Disabled(false), State::Expanded(true)][..]),
+                (Role::Heading, "Title", &[State::Focused(true), State::Level(2)][..]),
+                // Chromium's `img` is ARIA's image.
+                (Role::Image, "Chromium alt", &[][..]),
+                // A list item's level repeats the indentation.
+                (Role::ListItem, "Item", &[][..]),
+            ]
+        );
+        assert!(t.nodes[1].priority, "the focused node ranks with dialogs");
     }
 
     #[test]
