@@ -24,12 +24,11 @@ pub async fn names_lost(tab: &Tab) -> Vec<String> {
     let mut ax: HashMap<(usize, i64), (String, String)> = HashMap::new();
     for (frame, capture) in captured.capture.frames.iter().enumerate() {
         for node in capture.ax.iter().flatten().filter(|n| !n.ignored) {
-            let (Some(backend), Some(name)) =
-                (node.backend_dom_node_id, node.name.as_ref().and_then(|n| n.value.as_str()))
+            let (Some(backend), Some(name)) = (node.backend_dom_node_id, node.name.as_ref().and_then(|n| n.as_str()))
             else {
                 continue;
             };
-            let role = node.role.as_ref().and_then(|r| r.value.as_str()).unwrap_or_default();
+            let role = node.role.as_ref().and_then(|r| r.as_str()).unwrap_or_default();
             ax.insert((frame, backend), (role.to_string(), name.to_string()));
         }
     }

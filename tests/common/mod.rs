@@ -436,7 +436,7 @@ fn semantic_lines(view: &mut sightline_page::PageView) -> (Vec<String>, String) 
         .nodes
         .iter()
         .map(|s| {
-            let states: Vec<String> = s.states.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let states: Vec<String> = s.states.iter().map(|st| format!("{}={}", st.name(), st.value())).collect();
             let actions: Vec<&str> = s.actions.iter().map(|a| a.as_str()).collect();
             format!(
                 "{} {:?} v={:?} [{}] ({}) {} p={} parent={:?}",

@@ -166,7 +166,9 @@ pub fn page(session: &mut Session, id: &str, tab_id: &str, rest: &Rest, budget: 
                         "role" => json!(s.role),
                         "name" => json!(s.name),
                         "value" => json!(s.value),
-                        "states" => Value::Object(s.states.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()),
+                        "states" => Value::Object(
+                            s.states.iter().map(|st| (st.name().to_string(), json!(st.value()))).collect(),
+                        ),
                         _ => json!(s.visibility.as_str()),
                     };
                 }

@@ -68,7 +68,7 @@ pub(crate) fn refs_json(
         let frame = frame_names.get(&s.doc).cloned().unwrap_or_else(|| "main".into());
         if s.is_action() {
             let states: serde_json::Map<String, Value> =
-                s.states.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+                s.states.iter().map(|st| (st.name().to_string(), json!(st.value()))).collect();
             refs.push(json!({
                 "ref": format!("{snap}:{}", number(i)),
                 "role": s.role,

@@ -63,7 +63,7 @@ impl From<&Element> for ElementDescriptor {
         let d = &e.descriptor;
         ElementDescriptor {
             tag: d.tag.clone(),
-            role: d.role.clone(),
+            role: d.role.as_ref().map(|r| r.to_string()),
             aria_label: d.aria_label.clone(),
             text_content: d.text_content.clone(),
             attributes: Attributes {

@@ -360,7 +360,7 @@ impl Tab {
                 e.descriptor.tag.as_str(),
                 "a" | "button" | "select" | "option" | "input" | "summary" | "label"
             ) && !matches!(
-                e.descriptor.role.as_deref(),
+                e.descriptor.role.as_ref().map(sightline_page::Role::as_str),
                 Some("button" | "link" | "checkbox" | "radio" | "switch" | "option" | "tab" | "menuitem" | "slider")
             );
             if proxy && e.frame == 0 {

@@ -96,10 +96,28 @@ pub struct AxNode {
     pub backend_dom_node_id: Option<i64>,
 }
 
+/// An `AXValue`: any JSON as Chromium sends it (a string, a flag, a number,
+/// a node list…), read through the typed accessors below.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AxValue {
-    pub value: serde_json::Value,
+    value: serde_json::Value,
+}
+
+impl AxValue {
+    /// A string value.
+    pub fn string(s: String) -> AxValue {
+        AxValue { value: serde_json::Value::String(s) }
+    }
+    pub fn as_str(&self) -> Option<&str> {
+        self.value.as_str()
+    }
+    pub fn as_bool(&self) -> Option<bool> {
+        self.value.as_bool()
+    }
+    pub fn as_u64(&self) -> Option<u64> {
+        self.value.as_u64()
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

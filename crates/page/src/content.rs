@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use crate::arena::WhiteSpace;
 use crate::arena::{Arena, NodeId, NodeKind};
+use crate::aria::Role;
 use crate::geometry::Rect;
 use crate::interactive::{Element, Reason};
 use crate::text::{collapse, cut, display_of, white_space_of, Display, Flow};
@@ -395,7 +396,7 @@ pub fn token(e: &Element) -> String {
     }
     // A widget that says it is a text box without being an editable field (a code
     // editor's visible part): its text is what it holds.
-    if !is_text && matches!(d.role.as_deref(), Some("textbox" | "searchbox")) {
+    if !is_text && matches!(d.role, Some(Role::Textbox | Role::Searchbox)) {
         if let Some(t) = d.text_content.as_deref().filter(|t| !t.is_empty()) {
             let _ = write!(s, " value={}", quote(&cut(t, 200)));
         }
@@ -423,4 +424,57 @@ pub fn token(e: &Element) -> String {
         s.push_str(" readonly");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{el, text, view};
+
+    #[test]
+    fn blocks_become_lines_with_their_marks_and_elements_their_tokens() {
+        let v = view(vec![
+            el("h2", &[], vec![text("Cart")]),
+            el("ul", &[], vec![el("li", &[], vec![text("Tea")]), el("li", &[], vec![text("Milk")])]),
+            el("p", &[], vec![text("Total "), el("b", &[], vec![text("$4")])]),
+            el("button", &[], vec![text("Pay")]),
+            el("script", &[], vec![text("ignored()")]),
+        ]);
+        assert_eq!(v.page_content, "## Cart\n- Tea\n- Milk\nTotal $4\n[1]button \"Pay\"");
+    }
+
+    #[test]
+    fn text_under_an_overlay_is_left_out() {
+        let v = view(vec![
+            el("p", &[], vec![text("Seen").at(0.0, 10.0, 100.0, 18.0)]).at(0.0, 10.0, 300.0, 20.0),
+            el("p", &[], vec![text("Hidden by the banner").at(0.0, 200.0, 100.0, 18.0)]).at(0.0, 200.0, 300.0, 20.0),
+            el("div", &[], vec![])
+                .at(0.0, 150.0, 800.0, 200.0)
+                .style("position", "fixed")
+                .style("background-color", "white"),
+        ]);
+        assert_eq!(v.page_content, "Seen");
+    }
+
+    #[test]
+    fn a_token_says_state_and_value_without_leaking_passwords() {
+        let v = view(vec![
+            el("input", &[("type", "checkbox"), ("aria-label", "Remember")], vec![]).checked(),
+            el("input", &[("type", "password"), ("value", "secret"), ("aria-label", "PIN")], vec![]),
+            el("input", &[("placeholder", "Search"), ("aria-label", "Query")], vec![]),
+            el("button", &[("disabled", ""), ("aria-expanded", "false")], vec![text("More")]),
+            el("div", &[("tabindex", "0")], vec![text("Card")]),
+        ]);
+        let tokens: Vec<String> = v.elements.iter().map(token).collect();
+        assert_eq!(
+            tokens,
+            vec![
+                "[1]checkbox \"Remember\" checked",
+                "[2]textbox \"PIN\" value=\"••••••\"",
+                "[3]textbox \"Query\" placeholder=\"Search\"",
+                "[4]button \"More\" collapsed disabled",
+                "[5]clickable \"Card\"",
+            ]
+        );
+    }
 }

@@ -5,13 +5,13 @@
 //! view: its message in the text, its buttons (and a text field for `prompt`)
 //! in the element index.
 
+use crate::aria::Role;
 use crate::capture::{JsDialog, Viewport};
 use crate::content::token;
 use crate::geometry::Rect;
 use crate::index::ElementIndex;
 use crate::interactive::{Descriptor, DialogControl, Element, Reason};
 use crate::text::{collapse, cut};
-use crate::{Arena, PageView};
 
 fn control(index: ElementIndex, control: DialogControl, label: &str, value: Option<String>, vp: Viewport) -> Element {
     let text = control == DialogControl::Prompt;
@@ -24,7 +24,7 @@ fn control(index: ElementIndex, control: DialogControl, label: &str, value: Opti
         reason: Reason::Native,
         descriptor: Descriptor {
             tag: if text { "input".into() } else { "button".into() },
-            role: Some(if text { "textbox".into() } else { "button".into() }),
+            role: Some(if text { Role::Textbox } else { Role::Button }),
             aria_label: None,
             text_content: (!text).then(|| label.to_string()),
             name: None,
@@ -53,7 +53,8 @@ fn control(index: ElementIndex, control: DialogControl, label: &str, value: Opti
 }
 
 /// The whole view while a JavaScript dialog is open.
-pub fn view(d: &JsDialog, viewport: Viewport) -> PageView {
+/// The element index and page text of a page blocked by a dialog.
+pub(crate) fn view(d: &JsDialog, viewport: Viewport) -> (Vec<Element>, String) {
     let (accept, dismiss) = match d.kind.as_str() {
         "beforeunload" => ("Leave", Some("Stay")),
         "alert" => ("OK", None),
@@ -82,19 +83,7 @@ pub fn view(d: &JsDialog, viewport: Viewport) -> PageView {
         if message.is_empty() { "(no message)".to_string() } else { message },
         tokens.join(" ")
     );
-    PageView {
-        url: d.url.clone(),
-        title: String::new(),
-        scroll: (0.0, 0.0),
-        content_size: (viewport.width, viewport.height),
-        viewport,
-        elements,
-        covered: Vec::new(),
-        page_content,
-        naming_labels: Default::default(),
-        arena: Arena::empty(Rect::new(0.0, 0.0, viewport.width, viewport.height)),
-        facts: Default::default(),
-    }
+    (elements, page_content)
 }
 
 #[cfg(test)]
@@ -110,23 +99,23 @@ mod tests {
             url: "http://x.test/".into(),
             prompt_text: None,
         };
-        let v = view(&d, vp);
+        let (elements, page_content) = view(&d, vp);
         assert_eq!(
-            v.page_content,
+            page_content,
             "[confirm dialog from the page; the page is paused until it is answered]\nDelete item 3?\n[1]button \"OK\" [2]button \"Cancel\"\n[/dialog]"
         );
-        assert_eq!(v.elements[1].dialog, Some(DialogControl::Dismiss));
+        assert_eq!(elements[1].dialog, Some(DialogControl::Dismiss));
         let p = JsDialog {
             kind: "prompt".into(),
             message: "Name?".into(),
             url: String::new(),
             prompt_text: Some("Ada".into()),
         };
-        let v = view(&p, vp);
+        let (_, page_content) = view(&p, vp);
         assert!(
-            v.page_content.contains("[1]textbox value=\"Ada\" focused [2]button \"OK\" [3]button \"Cancel\""),
+            page_content.contains("[1]textbox value=\"Ada\" focused [2]button \"OK\" [3]button \"Cancel\""),
             "{}",
-            v.page_content
+            page_content
         );
     }
 }

@@ -150,7 +150,7 @@ mod tests {
     fn mark(id: u32, x: i64, y: i64, w: i64, h: i64) -> Mark {
         Mark {
             id,
-            element_index: crate::ElementIndex::FIRST,
+            element_index: crate::index::ElementIndex::FIRST,
             tag: "button".into(),
             role: "button".into(),
             name: String::new(),

@@ -6,6 +6,13 @@
 //! element index, the page text and the hash from it. No I/O, no async: every
 //! rule here is unit-testable on recorded captures.
 //!
+//! The modules form layers, each reading only those below it (held by
+//! `tests/layers.rs`): `capture`, `geometry`, `index`, `url` → `arena` (the
+//! joined tree, hit test) → `text` → `aria` (roles, states, author names) →
+//! `facts` (labels, interactive candidates, the accessibility join) →
+//! `interactive` (the element index) → `content`, `marks`, `hash` → `dialog`,
+//! `draw` → [`PageView`] here → [`semantic`] → [`delta`].
+//!
 //! ```
 //! use sightline_page::{Capture, PageView};
 //! let capture: Capture = serde_json::from_str(r#"{"viewport":{"width":800,"height":600},"frames":[]}"#).unwrap();
@@ -27,20 +34,24 @@ mod index;
 mod interactive;
 mod marks;
 pub mod semantic;
+#[cfg(test)]
+mod testing;
 mod text;
 mod url;
 
 pub use arena::NodeId;
+pub use aria::{Role, State, StateValue};
 pub use capture::{
     AxNode, AxProperty, AxValue, Capture, DocumentSnapshot, DomRects, FrameCapture, FrameOwner, JsDialog, RectRequest,
     Snapshot, Viewport, COMPUTED_STYLES,
 };
 pub use content::token;
 pub use draw::{draw_marks, mark_box, mark_color, DrawError};
+pub use facts::Reason;
 pub use geometry::Rect;
 pub use hash::{canonical, state_hash};
 pub use index::{ElementIndex, IndexError};
-pub use interactive::{Covered, Descriptor, DialogControl, Element, Reason};
+pub use interactive::{Covered, Descriptor, DialogControl, Element};
 pub use marks::Mark;
 pub use text::{collapse, cut};
 pub use url::resolve;
@@ -73,14 +84,28 @@ pub struct PageView {
 impl PageView {
     pub fn build(capture: &Capture) -> PageView {
         if let Some(d) = &capture.dialog {
-            return dialog::view(d, capture.viewport);
+            let viewport = capture.viewport;
+            let (elements, page_content) = dialog::view(d, viewport);
+            return PageView {
+                url: d.url.clone(),
+                title: String::new(),
+                scroll: (0.0, 0.0),
+                content_size: (viewport.width, viewport.height),
+                viewport,
+                elements,
+                covered: Vec::new(),
+                page_content,
+                naming_labels: Default::default(),
+                arena: Arena::empty(Rect::new(0.0, 0.0, viewport.width, viewport.height)),
+                facts: Default::default(),
+            };
         }
         let mut arena = Arena::build(capture);
         let facts = Facts::gather(&arena, capture);
         let mut found = interactive::find(&mut arena, &facts);
         // Names the DOM rules could not give, from the accessibility tree when the capture has it.
         for e in found.elements.iter_mut().filter(|e| needs_name(e)) {
-            if let Some(name) = facts.ax.get(&e.node).and_then(|a| a.name.as_ref()).and_then(|v| v.value.as_str()) {
+            if let Some(name) = facts.ax.get(&e.node).and_then(|a| a.name.as_ref()).and_then(AxValue::as_str) {
                 e.label = cut(&collapse(name), 80);
             }
         }

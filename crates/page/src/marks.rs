@@ -69,7 +69,7 @@ pub fn marks(arena: &Arena, elements: &[Element]) -> Vec<Mark> {
                 id: i as u32 + 1,
                 element_index: e.index,
                 tag: d.tag.clone(),
-                role: d.role.clone().unwrap_or_default(),
+                role: d.role.as_ref().map(|r| r.as_str().to_string()).unwrap_or_default(),
                 name: cut(&name, 80),
                 x: (v.x + v.w / 2.0).round() as i64,
                 y: (v.y + v.h / 2.0).round() as i64,

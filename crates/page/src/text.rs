@@ -399,7 +399,7 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, dom: bool, skip_aria_hidden:
         if c != id && matches!(n.tag.as_str(), "iframe" | "frame") {
             continue;
         }
-        if skip_aria_hidden && c != id && crate::aria::aria_hidden(arena, c) {
+        if skip_aria_hidden && c != id && n.aria_hidden() {
             continue;
         }
         if let Some(g) = &n.generated {

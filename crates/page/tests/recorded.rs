@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use sightline_page::{token, Capture, PageView};
+use sightline_page::{token, Capture, PageView, Role};
 
 fn render(view: &PageView) -> String {
     let mut out = String::new();
@@ -18,7 +18,7 @@ fn render(view: &PageView) -> String {
             "{} | tag={} role={:?} text={:?} name={:?} value={:?} type={:?} href={:?} checked={:?} at=({:.0},{:.0})\n",
             token(e),
             d.tag,
-            d.role,
+            d.role.as_ref().map(Role::as_str),
             d.text_content,
             d.name,
             d.value,

@@ -1,14 +1,18 @@
 //! What one capture says about its nodes, worked out once and shared by every
 //! view of it (the element index, the marks and the semantic_v2 tree):
 //! which `<label>`s name which controls, which elements are interactive, and
-//! the accessibility tree joined to the arena.
+//! the accessibility tree joined to the arena. [`candidates`] holds the rules
+//! for what counts as interactive.
+
+mod candidates;
 
 use std::collections::HashMap;
 
 use crate::arena::{Arena, NodeId};
 use crate::capture::{AxNode, AxValue, Capture};
-use crate::interactive::{self, Reason};
-use crate::text::is_private_use;
+use crate::text::{accessible_text, collapse, is_private_use};
+
+pub use candidates::Reason;
 
 #[derive(Debug, Default)]
 pub(crate) struct Facts {
@@ -31,8 +35,8 @@ impl Facts {
     }
 
     pub fn gather(arena: &Arena, capture: &Capture) -> Facts {
-        let (label_set, labels_of) = interactive::labels(arena);
-        let candidates = interactive::candidates(arena, &label_set);
+        let (label_set, labels_of) = candidates::labels(arena);
+        let candidates = candidates::candidates(arena, &label_set);
         Facts {
             labels_of,
             candidates,
@@ -75,14 +79,14 @@ fn ax_join(arena: &Arena, capture: &Capture) -> HashMap<NodeId, AxNode> {
 /// zero-width marker before "🔬"): it is not text (see `Arena`), and Chromium's
 /// name has it with a space after.
 fn rendered_spacing(arena: &Arena, wbrs: &[u32], id: NodeId, mut a: AxNode) -> AxNode {
-    let Some(name) = a.name.as_ref().and_then(|v| v.value.as_str()) else { return a };
+    let Some(name) = a.name.as_ref().and_then(AxValue::as_str) else { return a };
     let end = arena.subtree_end(id) as usize;
     let holds_wbr = wbrs.get(end + 1).zip(wbrs.get(id as usize)).is_some_and(|(e, b)| e > b);
     let replacement = name.contains('\u{FFFD}');
     if !(replacement || (name.contains(' ') && holds_wbr)) {
         return a;
     }
-    let text = crate::text::collapse(&crate::text::accessible_text(arena, id, 400));
+    let text = collapse(&accessible_text(arena, id, 400));
     // Only a name from content, and only where the rendered text has no U+FFFD
     // of its own (a lone surrogate in the page's text is a U+FFFD that stays).
     let from_content = !arena.node(id).has_attr("aria-label") && !arena.node(id).has_attr("aria-labelledby");
@@ -91,7 +95,7 @@ fn rendered_spacing(arena: &Arena, wbrs: &[u32], id: NodeId, mut a: AxNode) -> A
     }
     let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace() && *c != '\u{FFFD}').collect::<String>();
     if !text.is_empty() && squeeze(&text) == squeeze(name) {
-        a.name = Some(AxValue { value: serde_json::Value::String(text) });
+        a.name = Some(AxValue::string(text));
     }
     a
 }
@@ -114,10 +118,10 @@ fn wbr_prefix(arena: &Arena) -> Vec<u32> {
 /// out of every text we read; a name made only of them is no name, so the
 /// author's title or label applies (as the DOM rules give it).
 fn without_icon_glyphs(mut a: AxNode) -> AxNode {
-    if let Some(s) = a.name.as_ref().and_then(|v| v.value.as_str()) {
+    if let Some(s) = a.name.as_ref().and_then(AxValue::as_str) {
         if s.chars().any(is_private_use) {
             let kept: String = s.chars().filter(|&c| !is_private_use(c)).collect();
-            a.name = (!kept.trim().is_empty()).then_some(AxValue { value: serde_json::Value::String(kept) });
+            a.name = (!kept.trim().is_empty()).then_some(AxValue::string(kept));
         }
     }
     a

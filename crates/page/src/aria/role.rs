@@ -1,0 +1,303 @@
+//! Roles: the `role` attribute, the implicit role of a control, and the
+//! implicit role of a content element, as Chromium's accessibility tree gives
+//! them.
+//!
+//! Two readings of the attribute, for two kinds of caller:
+//! [`role_attr`] is its first token as the author wrote it (`presentation`
+//! included): the element descriptor reports that, and the interactive rules
+//! ask whether it names a widget. [`explicit_role`] is what the accessibility
+//! tree takes from it: `presentation`, `none` and `generic` give no role, so
+//! the implicit role applies.
+
+use crate::arena::{Arena, NodeId};
+
+use super::Role;
+
+/// Whether an explicit role makes an element interactive on its own (the
+/// seed's list plus the other widget roles real sites use for clickable things).
+pub(crate) fn is_interactive_role(role: &Role) -> bool {
+    matches!(
+        role,
+        Role::Button
+            | Role::Link
+            | Role::MenuItem
+            | Role::Checkbox
+            | Role::Radio
+            | Role::Switch
+            | Role::Textbox
+            | Role::Searchbox
+            | Role::Combobox
+            | Role::Listbox
+            | Role::Option
+            | Role::Tab
+            | Role::MenuItemCheckbox
+            | Role::MenuItemRadio
+            | Role::TreeItem
+            | Role::Slider
+            | Role::Spinbutton
+    )
+}
+
+/// The first token of the `role` attribute, lowercased, as written
+/// (`presentation` and `none` included).
+pub(crate) fn role_attr(arena: &Arena, id: NodeId) -> Option<Role> {
+    arena
+        .node(id)
+        .attr("role")
+        .and_then(|r| r.split_whitespace().next())
+        .map(|r| Role::from_name(&r.to_ascii_lowercase()))
+}
+
+/// The role the accessibility tree takes from the `role` attribute:
+/// [`role_attr`], except that `presentation`, `none` and `generic` give no role.
+pub(crate) fn explicit_role(arena: &Arena, id: NodeId) -> Option<Role> {
+    role_attr(arena, id).filter(|r| !matches!(r, Role::Presentation | Role::None | Role::Generic))
+}
+
+/// The `type` of an `<input>`, lowercased; `text` when missing or empty.
+pub(crate) fn input_type(arena: &Arena, id: NodeId) -> String {
+    arena
+        .node(id)
+        .attr("type")
+        .map(|t| t.trim().to_ascii_lowercase())
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "text".into())
+}
+
+/// A `contenteditable` value that makes the element editable.
+pub(crate) fn is_editable_attr(v: Option<&str>) -> bool {
+    matches!(v.map(|v| v.trim().to_ascii_lowercase()).as_deref(), Some("" | "true" | "plaintext-only"))
+}
+
+/// The element's role for the element index: the attribute as written
+/// ([`role_attr`]), else the implicit role of a control (`<a href>` → link,
+/// `<select>` → combobox or listbox, `<input type=range>` → slider…).
+pub(crate) fn role_of(arena: &Arena, id: NodeId) -> Option<Role> {
+    if let Some(r) = role_attr(arena, id) {
+        return Some(r);
+    }
+    let n = arena.node(id);
+    let r = match n.tag.as_str() {
+        "a" | "area" if n.has_attr("href") => Role::Link,
+        "button" | "summary" => Role::Button,
+        "select" => {
+            if n.has_attr("multiple") || n.attr("size").and_then(|s| s.parse::<u32>().ok()).is_some_and(|s| s > 1) {
+                Role::Listbox
+            } else {
+                Role::Combobox
+            }
+        }
+        "option" => Role::Option,
+        "textarea" => Role::Textbox,
+        "input" => match input_type(arena, id).as_str() {
+            "checkbox" => Role::Checkbox,
+            "radio" => Role::Radio,
+            "button" | "submit" | "reset" | "image" => Role::Button,
+            "range" => Role::Slider,
+            "number" => Role::Spinbutton,
+            "search" if !n.has_attr("list") => Role::Searchbox,
+            "hidden" | "file" | "color" => return None,
+            _ if n.has_attr("list") => Role::Combobox,
+            _ => Role::Textbox,
+        },
+        _ if is_editable_attr(n.attr("contenteditable")) => Role::Textbox,
+        "dialog" => Role::Dialog,
+        _ => return None,
+    };
+    Some(r)
+}
+
+/// The role of an element for semantic_v2 without Chromium's tree: explicit,
+/// else the implicit role of a control, else that of a content element
+/// (`li` → listitem, `details` → group…).
+pub(crate) fn role(arena: &Arena, id: NodeId) -> Option<Role> {
+    if let Some(r) = explicit_role(arena, id) {
+        return Some(r);
+    }
+    let n = arena.node(id);
+    if n.tag == "input" && n.attr("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("file")) {
+        return Some(Role::Button);
+    }
+    // Chromium's own name for the summary of a <details>; an ARIA button to a model.
+    if n.tag == "summary" {
+        return Some(Role::Button);
+    }
+    role_of(arena, id).or_else(|| implicit_content_role(arena, id))
+}
+
+/// The implicit role of a content element (no `role` attribute).
+pub(crate) fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<Role> {
+    let n = arena.node(id);
+    Some(match n.tag.as_str() {
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => Role::Heading,
+        "p" => Role::Paragraph,
+        "li" => Role::ListItem,
+        "ul" | "ol" | "menu" => Role::List,
+        "img" if n.attr("alt").is_some_and(|a| !a.trim().is_empty()) => Role::Image,
+        "td" => Role::Cell,
+        "th" => th_role(arena, id),
+        "table" => Role::Table,
+        "caption" => Role::Caption,
+        "dialog" => Role::Dialog,
+        "main" => Role::Main,
+        "nav" => Role::Navigation,
+        "header" => Role::Banner,
+        "footer" => Role::ContentInfo,
+        "aside" => Role::Complementary,
+        "form" => Role::Form,
+        "section" if n.has_attr("aria-label") || n.has_attr("aria-labelledby") => Role::Region,
+        "figure" => Role::Figure,
+        "blockquote" => Role::Blockquote,
+        "article" => Role::Article,
+        "pre" | "code" => Role::Code,
+        "label" => Role::Label,
+        "legend" => Role::Legend,
+        "dt" => Role::Term,
+        "dd" => Role::Definition,
+        "details" | "fieldset" => Role::Group,
+        _ => return None,
+    })
+}
+
+/// A header cell heads its row or its column: by `scope`, else by where it
+/// stands (Chromium's rule: in a `<thead>` or a row of headers only, a column
+/// header; beside data cells, a row header).
+fn th_role(arena: &Arena, id: NodeId) -> Role {
+    let n = arena.node(id);
+    match n.attr("scope").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+        Some("row" | "rowgroup") => return Role::RowHeader,
+        Some("col" | "colgroup") => return Role::ColumnHeader,
+        _ => {}
+    }
+    let Some(row) = n.parent else { return Role::ColumnHeader };
+    if arena.node(row).parent.is_some_and(|g| arena.node(g).tag == "thead") {
+        return Role::ColumnHeader;
+    }
+    if arena.node(row).children.iter().any(|&c| arena.node(c).tag == "td") {
+        Role::RowHeader
+    } else {
+        Role::ColumnHeader
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{arena, by_id, el, text};
+
+    #[test]
+    fn the_attribute_as_written_and_as_the_accessibility_tree_takes_it() {
+        let a = arena(vec![
+            el("div", &[("id", "p"), ("role", "presentation button")], vec![]),
+            el("div", &[("id", "b"), ("role", " Button link")], vec![]),
+            el("div", &[("id", "g"), ("role", "generic")], vec![]),
+            el("div", &[("id", "x"), ("role", "doc-subtitle")], vec![]),
+            el("div", &[("id", "n")], vec![]),
+        ]);
+        // The element index reports the first token as written, lowercased.
+        assert_eq!(role_attr(&a, by_id(&a, "p")), Some(Role::Presentation));
+        assert_eq!(role_attr(&a, by_id(&a, "b")), Some(Role::Button));
+        assert_eq!(role_attr(&a, by_id(&a, "x")), Some(Role::Other("doc-subtitle".into())));
+        assert_eq!(role_attr(&a, by_id(&a, "n")), None);
+        // The accessibility tree takes no role from presentation, none or generic.
+        assert_eq!(explicit_role(&a, by_id(&a, "p")), None);
+        assert_eq!(explicit_role(&a, by_id(&a, "g")), None);
+        assert_eq!(explicit_role(&a, by_id(&a, "b")), Some(Role::Button));
+        assert_eq!(explicit_role(&a, by_id(&a, "x")), Some(Role::Other("doc-subtitle".into())));
+    }
+
+    #[test]
+    fn a_presentational_role_hides_the_implicit_one_only_where_chromium_says() {
+        let a = arena(vec![
+            el("button", &[("id", "b"), ("role", "presentation")], vec![text("Go")]),
+            el("details", &[], vec![el("summary", &[("id", "s"), ("role", "none")], vec![text("More")])]),
+        ]);
+        // The descriptor reports what the author wrote…
+        assert_eq!(role_of(&a, by_id(&a, "b")), Some(Role::Presentation));
+        assert_eq!(role_of(&a, by_id(&a, "s")), Some(Role::None));
+        // …and a summary stays the button Chromium makes of it.
+        assert_eq!(role(&a, by_id(&a, "s")), Some(Role::Button));
+        assert_eq!(role(&a, by_id(&a, "b")), Some(Role::Presentation));
+    }
+
+    #[test]
+    fn implicit_roles_of_controls() {
+        let a = arena(vec![
+            el("a", &[("id", "a"), ("href", "/x")], vec![text("x")]),
+            el("a", &[("id", "a2")], vec![text("no href")]),
+            el("select", &[("id", "one")], vec![]),
+            el("select", &[("id", "many"), ("size", "4")], vec![]),
+            el("input", &[("id", "search"), ("type", "search")], vec![]),
+            el("input", &[("id", "suggest"), ("type", "search"), ("list", "l")], vec![]),
+            el("input", &[("id", "hidden"), ("type", "hidden")], vec![]),
+            el("input", &[("id", "plain")], vec![]),
+            el("input", &[("id", "range"), ("type", "RANGE")], vec![]),
+            el("div", &[("id", "edit"), ("contenteditable", "")], vec![]),
+        ]);
+        let r = |id: &str| role_of(&a, by_id(&a, id));
+        assert_eq!(r("a"), Some(Role::Link));
+        assert_eq!(r("a2"), None);
+        assert_eq!(r("one"), Some(Role::Combobox));
+        assert_eq!(r("many"), Some(Role::Listbox));
+        assert_eq!(r("search"), Some(Role::Searchbox));
+        assert_eq!(r("suggest"), Some(Role::Combobox));
+        assert_eq!(r("hidden"), None);
+        assert_eq!(r("plain"), Some(Role::Textbox));
+        assert_eq!(r("range"), Some(Role::Slider));
+        assert_eq!(r("edit"), Some(Role::Textbox));
+    }
+
+    #[test]
+    fn header_cells_head_their_row_or_their_column() {
+        let a = arena(vec![el(
+            "table",
+            &[],
+            vec![
+                el("thead", &[], vec![el("tr", &[], vec![el("th", &[("id", "head")], vec![text("Name")])])]),
+                el(
+                    "tbody",
+                    &[],
+                    vec![
+                        el("tr", &[], vec![el("th", &[("id", "side")], vec![]), el("td", &[], vec![])]),
+                        el(
+                            "tr",
+                            &[],
+                            vec![el("th", &[("id", "scoped"), ("scope", "col")], vec![]), el("td", &[], vec![])],
+                        ),
+                        el("tr", &[], vec![el("th", &[("id", "alone")], vec![])]),
+                    ],
+                ),
+            ],
+        )]);
+        let r = |id: &str| implicit_content_role(&a, by_id(&a, id));
+        assert_eq!(r("head"), Some(Role::ColumnHeader));
+        assert_eq!(r("side"), Some(Role::RowHeader));
+        assert_eq!(r("scoped"), Some(Role::ColumnHeader));
+        assert_eq!(r("alone"), Some(Role::ColumnHeader));
+    }
+
+    #[test]
+    fn content_roles_need_what_makes_them_one() {
+        let a = arena(vec![
+            el("img", &[("id", "alt"), ("alt", "Logo")], vec![]),
+            el("img", &[("id", "decor"), ("alt", " ")], vec![]),
+            el("section", &[("id", "named"), ("aria-label", "News")], vec![]),
+            el("section", &[("id", "plain")], vec![]),
+            el("h4", &[("id", "h")], vec![]),
+        ]);
+        let r = |id: &str| implicit_content_role(&a, by_id(&a, id));
+        assert_eq!(r("alt"), Some(Role::Image));
+        assert_eq!(r("decor"), None);
+        assert_eq!(r("named"), Some(Role::Region));
+        assert_eq!(r("plain"), None);
+        assert_eq!(r("h"), Some(Role::Heading));
+    }
+
+    #[test]
+    fn widget_roles_make_an_element_interactive() {
+        assert!(is_interactive_role(&Role::Tab));
+        assert!(is_interactive_role(&Role::Spinbutton));
+        assert!(!is_interactive_role(&Role::Heading));
+        assert!(!is_interactive_role(&Role::Other("widget".into())));
+    }
+}
