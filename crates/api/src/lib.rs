@@ -30,7 +30,7 @@ pub use action::{
     check_text, check_url, Action, Direction, ValidationError, ACTIONS, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
 };
 pub use env::{Env, EnvError, EnvOptions, Turn};
-pub use error::{Proof, Rule, ToolCode, ToolError};
+pub use error::{Cause, Proof, Rule, ToolCode, ToolError};
 pub use files::{FileAccess, MAX_UPLOAD_FILES};
 pub use lines::{LineError, LineReader, MAX_LINE_BYTES};
 pub use registry::ApiOptions;
@@ -39,4 +39,11 @@ pub use snapshot::capture_semantic;
 pub use state::{
     Attributes, ElementDescriptor, ElementIndexMap, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus,
 };
-pub use tools::{Api, Tool, ToolOutput, TOOLS};
+pub use tools::{
+    decode_params, ActParams, ActedReply, Api, BindParams, BindReply, BlockedParams, BlockedReply, BlockedRequest,
+    ClickParams, CloseTabReply, DownloadInfo, DownloadsReply, EndParams, EndReply, GetStateParams, KeyParams,
+    ListDownloadsParams, ListParams, ListTabsReply, NavigateParams, NavigateReply, OpenParams, OpenTabReply, Reply,
+    SaveParams, Scope, ScreenshotParams, ScreenshotReply, ScrollParams, ScrollReply, SelectParams, SelectReply,
+    SnapshotReply, StateParams, StateReply, Status, TabAddress, TabInfo, TabListing, Tool, ToolName, ToolOutput,
+    TypeParams, UploadParams, UploadReply, TOOLS,
+};

@@ -302,12 +302,12 @@ pub async fn bind(
     storage: Option<&sightline_browser::StorageState>,
 ) -> Result<Session, ToolError> {
     let browser = Browser::start(&opts.browser).await.map_err(ToolError::from)?;
-    let context = browser.session_context().await.map_err(ToolError::browser)?;
+    let context = browser.session_context().await.map_err(ToolError::from)?;
     let storage = storage.or(opts.storage_state.as_deref());
     if let Some(state) = storage {
-        browser.restore_storage(&context, state).await.map_err(crate::tools::storage_error)?;
+        browser.restore_storage(&context, state).await.map_err(ToolError::from)?;
     }
-    let tab = browser.new_tab_in(&context, opts.tab.clone()).await.map_err(ToolError::browser)?;
+    let tab = browser.new_tab_in(&context, opts.tab.clone()).await.map_err(ToolError::from)?;
     let (ids, generation, retired, tombstones, closed) = match previous {
         Some(p) => {
             p.retire_target();

@@ -16,6 +16,19 @@ pub enum ErrorCode {
     InternalBrowserError,
 }
 
+impl ErrorCode {
+    /// The wire string (`"INVALID_ELEMENT_INDEX"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidElementIndex => "INVALID_ELEMENT_INDEX",
+            ErrorCode::ElementNotInteractive => "ELEMENT_NOT_INTERACTIVE",
+            ErrorCode::ActionValidationFailed => "ACTION_VALIDATION_FAILED",
+            ErrorCode::NavigationFailed => "NAVIGATION_FAILED",
+            ErrorCode::InternalBrowserError => "INTERNAL_BROWSER_ERROR",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ErrorObject {
     pub code: ErrorCode,

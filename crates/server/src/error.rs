@@ -1,5 +1,6 @@
 //! The server's one error type. Each variant knows its stable code (the same
-//! strings `sightline rpc` puts in `error.data.code`) and its HTTP status.
+//! strings `sightline rpc` puts in `error.data.code`); [`status_of`] maps
+//! every code to its HTTP status by matching the code's variant.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -80,6 +81,8 @@ pub enum ServerError {
     #[error("the server is shutting down")]
     ShuttingDown,
     #[error("starting a browser failed: {0}")]
+    Launch(#[source] sightline_browser::BrowserError),
+    #[error("starting a browser failed: {0}")]
     Browser(String),
     #[error(transparent)]
     Grid(#[from] GridError),
@@ -100,7 +103,7 @@ impl ServerError {
             ServerError::HeadersTooLarge { .. } => ToolCode::HeadersTooLarge,
             ServerError::BadRequest(_) => ToolCode::InvalidParams,
             ServerError::ShuttingDown => ToolCode::ShuttingDown,
-            ServerError::Browser(_) => ToolCode::BrowserError,
+            ServerError::Launch(_) | ServerError::Browser(_) => ToolCode::BrowserError,
             ServerError::Grid(GridError::Unreachable { .. }) => ToolCode::GridUnreachable,
             ServerError::Grid(GridError::Refused { .. }) => ToolCode::GridRefused,
             ServerError::Grid(GridError::Full { .. }) => ToolCode::GridFull,
@@ -117,28 +120,7 @@ impl ServerError {
 
     /// The HTTP status that carries it.
     pub fn status(&self) -> StatusCode {
-        match self {
-            ServerError::SessionNotFound { .. }
-            | ServerError::SessionEnded { .. }
-            | ServerError::BrowserCrashed { .. } => StatusCode::NOT_FOUND,
-            ServerError::Busy { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ServerError::TooManySessions { .. } | ServerError::ShuttingDown | ServerError::Grid(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
-            ServerError::Unauthorized => StatusCode::UNAUTHORIZED,
-            ServerError::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            ServerError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ServerError::Browser(_) => StatusCode::BAD_GATEWAY,
-            ServerError::Tool(e) => match e.code {
-                ToolCode::InvalidParams => StatusCode::BAD_REQUEST,
-                ToolCode::UnknownTool
-                | ToolCode::SessionNotFound
-                | ToolCode::TabNotFound
-                | ToolCode::SnapshotNotFound => StatusCode::NOT_FOUND,
-                ToolCode::BrowserError => StatusCode::BAD_GATEWAY,
-                _ => StatusCode::UNPROCESSABLE_ENTITY,
-            },
-        }
+        status_of(self.tool_code())
     }
 
     /// Structured detail (the tool's own detail, the end reason, the Grid's answer).
@@ -174,8 +156,45 @@ impl ServerError {
     pub fn into_tool_error(self) -> ToolError {
         match self {
             ServerError::Tool(e) => e,
-            other => ToolError { code: other.tool_code(), message: other.to_string(), detail: other.detail() },
+            other => ToolError::new(other.tool_code(), other.to_string()).with_detail(other.detail()).with_source(other),
         }
+    }
+}
+
+/// The HTTP status of each stable code.
+pub fn status_of(code: ToolCode) -> StatusCode {
+    match code {
+        ToolCode::InvalidParams => StatusCode::BAD_REQUEST,
+        ToolCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ToolCode::UnknownTool
+        | ToolCode::SessionNotFound
+        | ToolCode::TabNotFound
+        | ToolCode::SnapshotNotFound
+        | ToolCode::SessionEnded
+        | ToolCode::BrowserCrashed => StatusCode::NOT_FOUND,
+        ToolCode::Busy => StatusCode::TOO_MANY_REQUESTS,
+        ToolCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        ToolCode::BrowserError => StatusCode::BAD_GATEWAY,
+        ToolCode::TooManySessions
+        | ToolCode::ShuttingDown
+        | ToolCode::GridUnreachable
+        | ToolCode::GridRefused
+        | ToolCode::GridFull
+        | ToolCode::GridNoCdp
+        | ToolCode::GridSetup => StatusCode::SERVICE_UNAVAILABLE,
+        ToolCode::TargetMismatch
+        | ToolCode::CapabilityExpired
+        | ToolCode::ProofFailed
+        | ToolCode::BrowserActionUnavailable
+        | ToolCode::ElementNotInteractive
+        | ToolCode::NavigationFailed
+        | ToolCode::NotFound
+        | ToolCode::DialogOpen
+        | ToolCode::Cancelled
+        | ToolCode::FileRefused
+        | ToolCode::ProfileInUse => StatusCode::UNPROCESSABLE_ENTITY,
+        // A code added later without a status here: the request was understood and refused.
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
     }
 }
 

@@ -18,6 +18,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use sightline_api::ToolName;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
@@ -266,7 +267,7 @@ async fn tool(
     body: Bytes,
 ) -> Result<Response, ServerError> {
     let args: Value = json_body(&body)?;
-    if name == "end_session" {
+    if name.parse::<ToolName>() == Ok(ToolName::EndSession) {
         st.hub.end(&caller, &id, EndReason::Deleted).await?;
         return Ok(Json(json!({ "status": "ok", "session": id })).into_response());
     }

@@ -19,7 +19,10 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-use sightline_api::{Api, ApiOptions, ToolError, ToolOutput};
+use sightline_api::{
+    decode_params, ActParams, Api, ApiOptions, BindParams, BindReply, GetStateParams, Reply, Scope, StateObject,
+    ToolCode, ToolError, ToolName, ToolOutput,
+};
 use sightline_browser::{Browser, BrowserOptions, TabOptions};
 use sightline_cdp::LaunchOptions;
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
@@ -220,7 +223,7 @@ impl Hub {
         let b = tokio::spawn(async move { Browser::start(&opts).await })
             .await
             .map_err(|e| ServerError::Browser(e.to_string()))?
-            .map_err(|e| ServerError::Browser(e.to_string()))?;
+            .map_err(ServerError::Launch)?;
         if restarted {
             self.metrics.browser_restarts.fetch_add(1, Ordering::Relaxed);
         }
@@ -260,7 +263,7 @@ impl Hub {
                 let watch =
                     Browser::start(&BrowserOptions { launch: LaunchOptions::default(), connect: Some(cdp.clone()) })
                         .await
-                        .map_err(|e| ServerError::Browser(e.to_string()))?;
+                        .map_err(ServerError::Launch)?;
                 (cdp, watch, Some(claim))
             }
             _ => {
@@ -287,23 +290,16 @@ impl Hub {
             None => api.with_files(self.cfg.files.clone()),
         };
         let started = async {
-            let mut bind = json!({ "session": id });
-            if let Some(state) = req.storage_state {
-                bind["storage_state"] = state;
-            }
-            let bound = api.dispatch("bind_browser", bind).await?.value;
-            let id_of = |v: &Value, what: &str| {
-                v.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| ServerError::Browser(format!("bind_browser answered without a {what}")))
+            let bind = BindParams { session: id.clone(), reconnect: false, storage_state: req.storage_state };
+            let (target, tab_id) = address_of(&api.bind_browser(bind).await?)?;
+            let first = GetStateParams {
+                session: id.clone(),
+                target_id: target.clone(),
+                tab_id: tab_id.clone(),
+                screenshot: Some(req.screenshot),
+                mark_new: None,
             };
-            let target = id_of(&bound["target_id"], "target_id")?;
-            let tab_id = id_of(&bound["tabs"][0]["tab_id"], "tab_id")?;
-            api.dispatch(
-                "get_state",
-                json!({ "session": id, "target_id": target, "tab_id": tab_id, "screenshot": req.screenshot }),
-            )
-            .await?;
+            api.get_state(first).await?;
             Ok::<_, ServerError>((target, tab_id))
         }
         .await;
@@ -395,10 +391,17 @@ impl Hub {
         }
     }
 
-    /// A browser error may be the first sign of a crash: when the session's
-    /// browser does not answer, end the session and say so.
+    /// A crash (the tool error's code, set from the browser error's variant)
+    /// ends the session, and the caller is told so. A Grid browser can also
+    /// vanish behind a websocket proxy that stays open, where no error
+    /// variant can tell: there a browser error asks the browser once.
     pub async fn classify(&self, s: &Session, e: ServerError) -> ServerError {
-        if e.code() != "browser_error" || alive(&s.watch).await {
+        let crashed = match e.tool_code() {
+            ToolCode::BrowserCrashed => true,
+            ToolCode::BrowserError => s.grid.is_some() && !alive(&s.watch).await,
+            _ => false,
+        };
+        if !crashed {
             return e;
         }
         if let Some(s) = self.forget(&s.id, EndReason::BrowserCrashed) {
@@ -556,23 +559,24 @@ async fn finish(s: Arc<Session>) {
     }
 }
 
-/// Screenshot back into the State Object, fields in the protocol's order.
-fn state_object(out: ToolOutput, screenshot: bool) -> Value {
-    let Value::Object(mut m) = out.value else { return out.value };
-    let shot = if screenshot { out.image.unwrap_or_default() } else { String::new() };
-    let mut o = Map::new();
-    for k in ["url", "page_content", "element_index"] {
-        if let Some(v) = m.remove(k) {
-            o.insert(k.to_string(), v);
-        }
+/// The (target_id, tab_id) a bind answered with: its target and first tab.
+fn address_of(bound: &BindReply) -> Result<(String, String), ServerError> {
+    let tab = bound.tabs.first().ok_or_else(|| ServerError::Browser("bind_browser answered without a tab".into()))?;
+    Ok((bound.target_id.clone(), tab.tab_id.clone()))
+}
+
+/// The State Object as JSON, with its screenshot back in (fields in the protocol's order).
+fn state_json(state: &StateObject) -> Result<Value, ServerError> {
+    serde_json::to_value(state).map_err(|e| ServerError::Tool(ToolError::encoding(e)))
+}
+
+/// The outcome an action's State Object reports (for the metrics).
+fn outcome(state: &StateObject) -> &'static str {
+    match (&state.error, &state.task) {
+        (Some(e), _) => e.code.as_str(),
+        (None, Some(_)) => "task_ended",
+        _ => "ok",
     }
-    o.insert("screenshot".into(), Value::String(shot));
-    m.remove("screenshot");
-    if let Some(v) = m.remove("state_hash") {
-        o.insert("state_hash".into(), v);
-    }
-    o.extend(m);
-    Value::Object(o)
 }
 
 impl Session {
@@ -585,9 +589,9 @@ impl Session {
         self.grid.as_ref().map(|g| g.id.as_str())
     }
 
-    fn address(&self) -> Value {
-        let (t, tab) = self.target_and_tab();
-        json!({ "session": self.id, "target_id": t, "tab_id": tab })
+    fn get_state_params(&self, screenshot: bool) -> GetStateParams {
+        let (target_id, tab_id) = self.target_and_tab();
+        GetStateParams { session: self.id.clone(), target_id, tab_id, screenshot: Some(screenshot), mark_new: None }
     }
 
     /// Run `op` unless the session ends first (then its future is dropped).
@@ -604,17 +608,11 @@ impl Session {
     /// One Action Object → one State Object (errors inside it), as `sightline env` answers.
     pub async fn act(&self, metrics: &Metrics, action: Value) -> Result<Value, ServerError> {
         let started = Instant::now();
-        let mut args = self.address();
-        args["action"] = action;
-        let out = self.guarded(self.api.dispatch("act", args)).await?;
-        let state = state_object(out, true);
-        let outcome = match (state["error"]["code"].as_str(), state.get("task")) {
-            (Some(code), _) => code.to_string(),
-            (None, Some(_)) => "task_ended".to_string(),
-            _ => "ok".to_string(),
-        };
-        metrics.action(&outcome, started.elapsed());
-        Ok(state)
+        let (target_id, tab_id) = self.target_and_tab();
+        let p = ActParams { session: self.id.clone(), target_id, tab_id, action };
+        let state = self.guarded(self.api.act(p)).await?.into_state(true);
+        metrics.action(outcome(&state), started.elapsed());
+        state_json(&state)
     }
 
     /// The current State Object. `screenshot: Some(_)` also sets it for the
@@ -622,46 +620,77 @@ impl Session {
     pub async fn state(&self, metrics: &Metrics, screenshot: Option<bool>) -> Result<Value, ServerError> {
         let started = Instant::now();
         let on = screenshot.unwrap_or_else(|| self.screenshot.load(Ordering::SeqCst));
-        let mut args = self.address();
-        args["screenshot"] = json!(on);
-        let out = self.guarded(self.api.dispatch("get_state", args)).await?;
+        let reply = self.guarded(self.api.get_state(self.get_state_params(on))).await?;
         self.screenshot.store(on, Ordering::SeqCst);
         metrics.capture_latency.observe(started.elapsed());
-        Ok(state_object(out, on))
+        state_json(&reply.into_state(on))
     }
 
-    /// A tool by name, with this session's id forced in and its target and tab as defaults.
+    /// A tool by its wire name, with this session's id forced in and its target and tab as defaults.
     pub async fn tool(&self, metrics: &Metrics, name: &str, args: Value) -> Result<ToolOutput, ServerError> {
+        let args = match args {
+            Value::Null => Map::new(),
+            Value::Object(m) => m,
+            _ => return Err(ServerError::Tool(ToolError::invalid("params must be a JSON object"))),
+        };
+        let result = match name.parse::<ToolName>() {
+            Ok(tool) => self.call(tool, args).await,
+            Err(e) => Err(ServerError::Tool(e)),
+        };
+        metrics.tool(name, result.as_ref().map(|_| "ok").unwrap_or_else(|e| e.code()));
+        result
+    }
+
+    /// The `act` tool (an MCP call), counted as an action too.
+    pub async fn act_tool(&self, metrics: &Metrics, args: Value) -> Result<ToolOutput, ServerError> {
+        let started = Instant::now();
+        let tool = ToolName::Act;
+        let result = async {
+            let p: ActParams = decode_params(self.with_address(tool, args)?)?;
+            let reply = self.guarded(self.api.act(p)).await?;
+            let outcome = reply.state.error.as_ref().map_or("ok", |e| e.code.as_str());
+            Ok::<_, ServerError>((reply.into_output()?, outcome))
+        }
+        .await;
+        metrics.tool(tool.as_str(), result.as_ref().map(|_| "ok").unwrap_or_else(|e| e.code()));
+        let (out, outcome) = result?;
+        metrics.action(outcome, started.elapsed());
+        Ok(out)
+    }
+
+    /// A tool's params with this session's id, and its target and tab where the tool takes them and the call left them out.
+    fn with_address(&self, tool: ToolName, args: Value) -> Result<Value, ServerError> {
         let mut args = match args {
             Value::Null => Map::new(),
             Value::Object(m) => m,
-            _ => return Err(ServerError::Tool(sightline_api::ToolError::invalid("params must be a JSON object"))),
+            _ => return Err(ServerError::Tool(ToolError::invalid("params must be a JSON object"))),
         };
         let (target, tab) = self.target_and_tab();
         args.insert("session".into(), json!(self.id));
-        let schema = self.api.tools().iter().find(|t| t.name == name).map(|t| (t.schema)());
-        let props = schema.as_ref().and_then(|s| s["properties"].as_object());
-        if props.is_some_and(|p| p.contains_key("target_id")) {
+        let scope = tool.tool().scope;
+        if scope >= Scope::Target {
             args.entry("target_id").or_insert(json!(target));
         }
-        if props.is_some_and(|p| p.contains_key("tab_id")) {
+        if scope == Scope::Tab {
             args.entry("tab_id").or_insert(json!(tab));
         }
-        let result = self.guarded(self.api.dispatch(name, Value::Object(args))).await;
-        metrics.tool(name, result.as_ref().map(|_| "ok").unwrap_or_else(|e| e.code()));
-        let out = result?;
-        if name == "bind_browser" {
-            if let (Some(t), Some(tab)) = (out.value["target_id"].as_str(), out.value["tabs"][0]["tab_id"].as_str()) {
-                if (t.to_string(), tab.to_string()) != self.target_and_tab() {
-                    // A new browser: its tab needs a State Object before `act` can refer to it.
-                    *self.address.lock().unwrap() = (t.to_string(), tab.to_string());
-                    let mut args = self.address();
-                    args["screenshot"] = json!(self.screenshot.load(Ordering::SeqCst));
-                    self.guarded(self.api.dispatch("get_state", args)).await?;
-                }
-            }
+        Ok(Value::Object(args))
+    }
+
+    async fn call(&self, tool: ToolName, args: Map<String, Value>) -> Result<ToolOutput, ServerError> {
+        let args = self.with_address(tool, Value::Object(args))?;
+        if tool != ToolName::BindBrowser {
+            return self.guarded(self.api.call(tool, args)).await;
         }
-        Ok(out)
+        let bound = self.guarded(self.api.bind_browser(decode_params::<BindParams>(args)?)).await?;
+        let first_tab = bound.tabs.first().map(|t| (bound.target_id.clone(), t.tab_id.clone()));
+        if let Some(address) = first_tab.filter(|a| *a != self.target_and_tab()) {
+            // A new browser: its tab needs a State Object before `act` can refer to it.
+            *self.address.lock().unwrap() = address;
+            let first = self.get_state_params(self.screenshot.load(Ordering::SeqCst));
+            self.guarded(self.api.get_state(first)).await?;
+        }
+        Ok(bound.into_output()?)
     }
 
     /// Whether the session has ended (an MCP handler holding it learns so here).

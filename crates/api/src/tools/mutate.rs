@@ -8,13 +8,13 @@
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sightline_browser::{BackendNodeId, CaptureOptions, Captured, Direction, FrameId, Tab};
 use sightline_page::semantic::ActionKind;
 use sightline_page::ElementIndex;
 
-use super::{Api, TabAddress, ToolOutput};
+use super::{Api, Reply, Status, TabAddress};
 use crate::error::{Proof, ToolError};
 use crate::registry::Format;
 use crate::snapshot::parse_ref;
@@ -78,6 +78,36 @@ pub struct KeyParams {
     pub target_id: String,
     pub tab_id: String,
     pub key: String,
+}
+
+/// `browser_click`, `browser_type`, `browser_press_key`: whether the page navigated.
+#[derive(Debug, Clone, Serialize)]
+pub struct ActedReply {
+    pub status: Status,
+    pub navigated: bool,
+}
+
+/// `browser_select`: the label of the option chosen.
+#[derive(Debug, Clone, Serialize)]
+pub struct SelectReply {
+    pub status: Status,
+    pub navigated: bool,
+    pub selected: Option<String>,
+}
+
+/// `browser_scroll`: the page's scroll offsets after it (`[x, y]`; null when the page does not answer).
+#[derive(Debug, Clone, Serialize)]
+pub struct ScrollReply {
+    pub status: Status,
+    pub page_scroll: Value,
+}
+
+impl Reply for ActedReply {}
+impl Reply for SelectReply {}
+impl Reply for ScrollReply {}
+
+fn acted(tab: &Tab, before: u64) -> ActedReply {
+    ActedReply { status: Status::Ok, navigated: tab.navigation_count() != before }
 }
 
 /// A ref resolved and proven: the capture to act on and the element's index in it.
@@ -171,33 +201,31 @@ pub(super) async fn prove(api: &Api, a: &TabAddress, reference: &str, action: Ac
     }
 }
 
-fn done(tab: &Tab, extra: serde_json::Value) -> ToolOutput {
-    let mut v = json!({ "status": "ok", "navigated": false });
-    if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
-        o.extend(e.clone());
-    }
-    let _ = tab;
-    ToolOutput::json(v)
-}
-
-pub(crate) async fn click(api: &Api, p: ClickParams) -> Result<ToolOutput, ToolError> {
+impl Api {
+/// `browser_click`: click the element of a ref.
+pub async fn browser_click(&self, p: ClickParams) -> Result<ActedReply, ToolError> {
+    let api = self;
     let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
     let pr = prove(api, &a, &p.reference, ActionKind::Click).await?;
     let before = pr.tab.navigation_count();
     pr.tab.click(&pr.captured, pr.index).await?;
-    Ok(done(&pr.tab, json!({ "navigated": pr.tab.navigation_count() != before })))
+    Ok(acted(&pr.tab, before))
 }
 
-pub(crate) async fn type_text(api: &Api, p: TypeParams) -> Result<ToolOutput, ToolError> {
+/// `browser_type`: type text into the element of a ref.
+pub async fn browser_type(&self, p: TypeParams) -> Result<ActedReply, ToolError> {
+    let api = self;
     crate::check_text(&p.text).map_err(|e| ToolError::invalid(e.message))?;
     let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
     let pr = prove(api, &a, &p.reference, ActionKind::Type).await?;
     let before = pr.tab.navigation_count();
     pr.tab.type_text(&pr.captured, pr.index, &p.text, p.overwrite).await?;
-    Ok(done(&pr.tab, json!({ "navigated": pr.tab.navigation_count() != before })))
+    Ok(acted(&pr.tab, before))
 }
 
-pub(crate) async fn select(api: &Api, p: SelectParams) -> Result<ToolOutput, ToolError> {
+/// `browser_select`: choose an option of the select of a ref.
+pub async fn browser_select(&self, p: SelectParams) -> Result<SelectReply, ToolError> {
+    let api = self;
     let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
     let pr = prove(api, &a, &p.reference, ActionKind::Select).await?;
     let options: Vec<_> = pr.captured.view.elements.iter().filter(|e| e.select == Some(pr.index)).collect();
@@ -211,10 +239,12 @@ pub(crate) async fn select(api: &Api, p: SelectParams) -> Result<ToolOutput, Too
             ToolError::invalid(format!("no option {want:?}; the options are {labels:?}"))
         })?;
     pr.tab.select_option(&pr.captured, pr.index, opt.index).await?;
-    Ok(done(&pr.tab, json!({ "selected": opt.descriptor.text_content })))
+    Ok(SelectReply { status: Status::Ok, navigated: false, selected: opt.descriptor.text_content.clone() })
 }
 
-pub(crate) async fn scroll(api: &Api, p: ScrollParams) -> Result<ToolOutput, ToolError> {
+/// `browser_scroll`: wheel over the element of a ref, else the page.
+pub async fn browser_scroll(&self, p: ScrollParams) -> Result<ScrollReply, ToolError> {
+    let api = self;
     let direction = match p.direction.as_str() {
         "up" => Direction::Up,
         "down" => Direction::Down,
@@ -246,10 +276,12 @@ pub(crate) async fn scroll(api: &Api, p: ScrollParams) -> Result<ToolOutput, Too
     };
     tab.scroll(&captured, direction, p.pixels, index).await?;
     let y = tab.evaluate("[scrollX, scrollY]").await.unwrap_or_default();
-    Ok(ToolOutput::json(json!({ "status": "ok", "page_scroll": y })))
+    Ok(ScrollReply { status: Status::Ok, page_scroll: y })
 }
 
-pub(crate) async fn press_key(api: &Api, p: KeyParams) -> Result<ToolOutput, ToolError> {
+/// `browser_press_key`: press a key on whatever has focus.
+pub async fn browser_press_key(&self, p: KeyParams) -> Result<ActedReply, ToolError> {
+    let api = self;
     let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
     let s = api.locate(&a).await?;
     let tab = s.lock().await.tab(&a.tab_id)?.tab.clone();
@@ -261,5 +293,6 @@ pub(crate) async fn press_key(api: &Api, p: KeyParams) -> Result<ToolOutput, Too
             sightline_browser::NAMED_KEYS.join(", ")
         )));
     }
-    Ok(done(&tab, json!({ "navigated": tab.navigation_count() != before })))
+    Ok(acted(&tab, before))
+}
 }

@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tokio::sync::Mutex;
 
-use super::{Api, ToolOutput};
-use crate::error::ToolError;
+use super::{Api, Reply, Status};
+use crate::error::{ToolCode, ToolError};
 use crate::registry::{self, Session};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -32,11 +32,45 @@ pub struct EndParams {
     pub session: String,
 }
 
-pub(crate) fn tabs_json(s: &Session) -> Value {
-    Value::Array(s.tabs.iter().map(|t| json!({ "tab_id": t.id, "opener": t.opener })).collect())
+/// One tab of a session: its id, and the tab that opened it (popups).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TabInfo {
+    pub tab_id: String,
+    pub opener: Option<String>,
 }
 
-pub(crate) async fn bind_browser(api: &Api, p: BindParams) -> Result<ToolOutput, ToolError> {
+/// `bind_browser`: the target generation and its tabs.
+#[derive(Debug, Clone, Serialize)]
+pub struct BindReply {
+    pub status: Status,
+    pub session: String,
+    pub target_id: String,
+    pub tabs: Vec<TabInfo>,
+}
+
+impl Reply for BindReply {}
+
+/// `end_session`.
+#[derive(Debug, Clone, Serialize)]
+pub struct EndReply {
+    pub status: Status,
+    pub session: String,
+}
+
+impl Reply for EndReply {}
+
+pub(crate) fn tab_infos(s: &Session) -> Vec<TabInfo> {
+    s.tabs.iter().map(|t| TabInfo { tab_id: t.id.clone(), opener: t.opener.clone() }).collect()
+}
+
+fn bound(s: &Session) -> BindReply {
+    BindReply { status: Status::Ok, session: s.name.clone(), target_id: s.target_id.clone(), tabs: tab_infos(s) }
+}
+
+impl Api {
+/// `bind_browser`: launch (or attach to) a browser for a named driver session.
+pub async fn bind_browser(&self, p: BindParams) -> Result<BindReply, ToolError> {
+    let api = self;
     if p.session.trim().is_empty() || p.session.len() > 200 {
         return Err(ToolError::invalid("session must be a non-empty name of at most 200 characters"));
     }
@@ -67,22 +101,45 @@ pub(crate) async fn bind_browser(api: &Api, p: BindParams) -> Result<ToolOutput,
                 old_browser.shutdown().await;
             }
         }
-        return Ok(ToolOutput::json(
-            json!({ "status": "ok", "session": g.name, "target_id": g.target_id, "tabs": tabs_json(&g) }),
-        ));
+        return Ok(bound(&g));
     }
     api.registry.ended.lock().unwrap().remove(&p.session);
     let mut s = registry::bind(&p.session, &api.registry.opts, None, storage.as_ref()).await?;
     s.downloads = downloads(api, &s).await?;
     s.egress_mark = api.registry.egress.as_ref().map_or(0, |e| e.mark());
-    let out = json!({ "status": "ok", "session": s.name, "target_id": s.target_id, "tabs": tabs_json(&s) });
+    let out = bound(&s);
     api.registry.sessions.lock().await.insert(p.session.clone(), Arc::new(Mutex::new(s)));
-    Ok(ToolOutput::json(out))
+    Ok(out)
+}
+
+/// `end_session`: close the session's tabs and browser and forget its ids.
+pub async fn end_session(&self, p: EndParams) -> Result<EndReply, ToolError> {
+    let api = self;
+    let s = api.registry.sessions.lock().await.remove(&p.session);
+    let Some(s) = s else {
+        return Err(api
+            .registry
+            .session(&p.session)
+            .await
+            .err()
+            .unwrap_or_else(|| ToolError::new(ToolCode::SessionNotFound, "no such session")));
+    };
+    api.registry.ended.lock().unwrap().insert(p.session.clone());
+    // Close our tabs explicitly (an attached browser keeps running).
+    let tabs: Vec<_> = s.lock().await.tabs.drain(..).collect();
+    for t in tabs {
+        if let Ok(tab) = Arc::try_unwrap(t.tab) {
+            tab.close().await;
+        }
+    }
+    close(s).await;
+    Ok(EndReply { status: Status::Ok, session: p.session })
+}
 }
 
 /// The downloads of a new session's context, as the operator configured them.
 async fn downloads(api: &Api, s: &Session) -> Result<Option<sightline_browser::Downloads>, ToolError> {
-    api.registry.files.enable_downloads(&s.browser, &s.context, &s.name).await.map_err(ToolError::browser)
+    api.registry.files.enable_downloads(&s.browser, &s.context, &s.name).await.map_err(ToolError::from)
 }
 
 pub(crate) async fn close(s: Arc<Mutex<Session>>) {
@@ -97,26 +154,4 @@ pub(crate) async fn close(s: Arc<Mutex<Session>>) {
     } else {
         let _ = browser; // attached browsers keep running; our context goes with our tabs
     }
-}
-
-pub(crate) async fn end_session(api: &Api, p: EndParams) -> Result<ToolOutput, ToolError> {
-    let s = api.registry.sessions.lock().await.remove(&p.session);
-    let Some(s) = s else {
-        return Err(api
-            .registry
-            .session(&p.session)
-            .await
-            .err()
-            .unwrap_or_else(|| ToolError::new(crate::error::ToolCode::SessionNotFound, "no such session")));
-    };
-    api.registry.ended.lock().unwrap().insert(p.session.clone());
-    // Close our tabs explicitly (an attached browser keeps running).
-    let tabs: Vec<_> = s.lock().await.tabs.drain(..).collect();
-    for t in tabs {
-        if let Ok(tab) = Arc::try_unwrap(t.tab) {
-            tab.close().await;
-        }
-    }
-    close(s).await;
-    Ok(ToolOutput::json(json!({ "status": "ok", "session": p.session })))
 }

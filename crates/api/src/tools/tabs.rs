@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sightline_browser::Tab;
 
-use super::session::tabs_json;
-use super::{Api, TabAddress, ToolOutput};
+use super::session::{tab_infos, TabInfo};
+use super::{Api, Reply, Status, TabAddress};
 use crate::error::{Rule, ToolCode, ToolError};
 use crate::registry::Session;
 
@@ -38,9 +38,55 @@ pub struct NavigateParams {
     pub url: String,
 }
 
+/// One tab as `list_tabs` shows it (`url` and `title` are null when the page does not answer).
+#[derive(Debug, Clone, Serialize)]
+pub struct TabListing {
+    pub tab_id: String,
+    pub url: Value,
+    pub title: Value,
+    pub opener: Option<String>,
+}
+
+/// `list_tabs`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListTabsReply {
+    pub status: Status,
+    pub target_id: String,
+    pub tabs: Vec<TabListing>,
+}
+
+/// `open_tab`: the new tab's id and every tab.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpenTabReply {
+    pub status: Status,
+    pub tab_id: String,
+    pub tabs: Vec<TabInfo>,
+}
+
+/// `close_tab`: the tabs left.
+#[derive(Debug, Clone, Serialize)]
+pub struct CloseTabReply {
+    pub status: Status,
+    pub tabs: Vec<TabInfo>,
+}
+
+/// `browser_navigate`: where the tab ended up.
+#[derive(Debug, Clone, Serialize)]
+pub struct NavigateReply {
+    pub status: Status,
+    pub tab_id: String,
+    pub url: Value,
+    pub title: Value,
+}
+
+impl Reply for ListTabsReply {}
+impl Reply for OpenTabReply {}
+impl Reply for CloseTabReply {}
+impl Reply for NavigateReply {}
+
 /// Register page targets the session's pages opened themselves.
 pub(crate) async fn discover_popups(s: &mut Session) -> Result<(), ToolError> {
-    let pages = s.browser.pages_in(&s.context).await.map_err(ToolError::browser)?;
+    let pages = s.browser.pages_in(&s.context).await.map_err(ToolError::from)?;
     for (target, opener) in pages {
         if s.tabs.iter().any(|t| *t.tab.target_id() == target) {
             continue;
@@ -49,13 +95,16 @@ pub(crate) async fn discover_popups(s: &mut Session) -> Result<(), ToolError> {
         let Some(opener_tab) = opener_tab else { continue };
         let tab = Tab::attach(s.browser.clone(), &target, s.tabs[0].tab.options().clone())
             .await
-            .map_err(ToolError::browser)?;
+            .map_err(ToolError::from)?;
         s.add_tab(tab, Some(opener_tab));
     }
     Ok(())
 }
 
-pub(crate) async fn list_tabs(api: &Api, p: ListParams) -> Result<ToolOutput, ToolError> {
+impl Api {
+/// `list_tabs`: the session's tabs, popups included.
+pub async fn list_tabs(&self, p: ListParams) -> Result<ListTabsReply, ToolError> {
+    let api = self;
     let s = api.registry.session(&p.session).await?;
     let mut g = s.lock().await;
     g.check_target(&p.target_id)?;
@@ -63,12 +112,14 @@ pub(crate) async fn list_tabs(api: &Api, p: ListParams) -> Result<ToolOutput, To
     let mut tabs = Vec::new();
     for t in &g.tabs {
         let v = t.tab.evaluate("[location.href, document.title]").await.unwrap_or_default();
-        tabs.push(json!({ "tab_id": t.id, "url": v[0], "title": v[1], "opener": t.opener }));
+        tabs.push(TabListing { tab_id: t.id.clone(), url: v[0].clone(), title: v[1].clone(), opener: t.opener.clone() });
     }
-    Ok(ToolOutput::json(json!({ "status": "ok", "target_id": g.target_id, "tabs": tabs })))
+    Ok(ListTabsReply { status: Status::Ok, target_id: g.target_id.clone(), tabs })
 }
 
-pub(crate) async fn open_tab(api: &Api, p: OpenParams) -> Result<ToolOutput, ToolError> {
+/// `open_tab`: a new tab, optionally at a URL.
+pub async fn open_tab(&self, p: OpenParams) -> Result<OpenTabReply, ToolError> {
+    let api = self;
     if let Some(u) = &p.url {
         crate::check_url(u).map_err(|e| ToolError::invalid(e.message))?;
         api.check_navigation(u).await?;
@@ -77,15 +128,17 @@ pub(crate) async fn open_tab(api: &Api, p: OpenParams) -> Result<ToolOutput, Too
     let mut g = s.lock().await;
     g.check_target(&p.target_id)?;
     let tab =
-        g.browser.new_tab_in(&g.context.clone(), api.registry.opts.tab.clone()).await.map_err(ToolError::browser)?;
+        g.browser.new_tab_in(&g.context.clone(), api.registry.opts.tab.clone()).await.map_err(ToolError::from)?;
     if let Some(u) = &p.url {
         tab.navigate(u).await?;
     }
     let id = g.add_tab(tab, None);
-    Ok(ToolOutput::json(json!({ "status": "ok", "tab_id": id, "tabs": tabs_json(&g) })))
+    Ok(OpenTabReply { status: Status::Ok, tab_id: id, tabs: tab_infos(&g) })
 }
 
-pub(crate) async fn close_tab(api: &Api, p: TabAddress) -> Result<ToolOutput, ToolError> {
+/// `close_tab`: close a tab; its snapshots and refs become invalid.
+pub async fn close_tab(&self, p: TabAddress) -> Result<CloseTabReply, ToolError> {
+    let api = self;
     let s = api.locate(&p).await?;
     let mut g = s.lock().await;
     // `locate` released the lock: a concurrent call (MCP runs requests
@@ -103,10 +156,12 @@ pub(crate) async fn close_tab(api: &Api, p: TabAddress) -> Result<ToolOutput, To
     if let Ok(tab) = Arc::try_unwrap(entry.tab) {
         tab.close().await;
     }
-    Ok(ToolOutput::json(json!({ "status": "ok", "tabs": tabs_json(&g) })))
+    Ok(CloseTabReply { status: Status::Ok, tabs: tab_infos(&g) })
 }
 
-pub(crate) async fn navigate(api: &Api, p: NavigateParams) -> Result<ToolOutput, ToolError> {
+/// `browser_navigate`: load a URL in the tab.
+pub async fn browser_navigate(&self, p: NavigateParams) -> Result<NavigateReply, ToolError> {
+    let api = self;
     crate::check_url(&p.url).map_err(|e| ToolError::invalid(e.message))?;
     api.check_navigation(&p.url).await?;
     let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
@@ -117,5 +172,6 @@ pub(crate) async fn navigate(api: &Api, p: NavigateParams) -> Result<ToolOutput,
     g.retire_tab_snapshots(&a.tab_id, Rule::Navigation);
     result?;
     let v = tab.evaluate("[location.href, document.title]").await.unwrap_or_default();
-    Ok(ToolOutput::json(json!({ "status": "ok", "tab_id": a.tab_id, "url": v[0], "title": v[1] })))
+    Ok(NavigateReply { status: Status::Ok, tab_id: a.tab_id, url: v[0].clone(), title: v[1].clone() })
+}
 }
