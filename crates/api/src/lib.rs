@@ -19,7 +19,7 @@ mod env;
 mod error;
 mod files;
 mod fresh;
-mod ids;
+pub mod ids;
 pub mod lines;
 mod registry;
 mod snapshot;
@@ -32,6 +32,7 @@ pub use action::{
 pub use env::{Env, EnvError, EnvOptions, Turn};
 pub use error::{Cause, Proof, Rule, ToolCode, ToolError};
 pub use files::{FileAccess, MAX_UPLOAD_FILES};
+pub use ids::{ContinuationId, IdError, RefId, SnapshotId, TabId, TargetId};
 pub use lines::{LineError, LineReader, MAX_LINE_BYTES};
 pub use registry::ApiOptions;
 pub use sightline_policy::{Egress, PolicyConfig};

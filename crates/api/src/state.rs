@@ -142,3 +142,21 @@ impl StateObject {
         serde_json::to_string(self).expect("state serializes")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_codes_name_themselves_as_serde_writes_them() {
+        for c in [
+            ErrorCode::InvalidElementIndex,
+            ErrorCode::ElementNotInteractive,
+            ErrorCode::ActionValidationFailed,
+            ErrorCode::NavigationFailed,
+            ErrorCode::InternalBrowserError,
+        ] {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+        }
+    }
+}

@@ -156,7 +156,9 @@ impl ServerError {
     pub fn into_tool_error(self) -> ToolError {
         match self {
             ServerError::Tool(e) => e,
-            other => ToolError::new(other.tool_code(), other.to_string()).with_detail(other.detail()).with_source(other),
+            other => {
+                ToolError::new(other.tool_code(), other.to_string()).with_detail(other.detail()).with_source(other)
+            }
         }
     }
 }
@@ -209,5 +211,32 @@ impl IntoResponse for ServerError {
             r.headers_mut().insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from(s));
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_code_has_one_status_and_every_error_takes_its_codes() {
+        for &c in ToolCode::ALL {
+            let tool = ServerError::Tool(ToolError::new(c, "x"));
+            assert_eq!(tool.status(), status_of(c), "{c}");
+        }
+        assert_eq!(ServerError::BrowserCrashed { id: "s".into() }.status(), StatusCode::NOT_FOUND);
+        assert_eq!(ServerError::Tool(ToolError::new(ToolCode::BrowserCrashed, "x")).status(), StatusCode::NOT_FOUND);
+        assert_eq!(ServerError::Busy { id: "s".into(), limit: 1 }.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(ServerError::Tool(ToolError::invalid("x")).status(), StatusCode::BAD_REQUEST);
+        assert_eq!(ServerError::Tool(ToolError::new(ToolCode::BrowserError, "x")).status(), StatusCode::BAD_GATEWAY);
+        assert_eq!(
+            ServerError::Tool(ToolError::new(ToolCode::CapabilityExpired, "x")).status(),
+            StatusCode::UNPROCESSABLE_ENTITY
+        );
+        assert_eq!(ServerError::Grid(GridError::Setup("x".into())).status(), StatusCode::SERVICE_UNAVAILABLE);
+        // A server error handed to MCP keeps its code, and itself as the cause.
+        let e = ServerError::SessionEnded { id: "s".into(), reason: EndReason::IdleTimeout }.into_tool_error();
+        assert_eq!((e.code, &e.detail["reason"]), (ToolCode::SessionEnded, &json!("idle_timeout")));
+        assert!(std::error::Error::source(&e).is_some());
     }
 }

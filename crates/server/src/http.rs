@@ -18,11 +18,11 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use sightline_api::ToolName;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use sightline_api::ToolName;
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::{Principal, Principals};

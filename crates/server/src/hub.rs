@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 use sightline_api::{
-    decode_params, ActParams, Api, ApiOptions, BindParams, BindReply, GetStateParams, Reply, Scope, StateObject,
-    ToolCode, ToolError, ToolName, ToolOutput,
+    decode_params, ActParams, Api, ApiOptions, BindParams, BindReply, GetStateParams, Reply, Scope, StateObject, TabId,
+    TargetId, ToolCode, ToolError, ToolName, ToolOutput,
 };
 use sightline_browser::{Browser, BrowserOptions, TabOptions};
 use sightline_cdp::LaunchOptions;
@@ -97,7 +97,7 @@ pub struct Session {
     pub owner: Principal,
     api: Api,
     /// (target_id, tab_id) the HTTP paths address by default.
-    address: StdMutex<(String, String)>,
+    address: StdMutex<(TargetId, TabId)>,
     queue: Arc<Semaphore>,
     queue_limit: usize,
     last_used: StdMutex<Instant>,
@@ -294,8 +294,8 @@ impl Hub {
             let (target, tab_id) = address_of(&api.bind_browser(bind).await?)?;
             let first = GetStateParams {
                 session: id.clone(),
-                target_id: target.clone(),
-                tab_id: tab_id.clone(),
+                target_id: target.to_string(),
+                tab_id: tab_id.to_string(),
                 screenshot: Some(req.screenshot),
                 mark_new: None,
             };
@@ -560,7 +560,7 @@ async fn finish(s: Arc<Session>) {
 }
 
 /// The (target_id, tab_id) a bind answered with: its target and first tab.
-fn address_of(bound: &BindReply) -> Result<(String, String), ServerError> {
+fn address_of(bound: &BindReply) -> Result<(TargetId, TabId), ServerError> {
     let tab = bound.tabs.first().ok_or_else(|| ServerError::Browser("bind_browser answered without a tab".into()))?;
     Ok((bound.target_id.clone(), tab.tab_id.clone()))
 }
@@ -580,8 +580,10 @@ fn outcome(state: &StateObject) -> &'static str {
 }
 
 impl Session {
+    /// The target and tab the session's calls address by default, as the wire writes them.
     pub fn target_and_tab(&self) -> (String, String) {
-        self.address.lock().unwrap().clone()
+        let (target, tab) = &*self.address.lock().unwrap();
+        (target.to_string(), tab.to_string())
     }
 
     /// The Grid session behind this session, if any.
@@ -684,7 +686,7 @@ impl Session {
         }
         let bound = self.guarded(self.api.bind_browser(decode_params::<BindParams>(args)?)).await?;
         let first_tab = bound.tabs.first().map(|t| (bound.target_id.clone(), t.tab_id.clone()));
-        if let Some(address) = first_tab.filter(|a| *a != self.target_and_tab()) {
+        if let Some(address) = first_tab.filter(|a| *a != *self.address.lock().unwrap()) {
             // A new browser: its tab needs a State Object before `act` can refer to it.
             *self.address.lock().unwrap() = address;
             let first = self.get_state_params(self.screenshot.load(Ordering::SeqCst));

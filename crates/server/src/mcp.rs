@@ -114,7 +114,8 @@ impl SightlineMcp {
                     ToolName::EndSession => {
                         drop(entered);
                         hub.end(caller, &s.id, EndReason::Deleted).await.map_err(ServerError::into_tool_error)?;
-                        let reply = sightline_api::EndReply { status: sightline_api::Status::Ok, session: s.id.clone() };
+                        let reply =
+                            sightline_api::EndReply { status: sightline_api::Status::Ok, session: s.id.clone() };
                         return sightline_api::Reply::into_output(reply);
                     }
                     ToolName::Act => entered.act_tool(&hub.metrics, args).await,
@@ -400,6 +401,22 @@ fn rpc_error(id: &Value, code: i64, message: &str) -> String {
 #[cfg(test)]
 mod stdio_tests {
     use super::*;
+
+    #[test]
+    fn every_tools_annotations_are_the_tables() {
+        for t in sightline_api::TOOLS {
+            for implied in [false, true] {
+                let m = mcp_tool(t, implied);
+                assert_eq!(m["name"], t.name);
+                assert_eq!(m["annotations"]["readOnlyHint"], t.read_only, "{}", t.name);
+                assert_eq!(m["annotations"]["destructiveHint"], t.destructive, "{}", t.name);
+                assert_eq!(m["annotations"]["idempotentHint"], t.read_only, "{}", t.name);
+                assert!(decode::<rmcp::model::Tool>(m).is_ok(), "{} is a valid MCP tool", t.name);
+            }
+        }
+        let destructive: Vec<&str> = sightline_api::TOOLS.iter().filter(|t| t.destructive).map(|t| t.name).collect();
+        assert_eq!(destructive, ["bind_browser", "end_session", "close_tab", "browser_navigate"]);
+    }
 
     fn answer(line: &str) -> Value {
         match frame(line) {

@@ -64,32 +64,32 @@ impl Reply for UploadReply {}
 impl Reply for DownloadsReply {}
 
 impl Api {
-/// `upload_file`: choose files for the file input of a ref.
-pub async fn upload_file(&self, p: UploadParams) -> Result<UploadReply, ToolError> {
-    let api = self;
-    let paths = crate::files::check_paths(p.paths).map_err(ToolError::from)?;
-    let files = crate::files::resolve(api.registry.files.uploads.as_deref(), &paths).map_err(ToolError::from)?;
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let pr = prove(api, &a, &p.reference, ActionKind::Click).await?;
-    let before = pr.tab.navigation_count();
-    pr.tab.upload_files(&pr.captured, pr.index, &files).await?;
-    let names: Vec<String> =
-        files.iter().filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
-    Ok(UploadReply { status: Status::Ok, files: names, navigated: pr.tab.navigation_count() != before })
-}
+    /// `upload_file`: choose files for the file input of a ref.
+    pub async fn upload_file(&self, p: UploadParams) -> Result<UploadReply, ToolError> {
+        let api = self;
+        let paths = crate::files::check_paths(p.paths).map_err(ToolError::from)?;
+        let files = crate::files::resolve(api.registry.files.uploads.as_deref(), &paths).map_err(ToolError::from)?;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let pr = prove(api, &a, &p.reference, ActionKind::Click).await?;
+        let before = pr.tab.navigation_count();
+        pr.tab.upload_files(&pr.captured, pr.index, &files).await?;
+        let names: Vec<String> =
+            files.iter().filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+        Ok(UploadReply { status: Status::Ok, files: names, navigated: pr.tab.navigation_count() != before })
+    }
 
-/// `list_downloads`: the session's downloads.
-pub async fn list_downloads(&self, p: ListDownloadsParams) -> Result<DownloadsReply, ToolError> {
-    let api = self;
-    let s = api.registry.session(&p.session).await?;
-    let g = s.lock().await;
-    g.check_target(&p.target_id)?;
-    let Some(d) = &g.downloads else {
-        return Ok(DownloadsReply { enabled: false, max_bytes: None, downloads: Vec::new() });
-    };
-    let downloads = d.list().iter().map(download_info).collect();
-    Ok(DownloadsReply { enabled: true, max_bytes: Some(d.max_bytes()), downloads })
-}
+    /// `list_downloads`: the session's downloads.
+    pub async fn list_downloads(&self, p: ListDownloadsParams) -> Result<DownloadsReply, ToolError> {
+        let api = self;
+        let s = api.registry.session(&p.session).await?;
+        let g = s.lock().await;
+        g.check_target(&p.target_id)?;
+        let Some(d) = &g.downloads else {
+            return Ok(DownloadsReply { enabled: false, max_bytes: None, downloads: Vec::new() });
+        };
+        let downloads = d.list().iter().map(download_info).collect();
+        Ok(DownloadsReply { enabled: true, max_bytes: Some(d.max_bytes()), downloads })
+    }
 }
 
 fn download_info(d: &Download) -> DownloadInfo {

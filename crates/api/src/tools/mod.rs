@@ -18,12 +18,18 @@ mod storage;
 mod tabs;
 
 pub use files::{DownloadInfo, DownloadsReply, ListDownloadsParams, UploadParams, UploadReply};
-pub use mutate::{ActedReply, ClickParams, KeyParams, ScrollParams, ScrollReply, SelectParams, SelectReply, TypeParams};
+pub use mutate::{
+    ActedReply, ClickParams, KeyParams, ScrollParams, ScrollReply, SelectParams, SelectReply, TypeParams,
+};
 pub use protocol::{ActParams, GetStateParams, StateReply};
-pub use read::{BlockedParams, BlockedReply, BlockedRequest, ScreenshotParams, ScreenshotReply, SnapshotReply, StateParams};
+pub use read::{
+    BlockedParams, BlockedReply, BlockedRequest, ScreenshotParams, ScreenshotReply, SnapshotReply, StateParams,
+};
 pub use session::{BindParams, BindReply, EndParams, EndReply, TabInfo};
 pub use storage::SaveParams;
-pub use tabs::{CloseTabReply, ListParams, ListTabsReply, NavigateParams, NavigateReply, OpenParams, OpenTabReply, TabListing};
+pub use tabs::{
+    CloseTabReply, ListParams, ListTabsReply, NavigateParams, NavigateReply, OpenParams, OpenTabReply, TabListing,
+};
 
 use std::sync::Arc;
 
@@ -265,9 +271,11 @@ impl std::str::FromStr for ToolName {
     type Err = ToolError;
     /// A wire name; anything else is `unknown_tool`.
     fn from_str(name: &str) -> Result<ToolName, ToolError> {
-        ToolName::ALL.iter().copied().find(|t| t.as_str() == name).ok_or_else(|| {
-            ToolError::new(ToolCode::UnknownTool, format!("no tool {name:?}; see the tool list"))
-        })
+        ToolName::ALL
+            .iter()
+            .copied()
+            .find(|t| t.as_str() == name)
+            .ok_or_else(|| ToolError::new(ToolCode::UnknownTool, format!("no tool {name:?}; see the tool list")))
     }
 }
 

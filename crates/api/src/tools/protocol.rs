@@ -63,59 +63,59 @@ fn split(mut state: StateObject) -> StateReply {
 }
 
 impl Api {
-/// `get_state`: the element-index protocol's State Object of the tab.
-pub async fn get_state(&self, p: GetStateParams) -> Result<StateReply, ToolError> {
-    let api = self;
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let s = api.locate(&a).await?;
-    let mut g = s.lock().await;
-    let downloads = g.downloads.clone();
-    let entry = g.tab_mut(&a.tab_id)?;
-    let screenshot = p.screenshot.unwrap_or(true);
-    match &mut entry.env {
-        Some(env) => {
-            // Each call honours its own flag (later `act` calls follow the last one).
-            env.set_screenshot(screenshot);
-            if let Some(on) = p.mark_new {
-                env.set_mark_new(on);
+    /// `get_state`: the element-index protocol's State Object of the tab.
+    pub async fn get_state(&self, p: GetStateParams) -> Result<StateReply, ToolError> {
+        let api = self;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let s = api.locate(&a).await?;
+        let mut g = s.lock().await;
+        let downloads = g.downloads.clone();
+        let entry = g.tab_mut(&a.tab_id)?;
+        let screenshot = p.screenshot.unwrap_or(true);
+        match &mut entry.env {
+            Some(env) => {
+                // Each call honours its own flag (later `act` calls follow the last one).
+                env.set_screenshot(screenshot);
+                if let Some(on) = p.mark_new {
+                    env.set_mark_new(on);
+                }
+                let state = env.refresh().await?.clone();
+                Ok(split(state))
             }
-            let state = env.refresh().await?.clone();
-            Ok(split(state))
-        }
-        None => {
-            let mut env = Env::new(entry.tab.clone(), EnvOptions { screenshot }).await?;
-            if let Some(egress) = &api.registry.egress {
-                env.set_egress(egress.clone());
+            None => {
+                let mut env = Env::new(entry.tab.clone(), EnvOptions { screenshot }).await?;
+                if let Some(egress) = &api.registry.egress {
+                    env.set_egress(egress.clone());
+                }
+                env.set_files(api.registry.files.uploads.clone(), downloads);
+                env.set_mark_new(p.mark_new.unwrap_or(false));
+                let state = env.state().clone();
+                entry.env = Some(env);
+                Ok(split(state))
             }
-            env.set_files(api.registry.files.uploads.clone(), downloads);
-            env.set_mark_new(p.mark_new.unwrap_or(false));
-            let state = env.state().clone();
-            entry.env = Some(env);
-            Ok(split(state))
         }
     }
-}
 
-/// `act`: one element-index protocol action, and the next State Object.
-pub async fn act(&self, p: ActParams) -> Result<StateReply, ToolError> {
-    let api = self;
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let s = api.locate(&a).await?;
-    let mut g = s.lock().await;
-    let entry = g.tab_mut(&a.tab_id)?;
-    let Some(env) = entry.env.as_mut() else {
-        return Err(ToolError::invalid(
-            "call get_state for this tab first: an action's element_index refers to the last State Object",
-        ));
-    };
-    let before = env.tab().navigation_count();
-    // The action is validated by the environment: a bad one comes back as ACTION_VALIDATION_FAILED inside the state.
-    let turn = env.step_value(p.action).await;
-    let navigated = env.tab().navigation_count() != before;
-    let tab_id = a.tab_id.clone();
-    if navigated {
-        g.retire_tab_snapshots(&tab_id, crate::error::Rule::Navigation);
+    /// `act`: one element-index protocol action, and the next State Object.
+    pub async fn act(&self, p: ActParams) -> Result<StateReply, ToolError> {
+        let api = self;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let s = api.locate(&a).await?;
+        let mut g = s.lock().await;
+        let entry = g.tab_mut(&a.tab_id)?;
+        let Some(env) = entry.env.as_mut() else {
+            return Err(ToolError::invalid(
+                "call get_state for this tab first: an action's element_index refers to the last State Object",
+            ));
+        };
+        let before = env.tab().navigation_count();
+        // The action is validated by the environment: a bad one comes back as ACTION_VALIDATION_FAILED inside the state.
+        let turn = env.step_value(p.action).await;
+        let navigated = env.tab().navigation_count() != before;
+        let tab_id = entry.id.clone();
+        if navigated {
+            g.retire_tab_snapshots(&tab_id, crate::error::Rule::Navigation);
+        }
+        Ok(split(turn.state))
     }
-    Ok(split(turn.state))
-}
 }
