@@ -291,7 +291,7 @@ impl Hub {
         };
         let started = async {
             let bind = BindParams { session: id.clone(), reconnect: false, storage_state: req.storage_state };
-            let (target, tab_id) = address_of(&api.bind_browser(bind).await?)?;
+            let (target, tab_id) = address_of(&Box::pin(api.bind_browser(bind)).await?)?;
             let first = GetStateParams {
                 session: id.clone(),
                 target_id: target.to_string(),
@@ -684,7 +684,8 @@ impl Session {
         if tool != ToolName::BindBrowser {
             return self.guarded(self.api.call(tool, args)).await;
         }
-        let bound = self.guarded(self.api.bind_browser(decode_params::<BindParams>(args)?)).await?;
+        // Boxed: starting a browser is a large future.
+        let bound = self.guarded(Box::pin(self.api.bind_browser(decode_params::<BindParams>(args)?))).await?;
         let first_tab = bound.tabs.first().map(|t| (bound.target_id.clone(), t.tab_id.clone()));
         if let Some(address) = first_tab.filter(|a| *a != *self.address.lock().unwrap()) {
             // A new browser: its tab needs a State Object before `act` can refer to it.

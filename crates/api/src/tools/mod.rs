@@ -1,7 +1,7 @@
 //! One tool vocabulary for every transport.
 //!
 //! Each tool is one typed method on [`Api`] (`api.bind_browser(BindParams) ->
-//! BindReply`, …) and one row of the [`tools!`] table below, which names the
+//! BindReply`, …) and one row of the `tools!` table below, which names the
 //! method, its params and reply types, its annotations (read-only,
 //! destructive) and which address fields it takes ([`Scope`]). The tool list,
 //! the JSON Schemas, the MCP annotations and [`Api::dispatch`] are all
