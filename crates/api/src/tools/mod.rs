@@ -342,4 +342,50 @@ mod tests {
         }
         assert_eq!("nope".parse::<ToolName>().unwrap_err().code, ToolCode::UnknownTool);
     }
+
+    #[test]
+    fn every_name_dispatches_to_its_typed_method() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let api = Api::new(ApiOptions::default());
+        rt.block_on(async {
+            for t in TOOLS {
+                // Params are decoded into the method's own type first.
+                let e = api.dispatch(t.name, serde_json::json!({ "no_such_field": 1 })).await.unwrap_err();
+                assert_eq!(e.code, ToolCode::InvalidParams, "{}: {e}", t.name);
+                // With a session no bind made, each method runs and answers for it
+                // (bind_browser would start a browser: its method is the one that makes sessions).
+                if t.id == ToolName::BindBrowser {
+                    continue;
+                }
+                let e = api.dispatch(t.name, full_params(t)).await.unwrap_err();
+                // upload_file checks the paths against the operator's directory (none here) first.
+                let want = if t.id == ToolName::UploadFile { ToolCode::FileRefused } else { ToolCode::SessionNotFound };
+                assert_eq!(e.code, want, "{}: {e}", t.name);
+            }
+            let e = api.dispatch("nope", Value::Null).await.unwrap_err();
+            assert_eq!(e.code, ToolCode::UnknownTool);
+        });
+    }
+
+    /// Params every tool accepts, for a session that does not exist.
+    fn full_params(t: &Tool) -> Value {
+        let schema = (t.schema)();
+        let mut args = serde_json::Map::new();
+        for f in schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            let v = match f {
+                "paths" => serde_json::json!(["a.txt"]),
+                "action" => serde_json::json!({ "action": "finish_task", "message": "done" }),
+                "session" => serde_json::json!("nobody"),
+                "target_id" => serde_json::json!("bt-abc-1"),
+                "tab_id" => serde_json::json!("tab-abc-2"),
+                "ref" => serde_json::json!("p3:1"),
+                "url" => serde_json::json!("https://example.com/"),
+                "text" => serde_json::json!("x"),
+                "direction" => serde_json::json!("down"),
+                _ => serde_json::json!("Enter"),
+            };
+            args.insert(f.to_string(), v);
+        }
+        Value::Object(args)
+    }
 }
