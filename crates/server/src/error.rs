@@ -82,8 +82,15 @@ pub enum ServerError {
     ShuttingDown,
     #[error("starting a browser failed: {0}")]
     Launch(#[source] sightline_browser::BrowserError),
+    /// The task that launched the browser panicked or was cancelled.
     #[error("starting a browser failed: {0}")]
-    Browser(String),
+    LaunchTask(#[source] tokio::task::JoinError),
+    /// The launched browser's `DevToolsActivePort` file could not be read.
+    #[error("starting a browser failed: reading DevToolsActivePort: {0}")]
+    DevToolsPort(#[source] std::io::Error),
+    /// The browser or the tool API answered without something a session needs (a profile, a tab).
+    #[error("starting a browser failed: {0}")]
+    Browser(&'static str),
     #[error(transparent)]
     Grid(#[from] GridError),
     #[error("{}", .0.message)]
@@ -103,7 +110,10 @@ impl ServerError {
             ServerError::HeadersTooLarge { .. } => ToolCode::HeadersTooLarge,
             ServerError::BadRequest(_) => ToolCode::InvalidParams,
             ServerError::ShuttingDown => ToolCode::ShuttingDown,
-            ServerError::Launch(_) | ServerError::Browser(_) => ToolCode::BrowserError,
+            ServerError::Launch(_)
+            | ServerError::LaunchTask(_)
+            | ServerError::DevToolsPort(_)
+            | ServerError::Browser(_) => ToolCode::BrowserError,
             ServerError::Grid(GridError::Unreachable { .. }) => ToolCode::GridUnreachable,
             ServerError::Grid(GridError::Refused { .. }) => ToolCode::GridRefused,
             ServerError::Grid(GridError::Full { .. }) => ToolCode::GridFull,

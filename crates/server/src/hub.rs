@@ -222,7 +222,7 @@ impl Hub {
         // Launched from a runtime worker (they live as long as the process: PR_SET_PDEATHSIG follows the thread).
         let b = tokio::spawn(async move { Browser::start(&opts).await })
             .await
-            .map_err(|e| ServerError::Browser(e.to_string()))?
+            .map_err(ServerError::LaunchTask)?
             .map_err(ServerError::Launch)?;
         if restarted {
             self.metrics.browser_restarts.fetch_add(1, Ordering::Relaxed);
@@ -541,9 +541,8 @@ fn endpoint_of(source: &BrowserSource, b: &Browser) -> Result<String, ServerErro
     match source {
         BrowserSource::Connect(url) => Ok(url.clone()),
         _ => {
-            let dir = b.profile_dir().ok_or_else(|| ServerError::Browser("launched browser has no profile".into()))?;
-            let port = std::fs::read_to_string(dir.join("DevToolsActivePort"))
-                .map_err(|e| ServerError::Browser(format!("reading DevToolsActivePort: {e}")))?;
+            let dir = b.profile_dir().ok_or_else(|| ServerError::Browser("the launched browser has no profile"))?;
+            let port = std::fs::read_to_string(dir.join("DevToolsActivePort")).map_err(ServerError::DevToolsPort)?;
             let port = port.lines().next().unwrap_or_default().trim().to_string();
             Ok(format!("http://127.0.0.1:{port}"))
         }

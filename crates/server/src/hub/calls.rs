@@ -18,7 +18,7 @@ use crate::metrics::Metrics;
 
 /// The (target_id, tab_id) a bind answered with: its target and first tab.
 pub(super) fn address_of(bound: &BindReply) -> Result<(TargetId, TabId), ServerError> {
-    let tab = bound.tabs.first().ok_or_else(|| ServerError::Browser("bind_browser answered without a tab".into()))?;
+    let tab = bound.tabs.first().ok_or_else(|| ServerError::Browser("bind_browser answered without a tab"))?;
     Ok((bound.target_id.clone(), tab.tab_id.clone()))
 }
 
