@@ -169,7 +169,7 @@ fn continuations_page_through_a_snapshot_once() {
             b.with(json!({ "snapshot_format": "semantic_v2", "continuation": c, "query": "x" })),
         )
         .await;
-        assert_eq!(e.code, "invalid_params");
+        assert_eq!(e.code.as_str(), "invalid_params");
         // Not from another session.
         let other = bind(&api, "cont-other", "/kinds.html").await;
         let e = fails(
@@ -222,18 +222,18 @@ fn every_invalidation_rule_is_named() {
         let e =
             fails(&api, "get_browser_state", json!({ "session": "inv2", "target_id": "bt-nope-1", "tab_id": b2.tab }))
                 .await;
-        assert_eq!(e.code, "target_mismatch");
+        assert_eq!(e.code.as_str(), "target_mismatch");
         let e = fails(
             &api,
             "get_browser_state",
             json!({ "session": "inv2", "target_id": b2.target, "tab_id": "tab-nope-9" }),
         )
         .await;
-        assert_eq!(e.code, "tab_not_found");
+        assert_eq!(e.code.as_str(), "tab_not_found");
         let e =
             fails(&api, "get_browser_state", json!({ "session": "nobody", "target_id": b2.target, "tab_id": b2.tab }))
                 .await;
-        assert_eq!(e.code, "session_not_found");
+        assert_eq!(e.code.as_str(), "session_not_found");
         api.shutdown().await;
     })
 }
@@ -251,7 +251,7 @@ fn mutations_reprove_and_refuse_what_a_ref_does_not_offer() {
         ok(&api, "browser_type", b.with(json!({ "ref": q, "text": "xyz", "overwrite": true }))).await;
         let go = find_ref(&s, "Go")["ref"].as_str().unwrap().to_string();
         let e = fails(&api, "browser_type", b.with(json!({ "ref": go, "text": "no" }))).await;
-        assert_eq!(e.code, "browser_action_unavailable");
+        assert_eq!(e.code.as_str(), "browser_action_unavailable");
         assert_eq!(e.detail["actions"], json!(["click"]));
         let one = s["refs"].as_array().unwrap().iter().find(|r| r["actions"] == json!(["select"])).unwrap()["ref"]
             .as_str()
@@ -279,7 +279,7 @@ fn mutations_reprove_and_refuse_what_a_ref_does_not_offer() {
         let k = ok(&api, "browser_press_key", b.with(json!({ "key": "Enter" }))).await;
         assert_eq!(k["navigated"], true);
         let e = fails(&api, "browser_press_key", b.with(json!({ "key": "Hyper" }))).await;
-        assert_eq!(e.code, "invalid_params");
+        assert_eq!(e.code.as_str(), "invalid_params");
 
         // Node liveness and frame loader proofs.
         let v = bind(&api, "proofs", "/visibility.html").await;
@@ -434,15 +434,15 @@ fn scope_ref_dom_refs_and_the_element_index_protocol() {
         let (snap, n) = go.split_once(':').unwrap();
         let wrapped = format!("{snap}:{}", n.parse::<u64>().unwrap() + (1u64 << 32));
         let e = fails(&api, "browser_click", b.with(json!({ "ref": wrapped }))).await;
-        assert_eq!(e.code, "snapshot_not_found", "{e:?}");
+        assert_eq!(e.code.as_str(), "snapshot_not_found", "{e:?}");
         let small = ok(&api, "get_browser_state", b.with(json!({ "node_budget": 3 }))).await;
         assert_eq!(small["truncated"], true);
         assert_eq!(small["refs"].as_array().unwrap().len(), 3);
         let _ = go;
         let e = fails(&api, "get_browser_state", b.with(json!({ "snapshot_format": "semantic_v3" }))).await;
-        assert_eq!(e.code, "invalid_params");
+        assert_eq!(e.code.as_str(), "invalid_params");
         let e = fails(&api, "get_browser_state", b.with(json!({ "node_budget": 0 }))).await;
-        assert_eq!(e.code, "invalid_params");
+        assert_eq!(e.code.as_str(), "invalid_params");
         let e = fails(&api, "get_browser_state", b.with(json!({ "bogus": 1 }))).await;
         assert!(e.message.contains("bogus"), "{e:?}");
         // get_state / act: the element-index protocol through the same API.
@@ -470,7 +470,7 @@ fn scope_ref_dom_refs_and_the_element_index_protocol() {
         let none = api.dispatch("get_state", b.with(json!({ "screenshot": false }))).await.unwrap();
         assert!(none.image.is_none());
         let e = fails(&api, "no_such_tool", json!({})).await;
-        assert_eq!(e.code, "unknown_tool");
+        assert_eq!(e.code.as_str(), "unknown_tool");
         api.shutdown().await;
     })
 }

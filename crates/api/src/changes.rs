@@ -17,12 +17,13 @@ use sightline_page::delta::{self, Delta, Entry, EntryKind, NodeKey, Numbering, S
 use sightline_page::semantic::{self, Omitted, Plan, Scope, SemanticTree};
 
 use crate::error::ToolError;
+use crate::ids::{SnapshotId, TabId};
 use crate::registry::{Continuation, Format, Session};
 use crate::snapshot::{self, Request};
 
 /// What a change read still has to say, behind a continuation.
 pub struct Rest {
-    pub since: String,
+    pub since: SnapshotId,
     pub entries: Vec<Entry>,
     /// Entries in the whole change (for `total_nodes`).
     pub total: usize,
@@ -31,7 +32,7 @@ pub struct Rest {
 
 /// The previous snapshot, as the change is measured from it.
 struct Baseline {
-    id: String,
+    id: SnapshotId,
     tree: Arc<SemanticTree>,
     keys: Vec<NodeKey>,
     numbers: Vec<u32>,
@@ -39,15 +40,15 @@ struct Baseline {
 }
 
 /// Why a change read answered with the full snapshot.
-fn baseline(session: &mut Session, tab_id: &str) -> Result<Baseline, &'static str> {
-    let latest = session.tab(tab_id).ok().and_then(|t| t.latest_snapshot.clone());
+fn baseline(session: &mut Session, tab_id: &TabId) -> Result<Baseline, &'static str> {
+    let latest = session.tab_by_id(tab_id).ok().and_then(|t| t.latest_snapshot);
     let Some(id) = latest else { return Err("no_previous_snapshot") };
-    if let Some(rule) = session.tombstones.get(&id) {
+    if let Some(rule) = session.tombstones.get(id) {
         return Err(rule.as_str());
     }
-    let Ok(stored) = session.snapshot(&id) else {
+    let Ok(stored) = session.snapshot(id) else {
         // `snapshot` retired it just now, with its rule.
-        return Err(session.tombstones.get(&id).map_or("no_previous_snapshot", |r| r.as_str()));
+        return Err(session.tombstones.get(id).map_or("no_previous_snapshot", |r| r.as_str()));
     };
     let (Format::SemanticV2, Some(tree)) = (stored.format, stored.tree.clone()) else {
         return Err("previous_not_semantic");
@@ -58,11 +59,11 @@ fn baseline(session: &mut Session, tab_id: &str) -> Result<Baseline, &'static st
     Ok(Baseline { id, tree, keys, numbers, next })
 }
 
-pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Value, ToolError> {
+pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<Value, ToolError> {
     if req.query.is_some() || req.scope_ref.is_some() {
         return Err(ToolError::invalid("changes cannot be combined with query or scope_ref"));
     }
-    let tab = session.tab(tab_id)?.tab.clone();
+    let tab = session.tab_by_id(tab_id)?.tab.clone();
     let base = baseline(session, tab_id);
     let (mut captured, tree) = snapshot::capture_semantic(&tab, req.screenshot, req.dom_node_limit).await?;
     let tree = Arc::new(tree);
@@ -86,7 +87,7 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
             let total = ranked.len();
             let mut v = snapshot::semantic_response(
                 session,
-                &id,
+                id,
                 tab_id,
                 ranked,
                 omitted,
@@ -110,9 +111,9 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         &Side { tree: &tree, keys: &keys, shown: &ranked, number: &new_number },
     );
     let total = entries.len();
-    let rest = Rest { since: b.id.clone(), entries, total, omitted };
-    let mut v = page(session, &id, tab_id, &rest, req.node_budget);
-    v["changes"]["removed"] = removed.iter().map(|n| json!(format!("{}:{n}", b.id))).collect();
+    let rest = Rest { since: b.id, entries, total, omitted };
+    let mut v = page(session, id, tab_id, &rest, req.node_budget);
+    v["changes"]["removed"] = removed.iter().map(|n| json!(b.id.at(*n))).collect();
     if let Some(png) = screenshot {
         v["screenshot"] = Value::String(png);
     }
@@ -121,19 +122,18 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
 
 /// One page of a change read: the first `budget` entries of `rest`, and a
 /// continuation for the others.
-pub fn page(session: &mut Session, id: &str, tab_id: &str, rest: &Rest, budget: usize) -> Value {
+pub fn page(session: &mut Session, id: SnapshotId, tab_id: &TabId, rest: &Rest, budget: usize) -> Value {
     let (shown, later) = rest.entries.split_at(rest.entries.len().min(budget));
     let mut omitted = rest.omitted.clone();
     omitted.budget = later.len();
     let continuation = (!later.is_empty()).then(|| {
         let token = session.ids.continuation();
-        let next =
-            Rest { since: rest.since.clone(), entries: later.to_vec(), total: rest.total, omitted: omitted.clone() };
+        let next = Rest { since: rest.since, entries: later.to_vec(), total: rest.total, omitted: omitted.clone() };
         session.continuations.insert(
             token.clone(),
             Continuation {
-                snapshot: id.to_string(),
-                tab_id: tab_id.to_string(),
+                snapshot: id,
+                tab_id: tab_id.clone(),
                 target_generation: session.generation,
                 remaining: Vec::new(),
                 node_budget: budget,
@@ -145,7 +145,7 @@ pub fn page(session: &mut Session, id: &str, tab_id: &str, rest: &Rest, budget: 
         );
         token
     });
-    let stored = session.snapshots.get(id).expect("stored");
+    let stored = session.snapshots.get(&id).expect("stored");
     let tree = stored.tree.clone().expect("semantic");
     let number = |i: usize| stored.ref_number(i);
     let r = |i: usize| format!("{id}:{}", number(i));

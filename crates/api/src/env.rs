@@ -242,6 +242,18 @@ impl Env {
         self.step_action(action, raw).await
     }
 
+    /// One turn for an action already parsed as JSON (the `act` tool, HTTP
+    /// `act`): validated here, echoed in errors as it came (or, past 64 KiB
+    /// of JSON, its first 1,000 characters), exactly as [`Env::step`] does.
+    pub async fn step_value(&mut self, v: Value) -> Turn {
+        let action = Action::from_value(&v);
+        let raw = if json_len(&v) > 64 << 10 { Value::String(sightline_page::cut(&v.to_string(), 1000)) } else { v };
+        match action {
+            Ok(a) => self.step_action(a, raw).await,
+            Err(e) => self.error(ErrorCode::ActionValidationFailed, e.message, raw, false),
+        }
+    }
+
     /// One turn for an already validated action (`raw` is echoed in errors).
     pub async fn step_action(&mut self, action: Action, raw: Value) -> Turn {
         let started = Instant::now();
@@ -410,4 +422,21 @@ fn map_err(e: BrowserError) -> (ErrorCode, String) {
         ),
         other => (ErrorCode::InternalBrowserError, other.to_string()),
     }
+}
+
+/// The length of `v` as compact JSON, counted without building the text.
+fn json_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
 }

@@ -1,6 +1,17 @@
-//! Tool errors: a stable code string, a message, and structured detail.
+//! Tool errors: a stable code string, a message, structured detail, and the cause.
+//!
+//! This is the one place where internal errors become wire codes: the `From`
+//! conversions below map each error of the layers beneath (browser, CDP,
+//! storage, files, downloads, action validation) to a [`ToolCode`] by its
+//! variant, keeping the original error as the [`std::error::Error::source`];
+//! [`ToolCode::as_str`] is the wire string and [`ToolCode::rpc_code`] the
+//! JSON-RPC code. Front ends (the HTTP status in `sightline-server`) match
+//! on the code, never on a message.
+
+use std::sync::Arc;
 
 use serde_json::{json, Value};
+use sightline_browser::{BrowserError, CdpError, DownloadError, FileError, StorageError};
 
 /// Which lifetime rule invalidated a capability.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,78 +209,169 @@ impl serde::Serialize for ToolCode {
     }
 }
 
-impl PartialEq<&str> for ToolCode {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl PartialEq<str> for ToolCode {
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
-    }
-}
+/// The cause of a tool error, shared so the error stays `Clone`.
+pub type Cause = Arc<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A tool call failed. `code` is stable; match on it, not on the message.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// The error it came from, if any, is its [`std::error::Error::source`]
+/// (equality ignores it: two errors are equal when their code, message and
+/// detail are).
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct ToolError {
     pub code: ToolCode,
     pub message: String,
     pub detail: Value,
+    #[source]
+    source: Option<Cause>,
+}
+
+impl PartialEq for ToolError {
+    fn eq(&self, other: &ToolError) -> bool {
+        (self.code, &self.message, &self.detail) == (other.code, &other.message, &other.detail)
+    }
 }
 
 impl ToolError {
     pub fn new(code: ToolCode, message: impl Into<String>) -> ToolError {
-        ToolError { code, message: message.into(), detail: Value::Null }
+        ToolError { code, message: message.into(), detail: Value::Null, source: None }
+    }
+    /// The same error with structured detail.
+    pub fn with_detail(mut self, detail: Value) -> ToolError {
+        self.detail = detail;
+        self
+    }
+    /// The same error caused by `e`.
+    pub fn with_source(mut self, e: impl std::error::Error + Send + Sync + 'static) -> ToolError {
+        self.source = Some(Arc::new(e));
+        self
+    }
+    /// The error it came from, typed: `e.cause::<BrowserError>()`.
+    pub fn cause<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.source.as_deref().and_then(|e| e.downcast_ref::<E>())
     }
     pub fn invalid(message: impl Into<String>) -> ToolError {
         ToolError::new(ToolCode::InvalidParams, message)
     }
     pub fn expired(what: &str, rule: Rule) -> ToolError {
-        ToolError {
-            code: ToolCode::CapabilityExpired,
-            message: format!("{what} is no longer valid: {}", rule.explain()),
-            detail: json!({ "rule": rule.as_str() }),
-        }
+        ToolError::new(ToolCode::CapabilityExpired, format!("{what} is no longer valid: {}", rule.explain()))
+            .with_detail(json!({ "rule": rule.as_str() }))
     }
     pub fn proof(proof: Proof, message: impl Into<String>) -> ToolError {
-        ToolError { code: ToolCode::ProofFailed, message: message.into(), detail: json!({ "proof": proof.as_str() }) }
+        ToolError::new(ToolCode::ProofFailed, message).with_detail(json!({ "proof": proof.as_str() }))
     }
     pub fn unavailable(reference: &str, action: &str, offered: &[&str]) -> ToolError {
-        ToolError {
-            code: ToolCode::BrowserActionUnavailable,
-            message: format!("ref {reference} does not support {action}; it offers {}", offered.join(", ")),
-            detail: json!({ "ref": reference, "requested": action, "actions": offered }),
-        }
+        ToolError::new(
+            ToolCode::BrowserActionUnavailable,
+            format!("ref {reference} does not support {action}; it offers {}", offered.join(", ")),
+        )
+        .with_detail(json!({ "ref": reference, "requested": action, "actions": offered }))
     }
-    pub fn browser(e: impl std::fmt::Display) -> ToolError {
-        ToolError::new(crate::error::ToolCode::BrowserError, e.to_string())
+    /// A reply that could not be encoded as JSON (a bug, not the caller's fault).
+    pub fn encoding(e: serde_json::Error) -> ToolError {
+        ToolError::new(ToolCode::BrowserError, format!("encoding the reply: {e}")).with_source(e)
     }
 }
 
-impl From<sightline_browser::BrowserError> for ToolError {
-    fn from(e: sightline_browser::BrowserError) -> Self {
-        use sightline_browser::BrowserError as B;
-        match e {
+// How internal errors become tool codes: by variant, the error kept as the cause.
+
+impl From<BrowserError> for ToolError {
+    fn from(e: BrowserError) -> Self {
+        use BrowserError as B;
+        let error = match &e {
             B::NotInteractive { reason, .. } | B::Refused { reason } => {
-                ToolError::new(crate::error::ToolCode::ElementNotInteractive, format!("the element cannot be used: {reason}"))
+                ToolError::new(ToolCode::ElementNotInteractive, format!("the element cannot be used: {reason}"))
             }
             B::NavigationFailed { url, reason } => {
-                ToolError::new(crate::error::ToolCode::NavigationFailed, format!("navigation to {url} failed: {reason}"))
+                ToolError::new(ToolCode::NavigationFailed, format!("navigation to {url} failed: {reason}"))
             }
-            B::NoMatch { selector } => ToolError::new(crate::error::ToolCode::NotFound, format!("no element matches {selector:?}")),
+            B::NoMatch { selector } => ToolError::new(ToolCode::NotFound, format!("no element matches {selector:?}")),
             B::DialogOpen => ToolError::new(
-                crate::error::ToolCode::DialogOpen,
+                ToolCode::DialogOpen,
                 "a JavaScript dialog (alert/confirm/prompt) is open and the page is paused: read it with get_state and answer it with act (click its OK or Cancel button)",
             ),
-            B::Cdp(sightline_browser::CdpError::ProfileInUse { dir, host, pid }) => ToolError {
-                code: crate::error::ToolCode::ProfileInUse,
-                message: sightline_browser::CdpError::ProfileInUse { dir: dir.clone(), host: host.clone(), pid }.to_string(),
-                detail: json!({ "profile": dir, "host": host, "pid": pid }),
-            },
-            other => ToolError::browser(other),
+            B::Cdp(CdpError::ProfileInUse { dir, host, pid }) => ToolError::new(ToolCode::ProfileInUse, e.to_string())
+                .with_detail(json!({ "profile": dir, "host": host, "pid": pid })),
+            // The page's renderer or the browser connection is gone: the session cannot go on.
+            B::Crashed | B::Cdp(CdpError::Disconnected) => ToolError::new(ToolCode::BrowserCrashed, e.to_string()),
+            _ => ToolError::new(ToolCode::BrowserError, e.to_string()),
+        };
+        error.with_source(e)
+    }
+}
+
+impl From<CdpError> for ToolError {
+    fn from(e: CdpError) -> Self {
+        BrowserError::Cdp(e).into()
+    }
+}
+
+impl From<crate::EnvError> for ToolError {
+    fn from(e: crate::EnvError) -> Self {
+        match e {
+            crate::EnvError::Browser(b) => b.into(),
         }
+    }
+}
+
+impl From<DownloadError> for ToolError {
+    fn from(e: DownloadError) -> Self {
+        match e {
+            DownloadError::Browser(b) => b.into(),
+            e => ToolError::new(ToolCode::BrowserError, e.to_string()).with_source(e),
+        }
+    }
+}
+
+/// A storage state that is wrong is `invalid_params` naming where (never a
+/// value); the browser failing to take or give one is its own error.
+impl From<StorageError> for ToolError {
+    fn from(e: StorageError) -> Self {
+        match e {
+            StorageError::Browser(b) => b.into(),
+            StorageError::Invalid { ref at, .. } => {
+                let at = at.clone();
+                ToolError::invalid(format!("storage_state: {e}")).with_detail(json!({ "at": at })).with_source(e)
+            }
+            e if e.is_bad_input() => ToolError::invalid(format!("storage_state: {e}")).with_source(e),
+            e => ToolError::new(ToolCode::BrowserError, e.to_string()).with_source(e),
+        }
+    }
+}
+
+/// A path refusal: `file_refused`, with the reason as a word.
+impl From<FileError> for ToolError {
+    fn from(e: FileError) -> Self {
+        let reason = match &e {
+            FileError::NoDirectory => "uploads_off",
+            FileError::Outside { .. } => "outside",
+            FileError::Missing { .. } => "missing",
+            FileError::NotAFile { .. } => "not_a_file",
+            FileError::Empty => "empty",
+            _ => "unusable",
+        };
+        ToolError::new(ToolCode::FileRefused, e.to_string()).with_detail(json!({ "reason": reason })).with_source(e)
+    }
+}
+
+/// A field that fails the protocol's validation: `invalid_params` with its message.
+impl From<crate::ValidationError> for ToolError {
+    fn from(e: crate::ValidationError) -> Self {
+        ToolError::invalid(e.message.clone()).with_source(e)
+    }
+}
+
+/// The browser's screenshot was not base64.
+impl From<base64::DecodeError> for ToolError {
+    fn from(e: base64::DecodeError) -> Self {
+        ToolError::new(ToolCode::BrowserError, e.to_string()).with_source(e)
+    }
+}
+
+/// The marks could not be drawn on the screenshot.
+impl From<sightline_page::DrawError> for ToolError {
+    fn from(e: sightline_page::DrawError) -> Self {
+        ToolError::new(ToolCode::BrowserError, e.to_string()).with_source(e)
     }
 }
 
@@ -289,5 +391,20 @@ mod tests {
         assert_eq!(ToolCode::UnknownTool.rpc_code(), -32601);
         let e: ToolError = sightline_browser::BrowserError::DialogOpen.into();
         assert_eq!(e.code, ToolCode::DialogOpen);
+    }
+
+    #[test]
+    fn a_crash_is_its_own_code_and_the_cause_is_kept() {
+        use std::error::Error;
+        let e: ToolError = BrowserError::Cdp(CdpError::Disconnected).into();
+        assert_eq!(e.code, ToolCode::BrowserCrashed);
+        assert!(matches!(e.cause::<BrowserError>(), Some(BrowserError::Cdp(CdpError::Disconnected))));
+        assert!(e.source().is_some());
+        let e: ToolError = BrowserError::Crashed.into();
+        assert_eq!(e.code, ToolCode::BrowserCrashed);
+        let e: ToolError = BrowserError::Unresponsive.into();
+        assert_eq!(e.code, ToolCode::BrowserError);
+        // Equality is code, message and detail; the cause does not count.
+        assert_eq!(e.clone(), ToolError::new(ToolCode::BrowserError, BrowserError::Unresponsive.to_string()));
     }
 }

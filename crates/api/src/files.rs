@@ -9,7 +9,6 @@ use serde_json::Value;
 use sightline_browser::{Browser, BrowserContextId, Captured, DownloadConfig, Downloads, FileError, FileRoot, Tab};
 
 use crate::action::ValidationError;
-use crate::error::{ToolCode, ToolError};
 
 /// The most files one `upload_file` may choose.
 pub const MAX_UPLOAD_FILES: usize = 32;
@@ -59,32 +58,46 @@ pub(crate) fn parse_paths(v: Option<&Value>) -> Result<Vec<String>, ValidationEr
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         match item {
-            Value::String(s) if s.trim().is_empty() => return fail(format!("'paths'[{i}] is empty")),
-            Value::String(s) if s.contains('\0') => return fail(format!("'paths'[{i}] contains a NUL character")),
-            Value::String(s) if s.len() > 4096 => return fail(format!("'paths'[{i}] is longer than 4096 bytes")),
-            Value::String(s) => out.push(s.clone()),
+            Value::String(s) => {
+                check_path(i, s)?;
+                out.push(s.clone());
+            }
             _ => return fail(format!("'paths'[{i}] must be a string")),
         }
     }
     Ok(out)
 }
 
+/// The `paths` of the `upload_file` tool (already strings), checked as [`parse_paths`] checks them.
+pub(crate) fn check_paths(paths: Vec<String>) -> Result<Vec<String>, ValidationError> {
+    if paths.is_empty() || paths.len() > MAX_UPLOAD_FILES {
+        return Err(ValidationError {
+            message: format!("'paths' must hold 1 to {MAX_UPLOAD_FILES} file names, got {}", paths.len()),
+        });
+    }
+    for (i, s) in paths.iter().enumerate() {
+        check_path(i, s)?;
+    }
+    Ok(paths)
+}
+
+fn check_path(i: usize, s: &str) -> Result<(), ValidationError> {
+    let fail = |m: String| Err(ValidationError { message: m });
+    if s.trim().is_empty() {
+        return fail(format!("'paths'[{i}] is empty"));
+    }
+    if s.contains('\0') {
+        return fail(format!("'paths'[{i}] contains a NUL character"));
+    }
+    if s.len() > 4096 {
+        return fail(format!("'paths'[{i}] is longer than 4096 bytes"));
+    }
+    Ok(())
+}
+
 /// Resolve every path inside the upload directory, or say why not.
 pub(crate) fn resolve(root: Option<&FileRoot>, paths: &[String]) -> Result<Vec<PathBuf>, FileError> {
     root.ok_or(FileError::NoDirectory)?.resolve_all(paths)
-}
-
-/// A path refusal as a tool error: `file_refused`, with the reason as a word.
-pub(crate) fn tool_error(e: FileError) -> ToolError {
-    let reason = match &e {
-        FileError::NoDirectory => "uploads_off",
-        FileError::Outside { .. } => "outside",
-        FileError::Missing { .. } => "missing",
-        FileError::NotAFile { .. } => "not_a_file",
-        FileError::Empty => "empty",
-        _ => "unusable",
-    };
-    ToolError { code: ToolCode::FileRefused, message: e.to_string(), detail: serde_json::json!({ "reason": reason }) }
 }
 
 /// The lines page_content gains: a file chooser waiting for `upload_file`, and the downloads.

@@ -19,7 +19,7 @@ mod env;
 mod error;
 mod files;
 mod fresh;
-mod ids;
+pub mod ids;
 pub mod lines;
 mod registry;
 mod snapshot;
@@ -30,8 +30,9 @@ pub use action::{
     check_text, check_url, Action, Direction, ValidationError, ACTIONS, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
 };
 pub use env::{Env, EnvError, EnvOptions, Turn};
-pub use error::{Proof, Rule, ToolCode, ToolError};
+pub use error::{Cause, Proof, Rule, ToolCode, ToolError};
 pub use files::{FileAccess, MAX_UPLOAD_FILES};
+pub use ids::{ContinuationId, IdError, RefId, SnapshotId, TabId, TargetId};
 pub use lines::{LineError, LineReader, MAX_LINE_BYTES};
 pub use registry::ApiOptions;
 pub use sightline_policy::{Egress, PolicyConfig};
@@ -39,4 +40,11 @@ pub use snapshot::capture_semantic;
 pub use state::{
     Attributes, ElementDescriptor, ElementIndexMap, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus,
 };
-pub use tools::{Api, Tool, ToolOutput, TOOLS};
+pub use tools::{
+    decode_params, ActParams, ActedReply, Api, BindParams, BindReply, BlockedParams, BlockedReply, BlockedRequest,
+    ClickParams, CloseTabReply, DownloadInfo, DownloadsReply, EndParams, EndReply, GetStateParams, KeyParams,
+    ListDownloadsParams, ListParams, ListTabsReply, NavigateParams, NavigateReply, OpenParams, OpenTabReply, Reply,
+    SaveParams, Scope, ScreenshotParams, ScreenshotReply, ScrollParams, ScrollReply, SelectParams, SelectReply,
+    SnapshotReply, StateParams, StateReply, Status, TabAddress, TabInfo, TabListing, Tool, ToolName, ToolOutput,
+    TypeParams, UploadParams, UploadReply, TOOLS,
+};

@@ -9,7 +9,7 @@ use sightline_page::semantic::SemanticTree;
 use tokio::sync::Mutex;
 
 use crate::error::{Rule, ToolError};
-use crate::ids::Ids;
+use crate::ids::{ContinuationId, Ids, SnapshotId, TabId, TargetId};
 use crate::Env;
 
 /// The snapshot formats.
@@ -21,8 +21,8 @@ pub enum Format {
 
 /// A stored snapshot: what its refs and continuations resolve against.
 pub struct Stored {
-    pub id: String,
-    pub tab_id: String,
+    pub id: SnapshotId,
+    pub tab_id: TabId,
     pub target_generation: u64,
     pub format: Format,
     /// Tab navigation count when taken.
@@ -52,8 +52,8 @@ impl Stored {
 }
 
 pub struct Continuation {
-    pub snapshot: String,
-    pub tab_id: String,
+    pub snapshot: SnapshotId,
+    pub tab_id: TabId,
     pub target_generation: u64,
     pub remaining: Vec<usize>,
     pub node_budget: usize,
@@ -65,12 +65,12 @@ pub struct Continuation {
 }
 
 pub struct TabEntry {
-    pub id: String,
+    pub id: TabId,
     pub tab: Arc<Tab>,
-    pub opener: Option<String>,
+    pub opener: Option<TabId>,
     pub env: Option<Env>,
     /// The newest snapshot of this tab.
-    pub latest_snapshot: Option<String>,
+    pub latest_snapshot: Option<SnapshotId>,
 }
 
 pub struct Session {
@@ -79,15 +79,15 @@ pub struct Session {
     pub browser: Browser,
     pub owns_browser: bool,
     pub context: BrowserContextId,
-    pub target_id: String,
+    pub target_id: TargetId,
     pub generation: u64,
-    pub retired_targets: HashSet<String>,
+    pub retired_targets: HashSet<TargetId>,
     pub tabs: Vec<TabEntry>,
-    pub closed_tabs: HashSet<String>,
-    pub snapshots: HashMap<String, Stored>,
+    pub closed_tabs: HashSet<TabId>,
+    pub snapshots: HashMap<SnapshotId, Stored>,
     /// Snapshot ids and continuation tokens no longer valid, with the rule that retired them.
     pub tombstones: Tombstones,
-    pub continuations: HashMap<String, Continuation>,
+    pub continuations: HashMap<ContinuationId, Continuation>,
     /// The egress proxy's refusal count at this session's last snapshot.
     pub egress_mark: u64,
     /// The downloads of this session's browser context.
@@ -101,15 +101,35 @@ pub struct Session {
 /// `capability_expired` (ids are never reused, so it is still refused).
 pub const MAX_TOMBSTONES: usize = 4096;
 
+/// A retired id: a snapshot or a continuation.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Retired {
+    Snapshot(SnapshotId),
+    Continuation(ContinuationId),
+}
+
+impl From<SnapshotId> for Retired {
+    fn from(id: SnapshotId) -> Retired {
+        Retired::Snapshot(id)
+    }
+}
+
+impl From<ContinuationId> for Retired {
+    fn from(id: ContinuationId) -> Retired {
+        Retired::Continuation(id)
+    }
+}
+
 /// Retired ids and the rule that retired each, the oldest forgotten past [`MAX_TOMBSTONES`].
 #[derive(Default)]
 pub struct Tombstones {
-    rules: HashMap<String, Rule>,
-    order: std::collections::VecDeque<String>,
+    rules: HashMap<Retired, Rule>,
+    order: std::collections::VecDeque<Retired>,
 }
 
 impl Tombstones {
-    pub fn insert(&mut self, id: String, rule: Rule) {
+    pub fn insert(&mut self, id: impl Into<Retired>, rule: Rule) {
+        let id = id.into();
         if self.rules.insert(id.clone(), rule).is_none() {
             self.order.push_back(id);
         }
@@ -120,8 +140,8 @@ impl Tombstones {
         }
     }
 
-    pub fn get(&self, id: &str) -> Option<&Rule> {
-        self.rules.get(id)
+    pub fn get(&self, id: impl Into<Retired>) -> Option<&Rule> {
+        self.rules.get(&id.into())
     }
 
     #[cfg(test)]
@@ -137,14 +157,15 @@ mod tests {
     #[test]
     fn tombstones_are_bounded_and_forget_the_oldest() {
         let mut t = Tombstones::default();
+        let p = |i: usize| format!("p{i}").parse::<SnapshotId>().unwrap();
         for i in 0..MAX_TOMBSTONES + 10 {
-            t.insert(format!("p{i}"), Rule::NewerSnapshot);
+            t.insert(p(i), Rule::NewerSnapshot);
         }
-        t.insert("p20".into(), Rule::Navigation); // re-insert: no duplicate in the order
+        t.insert(p(20), Rule::Navigation); // re-insert: no duplicate in the order
         assert_eq!(t.len(), MAX_TOMBSTONES);
-        assert!(t.get("p0").is_none() && t.get("p9").is_none());
-        assert_eq!(t.get("p20"), Some(&Rule::Navigation));
-        assert!(t.get(&format!("p{}", MAX_TOMBSTONES + 9)).is_some());
+        assert!(t.get(p(0)).is_none() && t.get(p(9)).is_none());
+        assert_eq!(t.get(p(20)), Some(&Rule::Navigation));
+        assert!(t.get(p(MAX_TOMBSTONES + 9)).is_some());
     }
 }
 
@@ -191,13 +212,14 @@ impl Registry {
 impl Session {
     /// Check a call's target id against the current generation.
     pub fn check_target(&self, target_id: &str) -> Result<(), ToolError> {
-        if target_id == self.target_id {
+        let typed = target_id.parse::<TargetId>().ok();
+        if typed.as_ref() == Some(&self.target_id) {
             if self.browser.client().is_closed() {
                 return Err(ToolError::expired(&format!("target {target_id}"), Rule::TargetGeneration));
             }
             return Ok(());
         }
-        if self.retired_targets.contains(target_id) {
+        if typed.is_some_and(|t| self.retired_targets.contains(&t)) {
             return Err(ToolError::expired(&format!("target {target_id}"), Rule::TargetGeneration));
         }
         Err(ToolError::new(
@@ -206,11 +228,23 @@ impl Session {
         ))
     }
 
+    /// The tab a wire id names (a string that is no tab id names none).
     pub fn tab(&self, tab_id: &str) -> Result<&TabEntry, ToolError> {
+        match tab_id.parse::<TabId>() {
+            Ok(id) => self.tab_by_id(&id),
+            Err(_) => Err(ToolError::new(
+                crate::error::ToolCode::TabNotFound,
+                format!("no tab {tab_id} in this target; see list_tabs"),
+            )),
+        }
+    }
+
+    /// A tab of this session, or why it is not (closed, or never of this target).
+    pub fn tab_by_id(&self, tab_id: &TabId) -> Result<&TabEntry, ToolError> {
         if self.closed_tabs.contains(tab_id) {
             return Err(ToolError::expired(&format!("tab {tab_id}"), Rule::TabClosed));
         }
-        self.tabs.iter().find(|t| t.id == tab_id).ok_or_else(|| {
+        self.tabs.iter().find(|t| t.id == *tab_id).ok_or_else(|| {
             ToolError::new(
                 crate::error::ToolCode::TabNotFound,
                 format!("no tab {tab_id} in this target; see list_tabs"),
@@ -219,26 +253,31 @@ impl Session {
     }
 
     pub fn tab_mut(&mut self, tab_id: &str) -> Result<&mut TabEntry, ToolError> {
-        self.tab(tab_id)?;
-        Ok(self.tabs.iter_mut().find(|t| t.id == tab_id).expect("checked"))
+        let id = self.tab(tab_id)?.id.clone();
+        Ok(self.tab_entry_mut(&id).expect("checked"))
+    }
+
+    /// The entry of a tab of this session.
+    pub fn tab_entry_mut(&mut self, id: &TabId) -> Option<&mut TabEntry> {
+        self.tabs.iter_mut().find(|t| t.id == *id)
     }
 
     /// Add a tab to the namespace.
-    pub fn add_tab(&mut self, tab: Tab, opener: Option<String>) -> String {
+    pub fn add_tab(&mut self, tab: Tab, opener: Option<TabId>) -> TabId {
         let id = self.ids.tab();
         self.tabs.push(TabEntry { id: id.clone(), tab: Arc::new(tab), opener, env: None, latest_snapshot: None });
         id
     }
 
     /// Retire every snapshot of a tab (a newer one, a navigation, a closed tab).
-    pub fn retire_tab_snapshots(&mut self, tab_id: &str, rule: Rule) {
-        let ids: Vec<String> = self.snapshots.values().filter(|s| s.tab_id == tab_id).map(|s| s.id.clone()).collect();
+    pub fn retire_tab_snapshots(&mut self, tab_id: &TabId, rule: Rule) {
+        let ids: Vec<SnapshotId> = self.snapshots.values().filter(|s| s.tab_id == *tab_id).map(|s| s.id).collect();
         for id in ids {
             self.snapshots.remove(&id);
             self.tombstones.insert(id, rule);
         }
-        let conts: Vec<String> =
-            self.continuations.iter().filter(|(_, c)| c.tab_id == tab_id).map(|(k, _)| k.clone()).collect();
+        let conts: Vec<ContinuationId> =
+            self.continuations.iter().filter(|(_, c)| c.tab_id == *tab_id).map(|(k, _)| k.clone()).collect();
         for c in conts {
             self.continuations.remove(&c);
             self.tombstones.insert(c, rule);
@@ -246,11 +285,11 @@ impl Session {
     }
 
     /// A stored snapshot that is still valid, or the rule that retired it.
-    pub fn snapshot(&mut self, id: &str) -> Result<&Stored, ToolError> {
+    pub fn snapshot(&mut self, id: SnapshotId) -> Result<&Stored, ToolError> {
         if let Some(rule) = self.tombstones.get(id) {
             return Err(ToolError::expired(&format!("snapshot {id}"), *rule));
         }
-        let Some(s) = self.snapshots.get(id) else {
+        let Some(s) = self.snapshots.get(&id) else {
             return Err(ToolError::new(
                 crate::error::ToolCode::SnapshotNotFound,
                 format!("no snapshot {id} in this session"),
@@ -271,14 +310,14 @@ impl Session {
                 self.retire_tab_snapshots(&tab_id, Rule::Navigation);
                 Err(ToolError::expired(&format!("snapshot {id}"), Rule::Navigation))
             }
-            Some(_) => Ok(self.snapshots.get(id).expect("present")),
+            Some(_) => Ok(self.snapshots.get(&id).expect("present")),
         }
     }
 
     /// Retire everything under the current target (reconnect, replacement).
     pub fn retire_target(&mut self) {
         self.retired_targets.insert(self.target_id.clone());
-        for id in self.snapshots.keys().cloned().collect::<Vec<_>>() {
+        for id in self.snapshots.keys().copied().collect::<Vec<_>>() {
             self.tombstones.insert(id, Rule::TargetGeneration);
         }
         for id in self.continuations.keys().cloned().collect::<Vec<_>>() {
@@ -302,13 +341,13 @@ pub async fn bind(
     storage: Option<&sightline_browser::StorageState>,
 ) -> Result<Session, ToolError> {
     let browser = Browser::start(&opts.browser).await.map_err(ToolError::from)?;
-    let context = browser.session_context().await.map_err(ToolError::browser)?;
+    let context = browser.session_context().await.map_err(ToolError::from)?;
     let storage = storage.or(opts.storage_state.as_deref());
     if let Some(state) = storage {
-        browser.restore_storage(&context, state).await.map_err(crate::tools::storage_error)?;
+        browser.restore_storage(&context, state).await.map_err(ToolError::from)?;
     }
-    let tab = browser.new_tab_in(&context, opts.tab.clone()).await.map_err(ToolError::browser)?;
-    let (ids, generation, retired, tombstones, closed) = match previous {
+    let tab = browser.new_tab_in(&context, opts.tab.clone()).await.map_err(ToolError::from)?;
+    let (mut ids, generation, retired, tombstones, closed) = match previous {
         Some(p) => {
             p.retire_target();
             (
@@ -321,13 +360,14 @@ pub async fn bind(
         }
         None => (Ids::new(), 1, HashSet::new(), Tombstones::default(), HashSet::new()),
     };
+    let target_id = ids.target();
     let mut s = Session {
         name: name.to_string(),
         ids,
         owns_browser: opts.browser.connect.is_none(),
         browser,
         context,
-        target_id: String::new(),
+        target_id,
         generation,
         retired_targets: retired,
         tabs: Vec::new(),
@@ -339,7 +379,6 @@ pub async fn bind(
         downloads: None,
         restored_origins: storage.map(|s| s.origin_names()).unwrap_or_default(),
     };
-    s.target_id = s.ids.target();
     s.add_tab(tab, None);
     Ok(s)
 }

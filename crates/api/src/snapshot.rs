@@ -3,13 +3,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::error::{Rule, ToolCode, ToolError};
+use crate::ids::{ContinuationId, RefError, RefId, SnapshotId, TabId};
+use crate::registry::{Continuation, Format, Session, Stored};
 use serde_json::{json, Value};
 use sightline_browser::{CaptureOptions, FrameId};
 use sightline_page::semantic::{self, Omitted, Plan, Scope, SemanticOptions, SemanticTree};
-use sightline_page::{ElementIndex, IndexError};
-
-use crate::error::{Rule, ToolError};
-use crate::registry::{Continuation, Format, Session, Stored};
 
 pub const DEFAULT_BUDGET: usize = 300;
 pub const MAX_BUDGET: usize = 2000;
@@ -30,19 +29,17 @@ pub struct Request {
 
 /// `p12:34` → (`p12`, 34). A number past the largest element index names no
 /// ref (`snapshot_not_found`); it is never wrapped around to a small one.
-pub fn parse_ref(r: &str) -> Result<(String, ElementIndex), ToolError> {
-    let not_a_ref = || ToolError::invalid(format!("{r:?} is not a ref (refs look like p12:34)"));
-    let (snap, n) = r.split_once(':').ok_or_else(not_a_ref)?;
-    if !snap.starts_with('p') {
-        return Err(not_a_ref());
-    }
-    let n = n.parse::<ElementIndex>().map_err(|e| match e {
-        IndexError::TooLarge { .. } => {
-            ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {r}: {e}"))
-        }
-        _ => not_a_ref(),
-    })?;
-    Ok((snap.to_string(), n))
+pub fn parse_ref(r: &str) -> Result<RefId, ToolError> {
+    r.parse::<RefId>().map_err(|e| {
+        let error = match &e {
+            RefError::TooLarge(why) => ToolError::new(ToolCode::SnapshotNotFound, format!("no ref {r}: {why}")),
+            RefError::UnknownSnapshot { snapshot } => {
+                ToolError::new(ToolCode::SnapshotNotFound, format!("no snapshot {snapshot} in this session"))
+            }
+            RefError::Malformed(_) => ToolError::invalid(format!("{r:?} is not a ref (refs look like p12:34)")),
+        };
+        error.with_source(e)
+    })
 }
 
 pub(crate) fn omitted_json(o: &Omitted) -> Value {
@@ -54,7 +51,7 @@ pub(crate) fn omitted_json(o: &Omitted) -> Value {
 
 pub(crate) fn refs_json(
     tree: &SemanticTree,
-    snap: &str,
+    snap: SnapshotId,
     number: &dyn Fn(usize) -> u32,
     shown: &[usize],
     frame_names: &HashMap<usize, String>,
@@ -106,8 +103,8 @@ pub(crate) fn frame_names(stored: &Stored) -> HashMap<usize, String> {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn semantic_response(
     session: &mut Session,
-    stored_id: &str,
-    tab_id: &str,
+    stored_id: SnapshotId,
+    tab_id: &TabId,
     ranked: Vec<usize>,
     mut omitted: Omitted,
     scope: &'static str,
@@ -115,7 +112,7 @@ pub(crate) fn semantic_response(
     total: usize,
     screenshot: Option<String>,
 ) -> Value {
-    let stored = session.snapshots.get(stored_id).expect("stored");
+    let stored = session.snapshots.get(&stored_id).expect("stored");
     let tree = stored.tree.clone().expect("semantic");
     let names = frame_names(stored);
     let (shown, rest) = ranked.split_at(ranked.len().min(budget));
@@ -127,8 +124,8 @@ pub(crate) fn semantic_response(
         session.continuations.insert(
             token.clone(),
             Continuation {
-                snapshot: stored_id.to_string(),
-                tab_id: tab_id.to_string(),
+                snapshot: stored_id,
+                tab_id: tab_id.clone(),
                 target_generation: session.generation,
                 remaining: rest.to_vec(),
                 node_budget: budget,
@@ -140,10 +137,10 @@ pub(crate) fn semantic_response(
         );
         Some(token)
     };
-    let stored = session.snapshots.get(stored_id).expect("stored");
+    let stored = session.snapshots.get(&stored_id).expect("stored");
     let view = &stored.captured.view;
     let number = |i| stored.ref_number(i);
-    let outline = semantic::outline(&tree, shown, |i| format!("{stored_id}:{}", number(i)));
+    let outline = semantic::outline(&tree, shown, |i| stored_id.at(number(i)));
     let (refs, content_refs) = refs_json(&tree, stored_id, &number, shown, &names);
     let complete = continuation.is_none() && !tree.partial;
     let mut v = json!({
@@ -199,7 +196,7 @@ pub async fn capture_semantic(
 }
 
 /// Serve a snapshot request for one tab. Returns the response and a screenshot (base64) if asked.
-pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Value, ToolError> {
+pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<Value, ToolError> {
     if let Some(token) = &req.continuation {
         if req.query.is_some() || req.scope_ref.is_some() {
             return Err(ToolError::invalid("continuation cannot be combined with query or scope_ref"));
@@ -210,13 +207,13 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
         return crate::changes::get(session, tab_id, req).await;
     }
     let budget = req.node_budget;
-    let tab = session.tab(tab_id)?.tab.clone();
+    let tab = session.tab_by_id(tab_id)?.tab.clone();
     // A scope_ref names a node of the tab's current snapshot.
     let scope_target = match &req.scope_ref {
         Some(r) => {
-            let (snap, n) = parse_ref(r)?;
-            let stored = session.snapshot(&snap)?;
-            if stored.tab_id != tab_id {
+            let RefId { snapshot: snap, index: n } = parse_ref(r)?;
+            let stored = session.snapshot(snap)?;
+            if stored.tab_id != *tab_id {
                 return Err(ToolError::invalid(format!("ref {r} belongs to another tab")));
             }
             if stored.tree.is_none() {
@@ -224,7 +221,7 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
             }
             let node = stored
                 .node_of_ref(n)
-                .ok_or_else(|| ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {r}")))?;
+                .ok_or_else(|| ToolError::new(ToolCode::SnapshotNotFound, format!("no ref {r}")))?;
             Some((node.frame, node.backend_node_id))
         }
         None => None,
@@ -240,7 +237,7 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
     };
     let screenshot = captured.screenshot.take();
     let id = store(session, &tab, tab_id, req.format, captured, tree.clone(), None)?;
-    let Some(tree) = tree else { return Ok(dom_refs_response(session, &id, tab_id, budget, screenshot)) };
+    let Some(tree) = tree else { return Ok(dom_refs_response(session, id, tab_id, budget, screenshot)) };
     let scope = match (&req.query, scope_target) {
         (Some(q), _) => Scope::Query(q.clone()),
         (None, Some((frame, backend))) => {
@@ -257,19 +254,19 @@ pub async fn get(session: &mut Session, tab_id: &str, req: Request) -> Result<Va
     };
     let Plan { ranked, omitted, scope } = semantic::plan(&tree, &scope);
     let total = ranked.len();
-    Ok(semantic_response(session, &id, tab_id, ranked, omitted, scope, budget, total, screenshot))
+    Ok(semantic_response(session, id, tab_id, ranked, omitted, scope, budget, total, screenshot))
 }
 
 /// Store a new snapshot of a tab, retiring the older ones; returns its id.
 pub(crate) fn store(
     session: &mut Session,
     tab: &sightline_browser::Tab,
-    tab_id: &str,
+    tab_id: &TabId,
     format: Format,
     captured: sightline_browser::Captured,
     tree: Option<Arc<SemanticTree>>,
     numbering: Option<Arc<sightline_page::delta::Numbering>>,
-) -> Result<String, ToolError> {
+) -> Result<SnapshotId, ToolError> {
     let id = session.ids.snapshot();
     session.retire_tab_snapshots(tab_id, Rule::NewerSnapshot);
     let frame_generations: HashMap<FrameId, u64> = captured
@@ -282,10 +279,10 @@ pub(crate) fn store(
         })
         .collect();
     session.snapshots.insert(
-        id.clone(),
+        id,
         Stored {
-            id: id.clone(),
-            tab_id: tab_id.to_string(),
+            id,
+            tab_id: tab_id.clone(),
             target_generation: session.generation,
             format,
             navigations: tab.navigation_count(),
@@ -295,35 +292,39 @@ pub(crate) fn store(
             numbering,
         },
     );
-    session.tab_mut(tab_id)?.latest_snapshot = Some(id.clone());
+    if let Some(entry) = session.tab_entry_mut(tab_id) {
+        entry.latest_snapshot = Some(id);
+    }
     Ok(id)
 }
 
-fn continue_snapshot(session: &mut Session, tab_id: &str, token: &str) -> Result<Value, ToolError> {
-    if let Some(rule) = session.tombstones.get(token) {
+fn continue_snapshot(session: &mut Session, tab_id: &TabId, token: &str) -> Result<Value, ToolError> {
+    // A token that is no continuation id was issued by no session.
+    let typed = token.parse::<ContinuationId>().ok();
+    if let Some(rule) = typed.clone().and_then(|t| session.tombstones.get(t)) {
         return Err(ToolError::expired(&format!("continuation {token}"), *rule));
     }
-    let Some(cont) = session.continuations.get(token) else {
-        let ours = token.strip_prefix("bc-").and_then(|t| t.split('-').next()) == Some(session.ids.salt.as_str());
+    let Some((id, cont)) = typed.as_ref().and_then(|t| session.continuations.get(t).map(|c| (t.clone(), c))) else {
+        let ours = typed.is_some_and(|t| t.salt() == session.ids.salt);
         return Err(if ours {
-            ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no continuation {token}"))
+            ToolError::new(ToolCode::SnapshotNotFound, format!("no continuation {token}"))
         } else {
             ToolError::expired(&format!("continuation {token}"), Rule::ContinuationForeign)
         });
     };
-    if cont.tab_id != tab_id || cont.target_generation != session.generation {
+    if cont.tab_id != *tab_id || cont.target_generation != session.generation {
         return Err(ToolError::expired(&format!("continuation {token}"), Rule::ContinuationForeign));
     }
-    let snap = cont.snapshot.clone();
-    session.snapshot(&snap)?;
-    let cont = session.continuations.remove(token).expect("present");
-    session.tombstones.insert(token.to_string(), Rule::ContinuationUsed);
+    let snap = cont.snapshot;
+    session.snapshot(snap)?;
+    let cont = session.continuations.remove(&id).expect("present");
+    session.tombstones.insert(id, Rule::ContinuationUsed);
     if let Some(rest) = cont.changes {
-        return Ok(crate::changes::page(session, &snap, tab_id, &rest, cont.node_budget));
+        return Ok(crate::changes::page(session, snap, tab_id, &rest, cont.node_budget));
     }
     Ok(semantic_response(
         session,
-        &snap,
+        snap,
         tab_id,
         cont.remaining,
         cont.omitted,
@@ -334,8 +335,14 @@ fn continue_snapshot(session: &mut Session, tab_id: &str, token: &str) -> Result
     ))
 }
 
-fn dom_refs_response(session: &Session, id: &str, tab_id: &str, budget: usize, screenshot: Option<String>) -> Value {
-    let stored = session.snapshots.get(id).expect("stored");
+fn dom_refs_response(
+    session: &Session,
+    id: SnapshotId,
+    tab_id: &TabId,
+    budget: usize,
+    screenshot: Option<String>,
+) -> Value {
+    let stored = session.snapshots.get(&id).expect("stored");
     let view = &stored.captured.view;
     let refs: Vec<Value> = view
         .elements
@@ -344,7 +351,7 @@ fn dom_refs_response(session: &Session, id: &str, tab_id: &str, budget: usize, s
         .map(|e| {
             let d = &e.descriptor;
             json!({
-                "ref": format!("{id}:{}", e.index),
+                "ref": id.at(e.index.get()),
                 "tag": d.tag,
                 "role": d.role,
                 "name": e.label,
@@ -375,13 +382,12 @@ fn dom_refs_response(session: &Session, id: &str, tab_id: &str, budget: usize, s
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ToolCode;
 
     #[test]
     fn refs_parse_to_one_element_index_type_and_never_wrap() {
-        let (snap, n) = parse_ref("p3:4").unwrap();
-        assert_eq!((snap.as_str(), n.get()), ("p3", 4));
-        assert_eq!(parse_ref("p3:4294967295").unwrap().1.get(), u32::MAX);
+        let r = parse_ref("p3:4").unwrap();
+        assert_eq!((r.snapshot.to_string().as_str(), r.index.get()), ("p3", 4));
+        assert_eq!(parse_ref("p3:4294967295").unwrap().index.get(), u32::MAX);
         // 2^32 + 1 would be element 1 if it wrapped.
         let e = parse_ref("p3:4294967297").unwrap_err();
         assert_eq!(e.code, ToolCode::SnapshotNotFound, "{e:?}");

@@ -16,6 +16,19 @@ pub enum ErrorCode {
     InternalBrowserError,
 }
 
+impl ErrorCode {
+    /// The wire string (`"INVALID_ELEMENT_INDEX"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidElementIndex => "INVALID_ELEMENT_INDEX",
+            ErrorCode::ElementNotInteractive => "ELEMENT_NOT_INTERACTIVE",
+            ErrorCode::ActionValidationFailed => "ACTION_VALIDATION_FAILED",
+            ErrorCode::NavigationFailed => "NAVIGATION_FAILED",
+            ErrorCode::InternalBrowserError => "INTERNAL_BROWSER_ERROR",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ErrorObject {
     pub code: ErrorCode,
@@ -127,5 +140,23 @@ impl StateObject {
 
     pub fn to_json_line(&self) -> String {
         serde_json::to_string(self).expect("state serializes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_codes_name_themselves_as_serde_writes_them() {
+        for c in [
+            ErrorCode::InvalidElementIndex,
+            ErrorCode::ElementNotInteractive,
+            ErrorCode::ActionValidationFailed,
+            ErrorCode::NavigationFailed,
+            ErrorCode::InternalBrowserError,
+        ] {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! The server's one error type. Each variant knows its stable code (the same
-//! strings `sightline rpc` puts in `error.data.code`) and its HTTP status.
+//! strings `sightline rpc` puts in `error.data.code`); [`status_of`] maps
+//! every code to its HTTP status by matching the code's variant.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -80,7 +81,16 @@ pub enum ServerError {
     #[error("the server is shutting down")]
     ShuttingDown,
     #[error("starting a browser failed: {0}")]
-    Browser(String),
+    Launch(#[source] sightline_browser::BrowserError),
+    /// The task that launched the browser panicked or was cancelled.
+    #[error("starting a browser failed: {0}")]
+    LaunchTask(#[source] tokio::task::JoinError),
+    /// The launched browser's `DevToolsActivePort` file could not be read.
+    #[error("starting a browser failed: reading DevToolsActivePort: {0}")]
+    DevToolsPort(#[source] std::io::Error),
+    /// The browser or the tool API answered without something a session needs (a profile, a tab).
+    #[error("starting a browser failed: {0}")]
+    Browser(&'static str),
     #[error(transparent)]
     Grid(#[from] GridError),
     #[error("{}", .0.message)]
@@ -100,7 +110,10 @@ impl ServerError {
             ServerError::HeadersTooLarge { .. } => ToolCode::HeadersTooLarge,
             ServerError::BadRequest(_) => ToolCode::InvalidParams,
             ServerError::ShuttingDown => ToolCode::ShuttingDown,
-            ServerError::Browser(_) => ToolCode::BrowserError,
+            ServerError::Launch(_)
+            | ServerError::LaunchTask(_)
+            | ServerError::DevToolsPort(_)
+            | ServerError::Browser(_) => ToolCode::BrowserError,
             ServerError::Grid(GridError::Unreachable { .. }) => ToolCode::GridUnreachable,
             ServerError::Grid(GridError::Refused { .. }) => ToolCode::GridRefused,
             ServerError::Grid(GridError::Full { .. }) => ToolCode::GridFull,
@@ -117,28 +130,7 @@ impl ServerError {
 
     /// The HTTP status that carries it.
     pub fn status(&self) -> StatusCode {
-        match self {
-            ServerError::SessionNotFound { .. }
-            | ServerError::SessionEnded { .. }
-            | ServerError::BrowserCrashed { .. } => StatusCode::NOT_FOUND,
-            ServerError::Busy { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ServerError::TooManySessions { .. } | ServerError::ShuttingDown | ServerError::Grid(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
-            ServerError::Unauthorized => StatusCode::UNAUTHORIZED,
-            ServerError::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            ServerError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ServerError::Browser(_) => StatusCode::BAD_GATEWAY,
-            ServerError::Tool(e) => match e.code {
-                ToolCode::InvalidParams => StatusCode::BAD_REQUEST,
-                ToolCode::UnknownTool
-                | ToolCode::SessionNotFound
-                | ToolCode::TabNotFound
-                | ToolCode::SnapshotNotFound => StatusCode::NOT_FOUND,
-                ToolCode::BrowserError => StatusCode::BAD_GATEWAY,
-                _ => StatusCode::UNPROCESSABLE_ENTITY,
-            },
-        }
+        status_of(self.tool_code())
     }
 
     /// Structured detail (the tool's own detail, the end reason, the Grid's answer).
@@ -174,8 +166,47 @@ impl ServerError {
     pub fn into_tool_error(self) -> ToolError {
         match self {
             ServerError::Tool(e) => e,
-            other => ToolError { code: other.tool_code(), message: other.to_string(), detail: other.detail() },
+            other => {
+                ToolError::new(other.tool_code(), other.to_string()).with_detail(other.detail()).with_source(other)
+            }
         }
+    }
+}
+
+/// The HTTP status of each stable code.
+pub fn status_of(code: ToolCode) -> StatusCode {
+    match code {
+        ToolCode::InvalidParams => StatusCode::BAD_REQUEST,
+        ToolCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ToolCode::UnknownTool
+        | ToolCode::SessionNotFound
+        | ToolCode::TabNotFound
+        | ToolCode::SnapshotNotFound
+        | ToolCode::SessionEnded
+        | ToolCode::BrowserCrashed => StatusCode::NOT_FOUND,
+        ToolCode::Busy => StatusCode::TOO_MANY_REQUESTS,
+        ToolCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        ToolCode::BrowserError => StatusCode::BAD_GATEWAY,
+        ToolCode::TooManySessions
+        | ToolCode::ShuttingDown
+        | ToolCode::GridUnreachable
+        | ToolCode::GridRefused
+        | ToolCode::GridFull
+        | ToolCode::GridNoCdp
+        | ToolCode::GridSetup => StatusCode::SERVICE_UNAVAILABLE,
+        ToolCode::TargetMismatch
+        | ToolCode::CapabilityExpired
+        | ToolCode::ProofFailed
+        | ToolCode::BrowserActionUnavailable
+        | ToolCode::ElementNotInteractive
+        | ToolCode::NavigationFailed
+        | ToolCode::NotFound
+        | ToolCode::DialogOpen
+        | ToolCode::Cancelled
+        | ToolCode::FileRefused
+        | ToolCode::ProfileInUse => StatusCode::UNPROCESSABLE_ENTITY,
+        // A code added later without a status here: the request was understood and refused.
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
     }
 }
 
@@ -190,5 +221,32 @@ impl IntoResponse for ServerError {
             r.headers_mut().insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from(s));
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_code_has_one_status_and_every_error_takes_its_codes() {
+        for &c in ToolCode::ALL {
+            let tool = ServerError::Tool(ToolError::new(c, "x"));
+            assert_eq!(tool.status(), status_of(c), "{c}");
+        }
+        assert_eq!(ServerError::BrowserCrashed { id: "s".into() }.status(), StatusCode::NOT_FOUND);
+        assert_eq!(ServerError::Tool(ToolError::new(ToolCode::BrowserCrashed, "x")).status(), StatusCode::NOT_FOUND);
+        assert_eq!(ServerError::Busy { id: "s".into(), limit: 1 }.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(ServerError::Tool(ToolError::invalid("x")).status(), StatusCode::BAD_REQUEST);
+        assert_eq!(ServerError::Tool(ToolError::new(ToolCode::BrowserError, "x")).status(), StatusCode::BAD_GATEWAY);
+        assert_eq!(
+            ServerError::Tool(ToolError::new(ToolCode::CapabilityExpired, "x")).status(),
+            StatusCode::UNPROCESSABLE_ENTITY
+        );
+        assert_eq!(ServerError::Grid(GridError::Setup("x".into())).status(), StatusCode::SERVICE_UNAVAILABLE);
+        // A server error handed to MCP keeps its code, and itself as the cause.
+        let e = ServerError::SessionEnded { id: "s".into(), reason: EndReason::IdleTimeout }.into_tool_error();
+        assert_eq!((e.code, &e.detail["reason"]), (ToolCode::SessionEnded, &json!("idle_timeout")));
+        assert!(std::error::Error::source(&e).is_some());
     }
 }

@@ -22,6 +22,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use sightline_api::ToolName;
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::{Principal, Principals};
@@ -266,7 +267,7 @@ async fn tool(
     body: Bytes,
 ) -> Result<Response, ServerError> {
     let args: Value = json_body(&body)?;
-    if name == "end_session" {
+    if name.parse::<ToolName>() == Ok(ToolName::EndSession) {
         st.hub.end(&caller, &id, EndReason::Deleted).await?;
         return Ok(Json(json!({ "status": "ok", "session": id })).into_response());
     }

@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Map, Value};
-use sightline_api::{Api, ApiOptions, ToolError, ToolOutput};
+use serde_json::{json, Value};
+use sightline_api::{Api, ApiOptions, BindParams, GetStateParams, TabId, TargetId, ToolCode};
 use sightline_browser::{Browser, BrowserOptions, TabOptions};
 use sightline_cdp::LaunchOptions;
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
@@ -29,6 +29,9 @@ use crate::auth::Principal;
 use crate::error::{EndReason, ServerError};
 use crate::grid::{self, GridConfig, GridSession};
 use crate::metrics::Metrics;
+
+mod calls;
+use calls::address_of;
 
 /// Where sessions get their browsers.
 #[derive(Debug, Clone)]
@@ -94,7 +97,7 @@ pub struct Session {
     pub owner: Principal,
     api: Api,
     /// (target_id, tab_id) the HTTP paths address by default.
-    address: StdMutex<(String, String)>,
+    address: StdMutex<(TargetId, TabId)>,
     queue: Arc<Semaphore>,
     queue_limit: usize,
     last_used: StdMutex<Instant>,
@@ -219,8 +222,8 @@ impl Hub {
         // Launched from a runtime worker (they live as long as the process: PR_SET_PDEATHSIG follows the thread).
         let b = tokio::spawn(async move { Browser::start(&opts).await })
             .await
-            .map_err(|e| ServerError::Browser(e.to_string()))?
-            .map_err(|e| ServerError::Browser(e.to_string()))?;
+            .map_err(ServerError::LaunchTask)?
+            .map_err(ServerError::Launch)?;
         if restarted {
             self.metrics.browser_restarts.fetch_add(1, Ordering::Relaxed);
         }
@@ -260,7 +263,7 @@ impl Hub {
                 let watch =
                     Browser::start(&BrowserOptions { launch: LaunchOptions::default(), connect: Some(cdp.clone()) })
                         .await
-                        .map_err(|e| ServerError::Browser(e.to_string()))?;
+                        .map_err(ServerError::Launch)?;
                 (cdp, watch, Some(claim))
             }
             _ => {
@@ -287,23 +290,16 @@ impl Hub {
             None => api.with_files(self.cfg.files.clone()),
         };
         let started = async {
-            let mut bind = json!({ "session": id });
-            if let Some(state) = req.storage_state {
-                bind["storage_state"] = state;
-            }
-            let bound = api.dispatch("bind_browser", bind).await?.value;
-            let id_of = |v: &Value, what: &str| {
-                v.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| ServerError::Browser(format!("bind_browser answered without a {what}")))
+            let bind = BindParams { session: id.clone(), reconnect: false, storage_state: req.storage_state };
+            let (target, tab_id) = address_of(&Box::pin(api.bind_browser(bind)).await?)?;
+            let first = GetStateParams {
+                session: id.clone(),
+                target_id: target.to_string(),
+                tab_id: tab_id.to_string(),
+                screenshot: Some(req.screenshot),
+                mark_new: None,
             };
-            let target = id_of(&bound["target_id"], "target_id")?;
-            let tab_id = id_of(&bound["tabs"][0]["tab_id"], "tab_id")?;
-            api.dispatch(
-                "get_state",
-                json!({ "session": id, "target_id": target, "tab_id": tab_id, "screenshot": req.screenshot }),
-            )
-            .await?;
+            api.get_state(first).await?;
             Ok::<_, ServerError>((target, tab_id))
         }
         .await;
@@ -395,10 +391,17 @@ impl Hub {
         }
     }
 
-    /// A browser error may be the first sign of a crash: when the session's
-    /// browser does not answer, end the session and say so.
+    /// A crash (the tool error's code, set from the browser error's variant)
+    /// ends the session, and the caller is told so. A Grid browser can also
+    /// vanish behind a websocket proxy that stays open, where no error
+    /// variant can tell: there a browser error asks the browser once.
     pub async fn classify(&self, s: &Session, e: ServerError) -> ServerError {
-        if e.code() != "browser_error" || alive(&s.watch).await {
+        let crashed = match e.tool_code() {
+            ToolCode::BrowserCrashed => true,
+            ToolCode::BrowserError => s.grid.is_some() && !alive(&s.watch).await,
+            _ => false,
+        };
+        if !crashed {
             return e;
         }
         if let Some(s) = self.forget(&s.id, EndReason::BrowserCrashed) {
@@ -538,9 +541,8 @@ fn endpoint_of(source: &BrowserSource, b: &Browser) -> Result<String, ServerErro
     match source {
         BrowserSource::Connect(url) => Ok(url.clone()),
         _ => {
-            let dir = b.profile_dir().ok_or_else(|| ServerError::Browser("launched browser has no profile".into()))?;
-            let port = std::fs::read_to_string(dir.join("DevToolsActivePort"))
-                .map_err(|e| ServerError::Browser(format!("reading DevToolsActivePort: {e}")))?;
+            let dir = b.profile_dir().ok_or_else(|| ServerError::Browser("the launched browser has no profile"))?;
+            let port = std::fs::read_to_string(dir.join("DevToolsActivePort")).map_err(ServerError::DevToolsPort)?;
             let port = port.lines().next().unwrap_or_default().trim().to_string();
             Ok(format!("http://127.0.0.1:{port}"))
         }
@@ -553,119 +555,5 @@ async fn finish(s: Arc<Session>) {
     let _ = tokio::time::timeout(Duration::from_secs(10), s.api.shutdown()).await;
     if let Some(g) = s.grid.clone() {
         grid::delete_session(g).await;
-    }
-}
-
-/// Screenshot back into the State Object, fields in the protocol's order.
-fn state_object(out: ToolOutput, screenshot: bool) -> Value {
-    let Value::Object(mut m) = out.value else { return out.value };
-    let shot = if screenshot { out.image.unwrap_or_default() } else { String::new() };
-    let mut o = Map::new();
-    for k in ["url", "page_content", "element_index"] {
-        if let Some(v) = m.remove(k) {
-            o.insert(k.to_string(), v);
-        }
-    }
-    o.insert("screenshot".into(), Value::String(shot));
-    m.remove("screenshot");
-    if let Some(v) = m.remove("state_hash") {
-        o.insert("state_hash".into(), v);
-    }
-    o.extend(m);
-    Value::Object(o)
-}
-
-impl Session {
-    pub fn target_and_tab(&self) -> (String, String) {
-        self.address.lock().unwrap().clone()
-    }
-
-    /// The Grid session behind this session, if any.
-    pub fn grid_session(&self) -> Option<&str> {
-        self.grid.as_ref().map(|g| g.id.as_str())
-    }
-
-    fn address(&self) -> Value {
-        let (t, tab) = self.target_and_tab();
-        json!({ "session": self.id, "target_id": t, "tab_id": tab })
-    }
-
-    /// Run `op` unless the session ends first (then its future is dropped).
-    async fn guarded<T>(&self, op: impl std::future::Future<Output = Result<T, ToolError>>) -> Result<T, ServerError> {
-        tokio::select! {
-            r = op => r.map_err(ServerError::from),
-            _ = self.gone.cancelled() => Err(match *self.reason.lock().unwrap() {
-                Some(EndReason::BrowserCrashed) => ServerError::BrowserCrashed { id: self.id.clone() },
-                reason => ServerError::SessionEnded { id: self.id.clone(), reason: reason.unwrap_or(EndReason::Deleted) },
-            }),
-        }
-    }
-
-    /// One Action Object → one State Object (errors inside it), as `sightline env` answers.
-    pub async fn act(&self, metrics: &Metrics, action: Value) -> Result<Value, ServerError> {
-        let started = Instant::now();
-        let mut args = self.address();
-        args["action"] = action;
-        let out = self.guarded(self.api.dispatch("act", args)).await?;
-        let state = state_object(out, true);
-        let outcome = match (state["error"]["code"].as_str(), state.get("task")) {
-            (Some(code), _) => code.to_string(),
-            (None, Some(_)) => "task_ended".to_string(),
-            _ => "ok".to_string(),
-        };
-        metrics.action(&outcome, started.elapsed());
-        Ok(state)
-    }
-
-    /// The current State Object. `screenshot: Some(_)` also sets it for the
-    /// following actions, as the `get_state` tool does; None keeps the session's.
-    pub async fn state(&self, metrics: &Metrics, screenshot: Option<bool>) -> Result<Value, ServerError> {
-        let started = Instant::now();
-        let on = screenshot.unwrap_or_else(|| self.screenshot.load(Ordering::SeqCst));
-        let mut args = self.address();
-        args["screenshot"] = json!(on);
-        let out = self.guarded(self.api.dispatch("get_state", args)).await?;
-        self.screenshot.store(on, Ordering::SeqCst);
-        metrics.capture_latency.observe(started.elapsed());
-        Ok(state_object(out, on))
-    }
-
-    /// A tool by name, with this session's id forced in and its target and tab as defaults.
-    pub async fn tool(&self, metrics: &Metrics, name: &str, args: Value) -> Result<ToolOutput, ServerError> {
-        let mut args = match args {
-            Value::Null => Map::new(),
-            Value::Object(m) => m,
-            _ => return Err(ServerError::Tool(sightline_api::ToolError::invalid("params must be a JSON object"))),
-        };
-        let (target, tab) = self.target_and_tab();
-        args.insert("session".into(), json!(self.id));
-        let schema = self.api.tools().iter().find(|t| t.name == name).map(|t| (t.schema)());
-        let props = schema.as_ref().and_then(|s| s["properties"].as_object());
-        if props.is_some_and(|p| p.contains_key("target_id")) {
-            args.entry("target_id").or_insert(json!(target));
-        }
-        if props.is_some_and(|p| p.contains_key("tab_id")) {
-            args.entry("tab_id").or_insert(json!(tab));
-        }
-        let result = self.guarded(self.api.dispatch(name, Value::Object(args))).await;
-        metrics.tool(name, result.as_ref().map(|_| "ok").unwrap_or_else(|e| e.code()));
-        let out = result?;
-        if name == "bind_browser" {
-            if let (Some(t), Some(tab)) = (out.value["target_id"].as_str(), out.value["tabs"][0]["tab_id"].as_str()) {
-                if (t.to_string(), tab.to_string()) != self.target_and_tab() {
-                    // A new browser: its tab needs a State Object before `act` can refer to it.
-                    *self.address.lock().unwrap() = (t.to_string(), tab.to_string());
-                    let mut args = self.address();
-                    args["screenshot"] = json!(self.screenshot.load(Ordering::SeqCst));
-                    self.guarded(self.api.dispatch("get_state", args)).await?;
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// Whether the session has ended (an MCP handler holding it learns so here).
-    pub fn is_ended(&self) -> bool {
-        self.ended.load(Ordering::SeqCst)
     }
 }

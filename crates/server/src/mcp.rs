@@ -22,7 +22,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Value};
-use sightline_api::{Api, Tool, ToolError, ToolOutput};
+use sightline_api::{Api, Tool, ToolCode, ToolError, ToolName, ToolOutput};
 
 use crate::auth::Principal;
 use crate::error::{EndReason, ServerError};
@@ -31,12 +31,8 @@ use crate::hub::{Hub, NewSession, Session};
 const INSTRUCTIONS_STDIO: &str = "Bind a browser with bind_browser {session}, then read pages with get_browser_state (snapshot_format semantic_v2) and act on refs with browser_click / browser_type / browser_select. Refs die with a newer snapshot or a navigation: take a new snapshot when told a capability expired.";
 const INSTRUCTIONS_HTTP: &str = "This MCP session is one browser session with one tab, already open: no bind_browser needed, and session, target_id and tab_id may be left out. Read pages with get_browser_state (snapshot_format semantic_v2) or get_state, act on refs with browser_click / browser_type / browser_select, or send element-index actions with act. Refs die with a newer snapshot or a navigation: take a new snapshot when told a capability expired.";
 
-/// Tools that destroy something or leave the page: close_tab, end_session, and navigation.
-fn destructive(name: &str) -> bool {
-    matches!(name, "close_tab" | "end_session" | "browser_navigate" | "bind_browser")
-}
-
-/// The MCP `Tool` for one entry of the tool table. Over HTTP the session is
+/// The MCP `Tool` for one entry of the tool table, its annotations the
+/// table's (`read_only`, `destructive`). Over HTTP the session is
 /// implied, so `session` goes and `target_id` / `tab_id` become optional.
 fn mcp_tool(t: &Tool, implied_session: bool) -> Value {
     let mut schema = (t.schema)();
@@ -54,7 +50,7 @@ fn mcp_tool(t: &Tool, implied_session: bool) -> Value {
         "inputSchema": schema,
         "annotations": {
             "readOnlyHint": t.read_only,
-            "destructiveHint": !t.read_only && destructive(t.name),
+            "destructiveHint": t.destructive,
             "idempotentHint": t.read_only,
             "openWorldHint": true,
         },
@@ -106,32 +102,29 @@ impl SightlineMcp {
         matches!(self.backend, Backend::Hub { .. })
     }
 
-    async fn run(&self, caller: &Principal, name: &str, args: Value) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, caller: &Principal, tool: ToolName, args: Value) -> Result<ToolOutput, ToolError> {
         match &self.backend {
-            Backend::Api(api) => api.dispatch(name, args).await,
+            Backend::Api(api) => api.call(tool, args).await,
             Backend::Hub { hub, session } => {
                 let Some(s) = session.get() else {
-                    return Err(ToolError::new(
-                        sightline_api::ToolCode::SessionNotFound,
-                        "initialize the MCP session first",
-                    ));
+                    return Err(ToolError::new(ToolCode::SessionNotFound, "initialize the MCP session first"));
                 };
                 let entered = hub.enter(caller, &s.id).map_err(ServerError::into_tool_error)?;
-                if name == "end_session" {
-                    drop(entered);
-                    hub.end(caller, &s.id, EndReason::Deleted).await.map_err(ServerError::into_tool_error)?;
-                    return Ok(ToolOutput::json(json!({ "status": "ok", "session": s.id })));
-                }
-                let started = Instant::now();
-                let out = match entered.tool(&hub.metrics, name, args).await {
-                    Ok(out) => out,
-                    Err(e) => return Err(hub.classify(&entered, e).await.into_tool_error()),
+                let out = match tool {
+                    ToolName::EndSession => {
+                        drop(entered);
+                        hub.end(caller, &s.id, EndReason::Deleted).await.map_err(ServerError::into_tool_error)?;
+                        let reply =
+                            sightline_api::EndReply { status: sightline_api::Status::Ok, session: s.id.clone() };
+                        return sightline_api::Reply::into_output(reply);
+                    }
+                    ToolName::Act => entered.act_tool(&hub.metrics, args).await,
+                    _ => entered.tool(&hub.metrics, tool.as_str(), args).await,
                 };
-                if name == "act" {
-                    let outcome = out.value["error"]["code"].as_str().unwrap_or("ok").to_string();
-                    hub.metrics.action(&outcome, started.elapsed());
+                match out {
+                    Ok(out) => Ok(out),
+                    Err(e) => Err(hub.classify(&entered, e).await.into_tool_error()),
                 }
-                Ok(out)
             }
         }
     }
@@ -225,7 +218,7 @@ impl ServerHandler for SightlineMcp {
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        let t = sightline_api::TOOLS.iter().find(|t| t.name == name)?;
+        let t = name.parse::<ToolName>().ok()?.tool();
         decode(mcp_tool(t, self.implied_session())).ok()
     }
 
@@ -235,9 +228,9 @@ impl ServerHandler for SightlineMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
-        if !sightline_api::TOOLS.iter().any(|t| t.name == name) {
+        let Ok(tool) = name.parse::<ToolName>() else {
             return Err(McpError::invalid_params(format!("unknown tool {name:?}"), None));
-        }
+        };
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let ticker = context.meta.get_progress_token().map(|token| {
             let peer = context.peer.clone();
@@ -261,8 +254,8 @@ impl ServerHandler for SightlineMcp {
         });
         let caller = caller_of(&context);
         let out = tokio::select! {
-            out = self.run(&caller, &name, args) => out,
-            _ = context.ct.cancelled() => Err(ToolError::new(sightline_api::ToolCode::Cancelled, format!("{name} was cancelled by the client"))),
+            out = self.run(&caller, tool, args) => out,
+            _ = context.ct.cancelled() => Err(ToolError::new(ToolCode::Cancelled, format!("{name} was cancelled by the client"))),
         };
         if let Some(t) = ticker {
             t.abort();
@@ -408,6 +401,22 @@ fn rpc_error(id: &Value, code: i64, message: &str) -> String {
 #[cfg(test)]
 mod stdio_tests {
     use super::*;
+
+    #[test]
+    fn every_tools_annotations_are_the_tables() {
+        for t in sightline_api::TOOLS {
+            for implied in [false, true] {
+                let m = mcp_tool(t, implied);
+                assert_eq!(m["name"], t.name);
+                assert_eq!(m["annotations"]["readOnlyHint"], t.read_only, "{}", t.name);
+                assert_eq!(m["annotations"]["destructiveHint"], t.destructive, "{}", t.name);
+                assert_eq!(m["annotations"]["idempotentHint"], t.read_only, "{}", t.name);
+                assert!(decode::<rmcp::model::Tool>(m).is_ok(), "{} is a valid MCP tool", t.name);
+            }
+        }
+        let destructive: Vec<&str> = sightline_api::TOOLS.iter().filter(|t| t.destructive).map(|t| t.name).collect();
+        assert_eq!(destructive, ["bind_browser", "end_session", "close_tab", "browser_navigate"]);
+    }
 
     fn answer(line: &str) -> Value {
         match frame(line) {

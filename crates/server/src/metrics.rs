@@ -73,7 +73,7 @@ impl Metrics {
     /// the name comes from the request path, and caller data (a session id,
     /// quotes) never becomes a label.
     pub fn tool(&self, tool: &str, outcome: &str) {
-        let tool = sightline_api::TOOLS.iter().find(|t| t.name == tool).map_or("unknown", |t| t.name);
+        let tool = tool.parse::<sightline_api::ToolName>().map_or("unknown", sightline_api::ToolName::as_str);
         bump(&self.tool_calls, (tool.to_string(), outcome.to_string()));
     }
 

@@ -1,9 +1,13 @@
 //! One tool vocabulary for every transport.
 //!
-//! Each tool is a record: name, description, JSON Schema of its input
-//! (generated from the params struct), whether it only reads, and a handler.
-//! [`Api::dispatch`] is the single entry point; `sightline rpc` and
-//! `sightline mcp` are framings around it.
+//! Each tool is one typed method on [`Api`] (`api.bind_browser(BindParams) ->
+//! BindReply`, …) and one row of the `tools!` table below, which names the
+//! method, its params and reply types, its annotations (read-only,
+//! destructive) and which address fields it takes ([`Scope`]). The tool list,
+//! the JSON Schemas, the MCP annotations and [`Api::dispatch`] are all
+//! generated from that table, so a tool cannot be listed without a method or
+//! annotated apart from it. `dispatch(&str, Value)` is only the edge entry
+//! of the JSON-RPC, MCP and HTTP front ends; Rust callers use the methods.
 
 mod files;
 mod mutate;
@@ -13,18 +17,30 @@ mod session;
 mod storage;
 mod tabs;
 
-pub(crate) use storage::storage_error;
+pub use files::{DownloadInfo, DownloadsReply, ListDownloadsParams, UploadParams, UploadReply};
+pub use mutate::{
+    ActedReply, ClickParams, KeyParams, ScrollParams, ScrollReply, SelectParams, SelectReply, TypeParams,
+};
+pub use protocol::{ActParams, GetStateParams, StateReply};
+pub use read::{
+    BlockedParams, BlockedReply, BlockedRequest, ScreenshotParams, ScreenshotReply, SnapshotReply, StateParams,
+};
+pub use session::{BindParams, BindReply, EndParams, EndReply, TabInfo};
+pub use storage::SaveParams;
+pub use tabs::{
+    CloseTabReply, ListParams, ListTabsReply, NavigateParams, NavigateReply, OpenParams, OpenTabReply, TabListing,
+};
 
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Mutex;
 
-use crate::error::ToolError;
+use crate::error::{ToolCode, ToolError};
 use crate::registry::{ApiOptions, Registry, Session};
 
 /// What a tool returns: JSON, and optionally an image (base64 PNG).
@@ -40,14 +56,57 @@ impl ToolOutput {
     }
 }
 
+/// A typed tool reply: its JSON, and the image that travels beside it.
+pub trait Reply: Serialize {
+    /// Take the image out (it is not part of the JSON).
+    fn take_image(&mut self) -> Option<String> {
+        None
+    }
+
+    /// The reply as the wire carries it.
+    fn into_output(mut self) -> Result<ToolOutput, ToolError>
+    where
+        Self: Sized,
+    {
+        let image = self.take_image();
+        let value = serde_json::to_value(&self).map_err(ToolError::encoding)?;
+        Ok(ToolOutput { value, image })
+    }
+}
+
+/// `"status": "ok"` in a reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum Status {
+    #[default]
+    #[serde(rename = "ok")]
+    Ok,
+}
+
 pub type Handler = for<'a> fn(&'a Api, Value) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
-/// One tool.
+/// Which address fields a tool's params carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scope {
+    /// `session` only.
+    Session,
+    /// `session` and `target_id`.
+    Target,
+    /// `session`, `target_id` and `tab_id`.
+    Tab,
+}
+
+/// One tool: one row of the table.
 pub struct Tool {
+    /// Which tool (the same as `name`, typed).
+    pub id: ToolName,
     pub name: &'static str,
     pub description: &'static str,
     /// True when the tool never changes the page.
     pub read_only: bool,
+    /// True when the tool destroys something or leaves the page (MCP's `destructiveHint`).
+    pub destructive: bool,
+    /// The address fields its params carry.
+    pub scope: Scope,
     pub schema: fn() -> Value,
     pub handler: Handler,
 }
@@ -61,10 +120,10 @@ fn schema_of<T: JsonSchema>() -> Value {
     v
 }
 
-/// Decode a tool's params, naming what is wrong.
-pub(crate) fn params<T: DeserializeOwned>(v: Value) -> Result<T, ToolError> {
+/// Decode a tool's params from JSON, naming what is wrong (`invalid_params`).
+pub fn decode_params<T: DeserializeOwned>(v: Value) -> Result<T, ToolError> {
     let v = if v.is_null() { Value::Object(Default::default()) } else { v };
-    serde_json::from_value(v).map_err(|e| ToolError::invalid(format!("invalid params: {e}")))
+    serde_json::from_value(v).map_err(|e| ToolError::invalid(format!("invalid params: {e}")).with_source(e))
 }
 
 /// The fields every tab-scoped tool carries.
@@ -103,10 +162,12 @@ impl Api {
     /// `navigation_failed` naming the rule when the egress policy refuses `url`.
     pub(crate) async fn check_navigation(&self, url: &str) -> Result<(), ToolError> {
         let Some(egress) = &self.registry.egress else { return Ok(()) };
-        egress.check_navigation(url).await.map_err(|r| ToolError {
-            code: crate::error::ToolCode::NavigationFailed,
-            message: format!("navigation to {url} was refused by the egress policy (rule {}): {r}", r.rule()),
-            detail: serde_json::json!({ "rule": r.rule() }),
+        egress.check_navigation(url).await.map_err(|r| {
+            ToolError::new(
+                ToolCode::NavigationFailed,
+                format!("navigation to {url} was refused by the egress policy (rule {}): {r}", r.rule()),
+            )
+            .with_detail(serde_json::json!({ "rule": r.rule() }))
         })
     }
 
@@ -115,16 +176,20 @@ impl Api {
         TOOLS
     }
 
-    /// Call a tool by name.
+    /// Call a tool by its wire name with JSON params: the edge entry of the
+    /// JSON-RPC, MCP and HTTP front ends (Rust callers use the typed methods).
     pub async fn dispatch(&self, name: &str, args: Value) -> Result<ToolOutput, ToolError> {
-        let tool = TOOLS.iter().find(|t| t.name == name).ok_or_else(|| {
-            ToolError::new(crate::error::ToolCode::UnknownTool, format!("no tool {name:?}; see the tool list"))
-        })?;
+        self.call(name.parse()?, args).await
+    }
+
+    /// Call a tool with JSON params.
+    pub async fn call(&self, tool: ToolName, args: Value) -> Result<ToolOutput, ToolError> {
         if !(args.is_object() || args.is_null()) {
             return Err(ToolError::invalid("params must be a JSON object"));
         }
+        let name = tool.as_str();
         let span = tracing::debug_span!("tool", name);
-        let result = tracing::Instrument::instrument((tool.handler)(self, args), span.clone()).await;
+        let result = tracing::Instrument::instrument((tool.tool().handler)(self, args), span.clone()).await;
         if let Err(e) = &result {
             span.in_scope(|| tracing::debug!(code = e.code.as_str(), message = %e.message, "tool call failed"));
         }
@@ -151,53 +216,176 @@ impl Api {
     }
 }
 
-macro_rules! tool {
-    ($name:literal, $read_only:expr, $params:ty, $f:path, $desc:literal) => {
-        Tool {
-            name: $name,
-            description: $desc,
-            read_only: $read_only,
-            schema: schema_of::<$params>,
-            handler: |api, v| Box::pin(async move { $f(api, params::<$params>(v)?).await }),
+/// The table: `Variant => "wire_name", method(Params) -> Reply, read_only, destructive, Scope, "description"`.
+/// It generates [`ToolName`], [`TOOLS`] (schemas from the params types, handlers that decode
+/// the params, call the typed method and encode its reply).
+macro_rules! tools {
+    ($( $variant:ident => $name:literal, $method:ident($params:ty) -> $reply:ty,
+        read_only: $ro:expr, destructive: $de:expr, $scope:ident, $desc:literal; )*) => {
+        /// The name of a tool: one variant per row of the table.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ToolName { $( $variant, )* }
+
+        impl ToolName {
+            /// Every tool, in the table's order.
+            pub const ALL: &'static [ToolName] = &[ $( ToolName::$variant, )* ];
+
+            /// The wire name.
+            pub fn as_str(self) -> &'static str {
+                match self { $( ToolName::$variant => $name, )* }
+            }
         }
+
+        pub static TOOLS: &[Tool] = &[ $(
+            Tool {
+                id: ToolName::$variant,
+                name: $name,
+                description: $desc,
+                read_only: $ro,
+                destructive: $de,
+                scope: Scope::$scope,
+                schema: schema_of::<$params>,
+                handler: |api, v| Box::pin(async move {
+                    let reply: $reply = Api::$method(api, decode_params::<$params>(v)?).await?;
+                    reply.into_output()
+                }),
+            },
+        )* ];
     };
 }
 
-pub static TOOLS: &[Tool] = &[
-    tool!("bind_browser", false, session::BindParams, session::bind_browser,
-        "Launch (or attach to) a browser for a named driver session. Returns an opaque target_id and the tab ids. With reconnect=true a new browser replaces the old one and everything under the old target_id becomes invalid."),
-    tool!("end_session", false, session::EndParams, session::end_session,
-        "End a driver session: close its tabs and browser and remove every id it issued."),
-    tool!("list_tabs", true, tabs::ListParams, tabs::list_tabs,
-        "List the session's tabs, including popups the page opened itself (with their opener)."),
-    tool!("open_tab", false, tabs::OpenParams, tabs::open_tab, "Open a new tab, optionally at a URL."),
-    tool!("close_tab", false, TabAddress, tabs::close_tab, "Close a tab; its snapshots and refs become invalid."),
-    tool!("browser_navigate", false, tabs::NavigateParams, tabs::navigate,
-        "Load an absolute URL in the tab and wait until it is stable. Invalidates every snapshot of the tab."),
-    tool!("get_browser_state", true, read::StateParams, read::get_browser_state,
-        "Snapshot of the tab. snapshot_format: semantic_v2 (accessibility outline, typed action refs, content refs, visibility, omission counts, continuation) or dom_refs_v1 (default: interactive DOM refs and a truncated flag). Scope with query (role, name or text), scope_ref (subtree of a current ref) or continuation (next ranked segment; single-use; not combinable). changes=true (semantic_v2): only what changed since the tab's latest snapshot (added, removed, changed nodes; kept nodes keep their ref number), or the full snapshot with full_because when there is nothing to compare with."),
-    tool!("get_blocked_requests", true, read::BlockedParams, read::get_blocked_requests,
-        "Requests the egress policy (--allow, --block, --block-private) refused since this session's previous call: a count and the latest ten, each with its target and rule. policy=false when no egress policy is set."),
-    tool!("browser_screenshot", true, read::ScreenshotParams, read::screenshot,
-        "PNG screenshot of the tab's viewport; with marks=true, numbered boxes over the visible interactive elements and their listing."),
-    tool!("browser_click", false, mutate::ClickParams, mutate::click,
-        "Click the element of a ref (real mouse events), after re-proving the binding, tab, frame and node."),
-    tool!("browser_type", false, mutate::TypeParams, mutate::type_text,
-        "Type text into the element of a ref (key events; \\n is Enter). overwrite=true clears it first."),
-    tool!("browser_select", false, mutate::SelectParams, mutate::select,
-        "Choose an option (by its label or value) of the select of a ref; fires input and change."),
-    tool!("browser_scroll", false, mutate::ScrollParams, mutate::scroll,
-        "Scroll with the mouse wheel: over the element of a ref (its scroll container), else the page."),
-    tool!("browser_press_key", false, mutate::KeyParams, mutate::press_key,
-        "Press a key on whatever has focus: Enter, Tab, Escape, Backspace, Delete, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Space, or one character."),
-    tool!("get_state", true, protocol::GetStateParams, protocol::get_state,
-        "The element-index protocol's State Object of the tab (url, page_content, element_index, screenshot, state_hash). mark_new=true marks elements new since the previous state with * in page_content."),
-    tool!("save_storage_state", true, storage::SaveParams, storage::save_storage_state,
-        "The session's cookies and localStorage as Playwright's storageState JSON ({cookies, origins}), to start a later session from (bind_browser storage_state, --storage-state FILE). localStorage is read for the origins of the open tabs and those the session started with. The values are secrets: keep them so."),
-    tool!("act", false, protocol::ActParams, protocol::act,
-        "Send one element-index protocol action (click_element, input_text, select_option, scroll, navigate, finish_task, fail_task) and get the next State Object; errors come back inside it."),
-    tool!("upload_file", false, files::UploadParams, files::upload_file,
-        "Choose files for the file input of a ref (or for the input whose file chooser a click on the ref's element opened). paths are names inside the operator's upload directory (--files DIR); anything else is refused with file_refused."),
-    tool!("list_downloads", true, files::ListDownloadsParams, files::list_downloads,
-        "The session's downloads: name (in the operator's download directory), bytes, state (in_progress, done, failed) and why it failed (e.g. larger than the size limit)."),
-];
+impl ToolName {
+    /// Its row of [`TOOLS`].
+    pub fn tool(self) -> &'static Tool {
+        &TOOLS[self as usize]
+    }
+}
+
+impl std::fmt::Display for ToolName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ToolName {
+    type Err = ToolError;
+    /// A wire name; anything else is `unknown_tool`.
+    fn from_str(name: &str) -> Result<ToolName, ToolError> {
+        ToolName::ALL
+            .iter()
+            .copied()
+            .find(|t| t.as_str() == name)
+            .ok_or_else(|| ToolError::new(ToolCode::UnknownTool, format!("no tool {name:?}; see the tool list")))
+    }
+}
+
+tools! {
+    BindBrowser => "bind_browser", bind_browser(BindParams) -> BindReply, read_only: false, destructive: true, Session,
+        "Launch (or attach to) a browser for a named driver session. Returns an opaque target_id and the tab ids. With reconnect=true a new browser replaces the old one and everything under the old target_id becomes invalid.";
+    EndSession => "end_session", end_session(EndParams) -> EndReply, read_only: false, destructive: true, Session,
+        "End a driver session: close its tabs and browser and remove every id it issued.";
+    ListTabs => "list_tabs", list_tabs(ListParams) -> ListTabsReply, read_only: true, destructive: false, Target,
+        "List the session's tabs, including popups the page opened itself (with their opener).";
+    OpenTab => "open_tab", open_tab(OpenParams) -> OpenTabReply, read_only: false, destructive: false, Target,
+        "Open a new tab, optionally at a URL.";
+    CloseTab => "close_tab", close_tab(TabAddress) -> CloseTabReply, read_only: false, destructive: true, Tab,
+        "Close a tab; its snapshots and refs become invalid.";
+    BrowserNavigate => "browser_navigate", browser_navigate(NavigateParams) -> NavigateReply, read_only: false, destructive: true, Tab,
+        "Load an absolute URL in the tab and wait until it is stable. Invalidates every snapshot of the tab.";
+    GetBrowserState => "get_browser_state", get_browser_state(StateParams) -> SnapshotReply, read_only: true, destructive: false, Tab,
+        "Snapshot of the tab. snapshot_format: semantic_v2 (accessibility outline, typed action refs, content refs, visibility, omission counts, continuation) or dom_refs_v1 (default: interactive DOM refs and a truncated flag). Scope with query (role, name or text), scope_ref (subtree of a current ref) or continuation (next ranked segment; single-use; not combinable). changes=true (semantic_v2): only what changed since the tab's latest snapshot (added, removed, changed nodes; kept nodes keep their ref number), or the full snapshot with full_because when there is nothing to compare with.";
+    GetBlockedRequests => "get_blocked_requests", get_blocked_requests(BlockedParams) -> BlockedReply, read_only: true, destructive: false, Session,
+        "Requests the egress policy (--allow, --block, --block-private) refused since this session's previous call: a count and the latest ten, each with its target and rule. policy=false when no egress policy is set.";
+    BrowserScreenshot => "browser_screenshot", browser_screenshot(ScreenshotParams) -> ScreenshotReply, read_only: true, destructive: false, Tab,
+        "PNG screenshot of the tab's viewport; with marks=true, numbered boxes over the visible interactive elements and their listing.";
+    BrowserClick => "browser_click", browser_click(ClickParams) -> ActedReply, read_only: false, destructive: false, Tab,
+        "Click the element of a ref (real mouse events), after re-proving the binding, tab, frame and node.";
+    BrowserType => "browser_type", browser_type(TypeParams) -> ActedReply, read_only: false, destructive: false, Tab,
+        "Type text into the element of a ref (key events; \\n is Enter). overwrite=true clears it first.";
+    BrowserSelect => "browser_select", browser_select(SelectParams) -> SelectReply, read_only: false, destructive: false, Tab,
+        "Choose an option (by its label or value) of the select of a ref; fires input and change.";
+    BrowserScroll => "browser_scroll", browser_scroll(ScrollParams) -> ScrollReply, read_only: false, destructive: false, Tab,
+        "Scroll with the mouse wheel: over the element of a ref (its scroll container), else the page.";
+    BrowserPressKey => "browser_press_key", browser_press_key(KeyParams) -> ActedReply, read_only: false, destructive: false, Tab,
+        "Press a key on whatever has focus: Enter, Tab, Escape, Backspace, Delete, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Space, or one character.";
+    GetState => "get_state", get_state(GetStateParams) -> StateReply, read_only: true, destructive: false, Tab,
+        "The element-index protocol's State Object of the tab (url, page_content, element_index, screenshot, state_hash). mark_new=true marks elements new since the previous state with * in page_content.";
+    SaveStorageState => "save_storage_state", save_storage_state(SaveParams) -> sightline_browser::StorageState, read_only: true, destructive: false, Session,
+        "The session's cookies and localStorage as Playwright's storageState JSON ({cookies, origins}), to start a later session from (bind_browser storage_state, --storage-state FILE). localStorage is read for the origins of the open tabs and those the session started with. The values are secrets: keep them so.";
+    Act => "act", act(ActParams) -> StateReply, read_only: false, destructive: false, Tab,
+        "Send one element-index protocol action (click_element, input_text, select_option, scroll, navigate, finish_task, fail_task) and get the next State Object; errors come back inside it.";
+    UploadFile => "upload_file", upload_file(UploadParams) -> UploadReply, read_only: false, destructive: false, Tab,
+        "Choose files for the file input of a ref (or for the input whose file chooser a click on the ref's element opened). paths are names inside the operator's upload directory (--files DIR); anything else is refused with file_refused.";
+    ListDownloads => "list_downloads", list_downloads(ListDownloadsParams) -> DownloadsReply, read_only: true, destructive: false, Target,
+        "The session's downloads: name (in the operator's download directory), bytes, state (in_progress, done, failed) and why it failed (e.g. larger than the size limit).";
+}
+
+impl Reply for sightline_browser::StorageState {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_and_the_names_agree() {
+        assert_eq!(TOOLS.len(), ToolName::ALL.len());
+        for (i, t) in TOOLS.iter().enumerate() {
+            assert_eq!(t.id as usize, i);
+            assert_eq!(t.id.as_str(), t.name);
+            assert_eq!(t.name.parse::<ToolName>().unwrap(), t.id);
+            assert_eq!(t.id.tool().name, t.name);
+            assert!(!(t.read_only && t.destructive), "{}: read-only tools destroy nothing", t.name);
+            let schema = (t.schema)();
+            let props = schema["properties"].as_object().unwrap();
+            assert_eq!(props.contains_key("target_id"), t.scope >= Scope::Target, "{}", t.name);
+            assert_eq!(props.contains_key("tab_id"), t.scope == Scope::Tab, "{}", t.name);
+        }
+        assert_eq!("nope".parse::<ToolName>().unwrap_err().code, ToolCode::UnknownTool);
+    }
+
+    #[test]
+    fn every_name_dispatches_to_its_typed_method() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let api = Api::new(ApiOptions::default());
+        rt.block_on(async {
+            for t in TOOLS {
+                // Params are decoded into the method's own type first.
+                let e = api.dispatch(t.name, serde_json::json!({ "no_such_field": 1 })).await.unwrap_err();
+                assert_eq!(e.code, ToolCode::InvalidParams, "{}: {e}", t.name);
+                // With a session no bind made, each method runs and answers for it
+                // (bind_browser would start a browser: its method is the one that makes sessions).
+                if t.id == ToolName::BindBrowser {
+                    continue;
+                }
+                let e = api.dispatch(t.name, full_params(t)).await.unwrap_err();
+                // upload_file checks the paths against the operator's directory (none here) first.
+                let want = if t.id == ToolName::UploadFile { ToolCode::FileRefused } else { ToolCode::SessionNotFound };
+                assert_eq!(e.code, want, "{}: {e}", t.name);
+            }
+            let e = api.dispatch("nope", Value::Null).await.unwrap_err();
+            assert_eq!(e.code, ToolCode::UnknownTool);
+        });
+    }
+
+    /// Params every tool accepts, for a session that does not exist.
+    fn full_params(t: &Tool) -> Value {
+        let schema = (t.schema)();
+        let mut args = serde_json::Map::new();
+        for f in schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            let v = match f {
+                "paths" => serde_json::json!(["a.txt"]),
+                "action" => serde_json::json!({ "action": "finish_task", "message": "done" }),
+                "session" => serde_json::json!("nobody"),
+                "target_id" => serde_json::json!("bt-abc-1"),
+                "tab_id" => serde_json::json!("tab-abc-2"),
+                "ref" => serde_json::json!("p3:1"),
+                "url" => serde_json::json!("https://example.com/"),
+                "text" => serde_json::json!("x"),
+                "direction" => serde_json::json!("down"),
+                _ => serde_json::json!("Enter"),
+            };
+            args.insert(f.to_string(), v);
+        }
+        Value::Object(args)
+    }
+}

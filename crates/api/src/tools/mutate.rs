@@ -8,14 +8,15 @@
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sightline_browser::{BackendNodeId, CaptureOptions, Captured, Direction, FrameId, Tab};
 use sightline_page::semantic::ActionKind;
 use sightline_page::ElementIndex;
 
-use super::{Api, TabAddress, ToolOutput};
+use super::{Api, Reply, Status, TabAddress};
 use crate::error::{Proof, ToolError};
+use crate::ids::RefId;
 use crate::registry::Format;
 use crate::snapshot::parse_ref;
 
@@ -80,6 +81,36 @@ pub struct KeyParams {
     pub key: String,
 }
 
+/// `browser_click`, `browser_type`, `browser_press_key`: whether the page navigated.
+#[derive(Debug, Clone, Serialize)]
+pub struct ActedReply {
+    pub status: Status,
+    pub navigated: bool,
+}
+
+/// `browser_select`: the label of the option chosen.
+#[derive(Debug, Clone, Serialize)]
+pub struct SelectReply {
+    pub status: Status,
+    pub navigated: bool,
+    pub selected: Option<String>,
+}
+
+/// `browser_scroll`: the page's scroll offsets after it (`[x, y]`; null when the page does not answer).
+#[derive(Debug, Clone, Serialize)]
+pub struct ScrollReply {
+    pub status: Status,
+    pub page_scroll: Value,
+}
+
+impl Reply for ActedReply {}
+impl Reply for SelectReply {}
+impl Reply for ScrollReply {}
+
+fn acted(tab: &Tab, before: u64) -> ActedReply {
+    ActedReply { status: Status::Ok, navigated: tab.navigation_count() != before }
+}
+
 /// A ref resolved and proven: the capture to act on and the element's index in it.
 pub(super) struct Proven {
     pub tab: Arc<Tab>,
@@ -88,7 +119,7 @@ pub(super) struct Proven {
 }
 
 pub(super) async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -> Result<Proven, ToolError> {
-    let (snap, n) = parse_ref(reference)?;
+    let RefId { snapshot: snap, index: n } = parse_ref(reference)?;
     let s = api.registry.session(&a.session).await?;
     let mut g = s.lock().await;
     g.check_target(&a.target_id).map_err(|e| {
@@ -103,8 +134,9 @@ pub(super) async fn prove(api: &Api, a: &TabAddress, reference: &str, action: Ac
     if tab.is_dead() {
         return Err(ToolError::proof(Proof::TabTarget, format!("tab {} no longer has a live page target", a.tab_id)));
     }
-    let stored = g.snapshot(&snap)?;
-    if stored.tab_id != a.tab_id {
+    let tab_id = entry.id.clone();
+    let stored = g.snapshot(snap)?;
+    if stored.tab_id != tab_id {
         return Err(ToolError::invalid(format!("ref {reference} belongs to another tab")));
     }
     let captured = stored.captured.clone();
@@ -171,95 +203,100 @@ pub(super) async fn prove(api: &Api, a: &TabAddress, reference: &str, action: Ac
     }
 }
 
-fn done(tab: &Tab, extra: serde_json::Value) -> ToolOutput {
-    let mut v = json!({ "status": "ok", "navigated": false });
-    if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
-        o.extend(e.clone());
+impl Api {
+    /// `browser_click`: click the element of a ref.
+    pub async fn browser_click(&self, p: ClickParams) -> Result<ActedReply, ToolError> {
+        let api = self;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let pr = prove(api, &a, &p.reference, ActionKind::Click).await?;
+        let before = pr.tab.navigation_count();
+        pr.tab.click(&pr.captured, pr.index).await?;
+        Ok(acted(&pr.tab, before))
     }
-    let _ = tab;
-    ToolOutput::json(v)
-}
 
-pub(crate) async fn click(api: &Api, p: ClickParams) -> Result<ToolOutput, ToolError> {
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let pr = prove(api, &a, &p.reference, ActionKind::Click).await?;
-    let before = pr.tab.navigation_count();
-    pr.tab.click(&pr.captured, pr.index).await?;
-    Ok(done(&pr.tab, json!({ "navigated": pr.tab.navigation_count() != before })))
-}
-
-pub(crate) async fn type_text(api: &Api, p: TypeParams) -> Result<ToolOutput, ToolError> {
-    crate::check_text(&p.text).map_err(|e| ToolError::invalid(e.message))?;
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let pr = prove(api, &a, &p.reference, ActionKind::Type).await?;
-    let before = pr.tab.navigation_count();
-    pr.tab.type_text(&pr.captured, pr.index, &p.text, p.overwrite).await?;
-    Ok(done(&pr.tab, json!({ "navigated": pr.tab.navigation_count() != before })))
-}
-
-pub(crate) async fn select(api: &Api, p: SelectParams) -> Result<ToolOutput, ToolError> {
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let pr = prove(api, &a, &p.reference, ActionKind::Select).await?;
-    let options: Vec<_> = pr.captured.view.elements.iter().filter(|e| e.select == Some(pr.index)).collect();
-    let want = p.option.trim();
-    let opt = options
-        .iter()
-        .find(|o| o.descriptor.text_content.as_deref() == Some(want))
-        .or_else(|| options.iter().find(|o| o.descriptor.value.as_deref() == Some(want)))
-        .ok_or_else(|| {
-            let labels: Vec<String> = options.iter().filter_map(|o| o.descriptor.text_content.clone()).collect();
-            ToolError::invalid(format!("no option {want:?}; the options are {labels:?}"))
-        })?;
-    pr.tab.select_option(&pr.captured, pr.index, opt.index).await?;
-    Ok(done(&pr.tab, json!({ "selected": opt.descriptor.text_content })))
-}
-
-pub(crate) async fn scroll(api: &Api, p: ScrollParams) -> Result<ToolOutput, ToolError> {
-    let direction = match p.direction.as_str() {
-        "up" => Direction::Up,
-        "down" => Direction::Down,
-        "left" => Direction::Left,
-        "right" => Direction::Right,
-        other => return Err(ToolError::invalid(format!("direction must be up, down, left or right, got {other:?}"))),
-    };
-    if p.pixels == Some(0) {
-        return Err(ToolError::invalid("pixels must be a positive integer"));
+    /// `browser_type`: type text into the element of a ref.
+    pub async fn browser_type(&self, p: TypeParams) -> Result<ActedReply, ToolError> {
+        let api = self;
+        crate::check_text(&p.text).map_err(|e| ToolError::invalid(e.message))?;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let pr = prove(api, &a, &p.reference, ActionKind::Type).await?;
+        let before = pr.tab.navigation_count();
+        pr.tab.type_text(&pr.captured, pr.index, &p.text, p.overwrite).await?;
+        Ok(acted(&pr.tab, before))
     }
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let (tab, captured, index) = match &p.reference {
-        Some(r) => {
-            // Any visible element scrolls its container; a declared scroll action is not required for content inside.
-            let pr = match prove(api, &a, r, ActionKind::Scroll).await {
-                Err(e) if e.code == crate::error::ToolCode::BrowserActionUnavailable => {
-                    prove(api, &a, r, ActionKind::Click).await.map_err(|_| e)?
-                }
-                other => other?,
-            };
-            (pr.tab, pr.captured, Some(pr.index))
+
+    /// `browser_select`: choose an option of the select of a ref.
+    pub async fn browser_select(&self, p: SelectParams) -> Result<SelectReply, ToolError> {
+        let api = self;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let pr = prove(api, &a, &p.reference, ActionKind::Select).await?;
+        let options: Vec<_> = pr.captured.view.elements.iter().filter(|e| e.select == Some(pr.index)).collect();
+        let want = p.option.trim();
+        let opt = options
+            .iter()
+            .find(|o| o.descriptor.text_content.as_deref() == Some(want))
+            .or_else(|| options.iter().find(|o| o.descriptor.value.as_deref() == Some(want)))
+            .ok_or_else(|| {
+                let labels: Vec<String> = options.iter().filter_map(|o| o.descriptor.text_content.clone()).collect();
+                ToolError::invalid(format!("no option {want:?}; the options are {labels:?}"))
+            })?;
+        pr.tab.select_option(&pr.captured, pr.index, opt.index).await?;
+        Ok(SelectReply { status: Status::Ok, navigated: false, selected: opt.descriptor.text_content.clone() })
+    }
+
+    /// `browser_scroll`: wheel over the element of a ref, else the page.
+    pub async fn browser_scroll(&self, p: ScrollParams) -> Result<ScrollReply, ToolError> {
+        let api = self;
+        let direction = match p.direction.as_str() {
+            "up" => Direction::Up,
+            "down" => Direction::Down,
+            "left" => Direction::Left,
+            "right" => Direction::Right,
+            other => {
+                return Err(ToolError::invalid(format!("direction must be up, down, left or right, got {other:?}")))
+            }
+        };
+        if p.pixels == Some(0) {
+            return Err(ToolError::invalid("pixels must be a positive integer"));
         }
-        None => {
-            let s = api.locate(&a).await?;
-            let tab = s.lock().await.tab(&a.tab_id)?.tab.clone();
-            let captured = Arc::new(tab.capture(false).await?);
-            (tab, captured, None)
-        }
-    };
-    tab.scroll(&captured, direction, p.pixels, index).await?;
-    let y = tab.evaluate("[scrollX, scrollY]").await.unwrap_or_default();
-    Ok(ToolOutput::json(json!({ "status": "ok", "page_scroll": y })))
-}
-
-pub(crate) async fn press_key(api: &Api, p: KeyParams) -> Result<ToolOutput, ToolError> {
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let s = api.locate(&a).await?;
-    let tab = s.lock().await.tab(&a.tab_id)?.tab.clone();
-    let before = tab.navigation_count();
-    if !tab.press_key(&p.key).await? {
-        return Err(ToolError::invalid(format!(
-            "unknown key {:?}: use one character or one of {}",
-            p.key,
-            sightline_browser::NAMED_KEYS.join(", ")
-        )));
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let (tab, captured, index) = match &p.reference {
+            Some(r) => {
+                // Any visible element scrolls its container; a declared scroll action is not required for content inside.
+                let pr = match prove(api, &a, r, ActionKind::Scroll).await {
+                    Err(e) if e.code == crate::error::ToolCode::BrowserActionUnavailable => {
+                        prove(api, &a, r, ActionKind::Click).await.map_err(|_| e)?
+                    }
+                    other => other?,
+                };
+                (pr.tab, pr.captured, Some(pr.index))
+            }
+            None => {
+                let s = api.locate(&a).await?;
+                let tab = s.lock().await.tab(&a.tab_id)?.tab.clone();
+                let captured = Arc::new(tab.capture(false).await?);
+                (tab, captured, None)
+            }
+        };
+        tab.scroll(&captured, direction, p.pixels, index).await?;
+        let y = tab.evaluate("[scrollX, scrollY]").await.unwrap_or_default();
+        Ok(ScrollReply { status: Status::Ok, page_scroll: y })
     }
-    Ok(done(&tab, json!({ "navigated": tab.navigation_count() != before })))
+
+    /// `browser_press_key`: press a key on whatever has focus.
+    pub async fn browser_press_key(&self, p: KeyParams) -> Result<ActedReply, ToolError> {
+        let api = self;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let s = api.locate(&a).await?;
+        let tab = s.lock().await.tab(&a.tab_id)?.tab.clone();
+        let before = tab.navigation_count();
+        if !tab.press_key(&p.key).await? {
+            return Err(ToolError::invalid(format!(
+                "unknown key {:?}: use one character or one of {}",
+                p.key,
+                sightline_browser::NAMED_KEYS.join(", ")
+            )));
+        }
+        Ok(acted(&tab, before))
+    }
 }

@@ -1,10 +1,10 @@
 //! get_state and act: the element-index protocol through the same API.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Api, TabAddress, ToolOutput};
+use super::{Api, Reply, TabAddress};
 use crate::error::ToolError;
 use crate::{Env, EnvOptions, StateObject};
 
@@ -31,61 +31,91 @@ pub struct ActParams {
     pub action: Value,
 }
 
+/// `get_state` and `act`: the State Object, its screenshot taken out (`""`)
+/// to travel beside the JSON as an image.
+#[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
+pub struct StateReply {
+    pub state: StateObject,
+    #[serde(skip)]
+    pub image: Option<String>,
+}
+
+impl StateReply {
+    /// The State Object with its screenshot back in (`""` when `screenshot` is false).
+    pub fn into_state(self, screenshot: bool) -> StateObject {
+        let mut state = self.state;
+        state.screenshot = if screenshot { self.image.unwrap_or_default() } else { String::new() };
+        state
+    }
+}
+
+impl Reply for StateReply {
+    fn take_image(&mut self) -> Option<String> {
+        self.image.take()
+    }
+}
+
 /// The screenshot travels as an image, not inside the JSON.
-fn split(mut state: StateObject) -> ToolOutput {
+fn split(mut state: StateObject) -> StateReply {
     let shot = std::mem::take(&mut state.screenshot);
-    let value = serde_json::to_value(&state).unwrap_or_default();
-    ToolOutput { value, image: (!shot.is_empty()).then_some(shot) }
+    StateReply { state, image: (!shot.is_empty()).then_some(shot) }
 }
 
-pub(crate) async fn get_state(api: &Api, p: GetStateParams) -> Result<ToolOutput, ToolError> {
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let s = api.locate(&a).await?;
-    let mut g = s.lock().await;
-    let downloads = g.downloads.clone();
-    let entry = g.tab_mut(&a.tab_id)?;
-    let screenshot = p.screenshot.unwrap_or(true);
-    match &mut entry.env {
-        Some(env) => {
-            // Each call honours its own flag (later `act` calls follow the last one).
-            env.set_screenshot(screenshot);
-            if let Some(on) = p.mark_new {
-                env.set_mark_new(on);
+impl Api {
+    /// `get_state`: the element-index protocol's State Object of the tab.
+    pub async fn get_state(&self, p: GetStateParams) -> Result<StateReply, ToolError> {
+        let api = self;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let s = api.locate(&a).await?;
+        let mut g = s.lock().await;
+        let downloads = g.downloads.clone();
+        let entry = g.tab_mut(&a.tab_id)?;
+        let screenshot = p.screenshot.unwrap_or(true);
+        match &mut entry.env {
+            Some(env) => {
+                // Each call honours its own flag (later `act` calls follow the last one).
+                env.set_screenshot(screenshot);
+                if let Some(on) = p.mark_new {
+                    env.set_mark_new(on);
+                }
+                let state = env.refresh().await?.clone();
+                Ok(split(state))
             }
-            let state = env.refresh().await.map_err(ToolError::browser)?.clone();
-            Ok(split(state))
-        }
-        None => {
-            let mut env = Env::new(entry.tab.clone(), EnvOptions { screenshot }).await.map_err(ToolError::browser)?;
-            if let Some(egress) = &api.registry.egress {
-                env.set_egress(egress.clone());
+            None => {
+                let mut env = Env::new(entry.tab.clone(), EnvOptions { screenshot }).await?;
+                if let Some(egress) = &api.registry.egress {
+                    env.set_egress(egress.clone());
+                }
+                env.set_files(api.registry.files.uploads.clone(), downloads);
+                env.set_mark_new(p.mark_new.unwrap_or(false));
+                let state = env.state().clone();
+                entry.env = Some(env);
+                Ok(split(state))
             }
-            env.set_files(api.registry.files.uploads.clone(), downloads);
-            env.set_mark_new(p.mark_new.unwrap_or(false));
-            let state = env.state().clone();
-            entry.env = Some(env);
-            Ok(split(state))
         }
     }
-}
 
-pub(crate) async fn act(api: &Api, p: ActParams) -> Result<ToolOutput, ToolError> {
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let s = api.locate(&a).await?;
-    let mut g = s.lock().await;
-    let entry = g.tab_mut(&a.tab_id)?;
-    let Some(env) = entry.env.as_mut() else {
-        return Err(ToolError::invalid(
-            "call get_state for this tab first: an action's element_index refers to the last State Object",
-        ));
-    };
-    let before = env.tab().navigation_count();
-    // The action is validated by the environment: a bad one comes back as ACTION_VALIDATION_FAILED inside the state.
-    let turn = env.step(&p.action.to_string()).await;
-    let navigated = env.tab().navigation_count() != before;
-    let tab_id = a.tab_id.clone();
-    if navigated {
-        g.retire_tab_snapshots(&tab_id, crate::error::Rule::Navigation);
+    /// `act`: one element-index protocol action, and the next State Object.
+    pub async fn act(&self, p: ActParams) -> Result<StateReply, ToolError> {
+        let api = self;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let s = api.locate(&a).await?;
+        let mut g = s.lock().await;
+        let entry = g.tab_mut(&a.tab_id)?;
+        let Some(env) = entry.env.as_mut() else {
+            return Err(ToolError::invalid(
+                "call get_state for this tab first: an action's element_index refers to the last State Object",
+            ));
+        };
+        let before = env.tab().navigation_count();
+        // The action is validated by the environment: a bad one comes back as ACTION_VALIDATION_FAILED inside the state.
+        let turn = env.step_value(p.action).await;
+        let navigated = env.tab().navigation_count() != before;
+        let tab_id = entry.id.clone();
+        if navigated {
+            g.retire_tab_snapshots(&tab_id, crate::error::Rule::Navigation);
+        }
+        Ok(split(turn.state))
     }
-    Ok(split(turn.state))
 }

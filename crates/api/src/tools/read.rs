@@ -2,10 +2,10 @@
 
 use base64::Engine;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use super::{Api, TabAddress, ToolOutput};
+use super::{Api, Reply, Status, TabAddress};
 use crate::error::ToolError;
 use crate::registry::Format;
 use crate::snapshot::{self, Request, DEFAULT_BUDGET, MAX_BUDGET};
@@ -54,91 +54,160 @@ pub struct ScreenshotParams {
     pub marks: bool,
 }
 
-pub(crate) async fn get_browser_state(api: &Api, p: StateParams) -> Result<ToolOutput, ToolError> {
-    let format = match p.snapshot_format.as_deref() {
-        None | Some("dom_refs_v1") => Format::DomRefsV1,
-        Some("semantic_v2") => Format::SemanticV2,
-        Some(other) => {
-            return Err(ToolError::invalid(format!(
-                "snapshot_format must be semantic_v2 or dom_refs_v1, got {other:?}"
-            )))
+/// `get_browser_state`: the snapshot as [`crate::snapshot`] builds it (its
+/// shape depends on the format and the scope), and the screenshot beside it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
+pub struct SnapshotReply {
+    pub snapshot: Value,
+    #[serde(skip)]
+    pub image: Option<String>,
+}
+
+/// One request the egress policy refused.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockedRequest {
+    pub target: String,
+    pub rule: &'static str,
+}
+
+/// `get_blocked_requests`.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockedReply {
+    pub status: Status,
+    /// False when no egress policy is set.
+    pub policy: bool,
+    pub count: u64,
+    /// The latest ten, newest first.
+    pub recent: Vec<BlockedRequest>,
+}
+
+/// `browser_screenshot`: the viewport's size, or (with marks) the marks drawn; the PNG beside it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScreenshotReply {
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marks: Option<Vec<sightline_page::Mark>>,
+    #[serde(skip)]
+    pub image: Option<String>,
+}
+
+impl Reply for SnapshotReply {
+    fn take_image(&mut self) -> Option<String> {
+        self.image.take()
+    }
+}
+
+impl Reply for BlockedReply {}
+
+impl Reply for ScreenshotReply {
+    fn take_image(&mut self) -> Option<String> {
+        self.image.take()
+    }
+}
+
+impl Api {
+    /// `get_browser_state`: a snapshot of the tab.
+    pub async fn get_browser_state(&self, p: StateParams) -> Result<SnapshotReply, ToolError> {
+        let api = self;
+        let format = match p.snapshot_format.as_deref() {
+            None | Some("dom_refs_v1") => Format::DomRefsV1,
+            Some("semantic_v2") => Format::SemanticV2,
+            Some(other) => {
+                return Err(ToolError::invalid(format!(
+                    "snapshot_format must be semantic_v2 or dom_refs_v1, got {other:?}"
+                )))
+            }
+        };
+        let node_budget = match p.node_budget {
+            None => DEFAULT_BUDGET,
+            Some(b) if (1..=MAX_BUDGET as u64).contains(&b) => b as usize,
+            Some(b) => {
+                return Err(ToolError::invalid(format!("node_budget must be between 1 and {MAX_BUDGET}, got {b}")))
+            }
+        };
+        if format == Format::DomRefsV1
+            && (p.query.is_some() || p.scope_ref.is_some() || p.continuation.is_some() || p.changes)
+        {
+            return Err(ToolError::invalid(
+                "query, scope_ref, continuation and changes need snapshot_format semantic_v2",
+            ));
         }
-    };
-    let node_budget = match p.node_budget {
-        None => DEFAULT_BUDGET,
-        Some(b) if (1..=MAX_BUDGET as u64).contains(&b) => b as usize,
-        Some(b) => return Err(ToolError::invalid(format!("node_budget must be between 1 and {MAX_BUDGET}, got {b}"))),
-    };
-    if format == Format::DomRefsV1
-        && (p.query.is_some() || p.scope_ref.is_some() || p.continuation.is_some() || p.changes)
-    {
-        return Err(ToolError::invalid("query, scope_ref, continuation and changes need snapshot_format semantic_v2"));
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let s = api.locate(&a).await?;
+        let mut g = s.lock().await;
+        let req = Request {
+            format,
+            query: p.query.filter(|q| !q.trim().is_empty()),
+            scope_ref: p.scope_ref,
+            continuation: p.continuation,
+            node_budget,
+            screenshot: p.include_screenshot,
+            dom_node_limit: p.dom_node_limit.map(|l| l.clamp(1, 10_000_000) as usize),
+            changes: p.changes,
+        };
+        let tab_id = g.tab(&a.tab_id)?.id.clone();
+        let mut snapshot = snapshot::get(&mut g, &tab_id, req).await?;
+        let image =
+            snapshot.as_object_mut().and_then(|o| o.remove("screenshot")).and_then(|v| v.as_str().map(str::to_string));
+        Ok(SnapshotReply { snapshot, image })
     }
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let s = api.locate(&a).await?;
-    let mut g = s.lock().await;
-    let req = Request {
-        format,
-        query: p.query.filter(|q| !q.trim().is_empty()),
-        scope_ref: p.scope_ref,
-        continuation: p.continuation,
-        node_budget,
-        screenshot: p.include_screenshot,
-        dom_node_limit: p.dom_node_limit.map(|l| l.clamp(1, 10_000_000) as usize),
-        changes: p.changes,
-    };
-    let mut value = snapshot::get(&mut g, &a.tab_id, req).await?;
-    let image = value.as_object_mut().and_then(|o| o.remove("screenshot")).and_then(|v| v.as_str().map(str::to_string));
-    Ok(ToolOutput { value, image })
-}
 
-/// What the egress proxy refused since this session's previous call: a count,
-/// and the latest ten with their rule. The proxy serves the whole process, so
-/// with several sessions the count is process-wide. Kept out of
-/// `get_browser_state`, whose response has exactly the seed's keys.
-pub(crate) async fn get_blocked_requests(api: &Api, p: BlockedParams) -> Result<ToolOutput, ToolError> {
-    let s = api.registry.session(&p.session).await?;
-    let mut g = s.lock().await;
-    let Some(egress) = &api.registry.egress else {
-        return Ok(ToolOutput {
-            value: json!({ "status": "ok", "policy": false, "count": 0, "recent": [] }),
-            image: None,
-        });
-    };
-    let since = std::mem::replace(&mut g.egress_mark, egress.mark());
-    let recent: Vec<serde_json::Value> = egress
-        .refusals_since(since)
-        .iter()
-        .rev()
-        .take(10)
-        .map(|r| json!({ "target": r.target, "rule": r.refused.rule() }))
-        .collect();
-    Ok(ToolOutput {
-        value: json!({ "status": "ok", "policy": true, "count": g.egress_mark - since, "recent": recent }),
-        image: None,
-    })
-}
-
-pub(crate) async fn screenshot(api: &Api, p: ScreenshotParams) -> Result<ToolOutput, ToolError> {
-    let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-    let s = api.locate(&a).await?;
-    let g = s.lock().await;
-    let tab = g.tab(&a.tab_id)?.tab.clone();
-    drop(g);
-    let captured = tab.capture(true).await?;
-    let png = base64::engine::general_purpose::STANDARD
-        .decode(captured.screenshot.clone().unwrap_or_default())
-        .map_err(ToolError::browser)?;
-    if !p.marks {
-        return Ok(ToolOutput {
-            value: json!({ "status": "ok", "width": tab.options().viewport.0, "height": tab.options().viewport.1 }),
-            image: Some(base64::engine::general_purpose::STANDARD.encode(png)),
-        });
+    /// What the egress proxy refused since this session's previous call: a count,
+    /// and the latest ten with their rule. The proxy serves the whole process, so
+    /// with several sessions the count is process-wide. Kept out of
+    /// `get_browser_state`, whose response has exactly the seed's keys.
+    pub async fn get_blocked_requests(&self, p: BlockedParams) -> Result<BlockedReply, ToolError> {
+        let api = self;
+        let s = api.registry.session(&p.session).await?;
+        let mut g = s.lock().await;
+        let Some(egress) = &api.registry.egress else {
+            return Ok(BlockedReply { status: Status::Ok, policy: false, count: 0, recent: Vec::new() });
+        };
+        let since = std::mem::replace(&mut g.egress_mark, egress.mark());
+        let recent: Vec<BlockedRequest> = egress
+            .refusals_since(since)
+            .iter()
+            .rev()
+            .take(10)
+            .map(|r| BlockedRequest { target: r.target.clone(), rule: r.refused.rule() })
+            .collect();
+        Ok(BlockedReply { status: Status::Ok, policy: true, count: g.egress_mark - since, recent })
     }
-    let marks = captured.view.marks();
-    let drawn = sightline_page::draw_marks(&png, &marks).map_err(ToolError::browser)?;
-    Ok(ToolOutput {
-        value: json!({ "status": "ok", "marks": marks }),
-        image: Some(base64::engine::general_purpose::STANDARD.encode(drawn)),
-    })
+
+    /// `browser_screenshot`: a PNG of the viewport, with marks on request.
+    pub async fn browser_screenshot(&self, p: ScreenshotParams) -> Result<ScreenshotReply, ToolError> {
+        let api = self;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let s = api.locate(&a).await?;
+        let g = s.lock().await;
+        let tab = g.tab(&a.tab_id)?.tab.clone();
+        drop(g);
+        let captured = tab.capture(true).await?;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(captured.screenshot.clone().unwrap_or_default())
+            .map_err(ToolError::from)?;
+        if !p.marks {
+            return Ok(ScreenshotReply {
+                status: Status::Ok,
+                width: Some(tab.options().viewport.0),
+                height: Some(tab.options().viewport.1),
+                marks: None,
+                image: Some(base64::engine::general_purpose::STANDARD.encode(png)),
+            });
+        }
+        let marks = captured.view.marks();
+        let drawn = sightline_page::draw_marks(&png, &marks).map_err(ToolError::from)?;
+        Ok(ScreenshotReply {
+            status: Status::Ok,
+            width: None,
+            height: None,
+            marks: Some(marks),
+            image: Some(base64::engine::general_purpose::STANDARD.encode(drawn)),
+        })
+    }
 }

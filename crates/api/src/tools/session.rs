@@ -3,12 +3,13 @@
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tokio::sync::Mutex;
 
-use super::{Api, ToolOutput};
-use crate::error::ToolError;
+use super::{Api, Reply, Status};
+use crate::error::{ToolCode, ToolError};
+use crate::ids::{TabId, TargetId};
 use crate::registry::{self, Session};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -32,57 +33,114 @@ pub struct EndParams {
     pub session: String,
 }
 
-pub(crate) fn tabs_json(s: &Session) -> Value {
-    Value::Array(s.tabs.iter().map(|t| json!({ "tab_id": t.id, "opener": t.opener })).collect())
+/// One tab of a session: its id, and the tab that opened it (popups).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TabInfo {
+    pub tab_id: TabId,
+    pub opener: Option<TabId>,
 }
 
-pub(crate) async fn bind_browser(api: &Api, p: BindParams) -> Result<ToolOutput, ToolError> {
-    if p.session.trim().is_empty() || p.session.len() > 200 {
-        return Err(ToolError::invalid("session must be a non-empty name of at most 200 characters"));
-    }
-    let storage = p.storage_state.as_ref().map(super::storage::parse_state).transpose()?;
-    let existing = api.registry.sessions.lock().await.get(&p.session).cloned();
-    if let Some(s) = existing {
-        let mut g = s.lock().await;
-        let dead = g.browser.client().is_closed();
-        if storage.is_some() && !(p.reconnect || dead) {
-            return Err(ToolError::invalid(
+/// `bind_browser`: the target generation and its tabs.
+#[derive(Debug, Clone, Serialize)]
+pub struct BindReply {
+    pub status: Status,
+    pub session: String,
+    pub target_id: TargetId,
+    pub tabs: Vec<TabInfo>,
+}
+
+impl Reply for BindReply {}
+
+/// `end_session`.
+#[derive(Debug, Clone, Serialize)]
+pub struct EndReply {
+    pub status: Status,
+    pub session: String,
+}
+
+impl Reply for EndReply {}
+
+pub(crate) fn tab_infos(s: &Session) -> Vec<TabInfo> {
+    s.tabs.iter().map(|t| TabInfo { tab_id: t.id.clone(), opener: t.opener.clone() }).collect()
+}
+
+fn bound(s: &Session) -> BindReply {
+    BindReply { status: Status::Ok, session: s.name.clone(), target_id: s.target_id.clone(), tabs: tab_infos(s) }
+}
+
+impl Api {
+    /// `bind_browser`: launch (or attach to) a browser for a named driver session.
+    pub async fn bind_browser(&self, p: BindParams) -> Result<BindReply, ToolError> {
+        let api = self;
+        if p.session.trim().is_empty() || p.session.len() > 200 {
+            return Err(ToolError::invalid("session must be a non-empty name of at most 200 characters"));
+        }
+        let storage = p.storage_state.as_ref().map(super::storage::parse_state).transpose()?;
+        let existing = api.registry.sessions.lock().await.get(&p.session).cloned();
+        if let Some(s) = existing {
+            let mut g = s.lock().await;
+            let dead = g.browser.client().is_closed();
+            if storage.is_some() && !(p.reconnect || dead) {
+                return Err(ToolError::invalid(
                 "storage_state starts a new browser context: pass reconnect=true to replace this session's browser with one that starts from it",
             ));
-        }
-        if p.reconnect || dead {
-            let old_browser = g.browser.clone();
-            let owned = g.owns_browser;
-            // Close the old generation's tabs (an attached browser keeps running).
-            for t in g.tabs.drain(..).collect::<Vec<_>>() {
-                drop(t.env);
-                if let Ok(tab) = Arc::try_unwrap(t.tab) {
-                    tab.close().await;
+            }
+            if p.reconnect || dead {
+                let old_browser = g.browser.clone();
+                let owned = g.owns_browser;
+                // Close the old generation's tabs (an attached browser keeps running).
+                for t in g.tabs.drain(..).collect::<Vec<_>>() {
+                    drop(t.env);
+                    if let Ok(tab) = Arc::try_unwrap(t.tab) {
+                        tab.close().await;
+                    }
+                }
+                let mut fresh = registry::bind(&p.session, &api.registry.opts, Some(&mut g), storage.as_ref()).await?;
+                fresh.downloads = downloads(api, &fresh).await?;
+                *g = fresh;
+                if owned {
+                    old_browser.shutdown().await;
                 }
             }
-            let mut fresh = registry::bind(&p.session, &api.registry.opts, Some(&mut g), storage.as_ref()).await?;
-            fresh.downloads = downloads(api, &fresh).await?;
-            *g = fresh;
-            if owned {
-                old_browser.shutdown().await;
+            return Ok(bound(&g));
+        }
+        api.registry.ended.lock().unwrap().remove(&p.session);
+        let mut s = registry::bind(&p.session, &api.registry.opts, None, storage.as_ref()).await?;
+        s.downloads = downloads(api, &s).await?;
+        s.egress_mark = api.registry.egress.as_ref().map_or(0, |e| e.mark());
+        let out = bound(&s);
+        api.registry.sessions.lock().await.insert(p.session.clone(), Arc::new(Mutex::new(s)));
+        Ok(out)
+    }
+
+    /// `end_session`: close the session's tabs and browser and forget its ids.
+    pub async fn end_session(&self, p: EndParams) -> Result<EndReply, ToolError> {
+        let api = self;
+        let s = api.registry.sessions.lock().await.remove(&p.session);
+        let Some(s) = s else {
+            return Err(api
+                .registry
+                .session(&p.session)
+                .await
+                .err()
+                .unwrap_or_else(|| ToolError::new(ToolCode::SessionNotFound, "no such session")));
+        };
+        api.registry.ended.lock().unwrap().insert(p.session.clone());
+        // Close our tabs explicitly (an attached browser keeps running).
+        let tabs: Vec<_> = s.lock().await.tabs.drain(..).collect();
+        for t in tabs {
+            if let Ok(tab) = Arc::try_unwrap(t.tab) {
+                tab.close().await;
             }
         }
-        return Ok(ToolOutput::json(
-            json!({ "status": "ok", "session": g.name, "target_id": g.target_id, "tabs": tabs_json(&g) }),
-        ));
+        close(s).await;
+        Ok(EndReply { status: Status::Ok, session: p.session })
     }
-    api.registry.ended.lock().unwrap().remove(&p.session);
-    let mut s = registry::bind(&p.session, &api.registry.opts, None, storage.as_ref()).await?;
-    s.downloads = downloads(api, &s).await?;
-    s.egress_mark = api.registry.egress.as_ref().map_or(0, |e| e.mark());
-    let out = json!({ "status": "ok", "session": s.name, "target_id": s.target_id, "tabs": tabs_json(&s) });
-    api.registry.sessions.lock().await.insert(p.session.clone(), Arc::new(Mutex::new(s)));
-    Ok(ToolOutput::json(out))
 }
 
 /// The downloads of a new session's context, as the operator configured them.
 async fn downloads(api: &Api, s: &Session) -> Result<Option<sightline_browser::Downloads>, ToolError> {
-    api.registry.files.enable_downloads(&s.browser, &s.context, &s.name).await.map_err(ToolError::browser)
+    api.registry.files.enable_downloads(&s.browser, &s.context, &s.name).await.map_err(ToolError::from)
 }
 
 pub(crate) async fn close(s: Arc<Mutex<Session>>) {
@@ -97,26 +155,4 @@ pub(crate) async fn close(s: Arc<Mutex<Session>>) {
     } else {
         let _ = browser; // attached browsers keep running; our context goes with our tabs
     }
-}
-
-pub(crate) async fn end_session(api: &Api, p: EndParams) -> Result<ToolOutput, ToolError> {
-    let s = api.registry.sessions.lock().await.remove(&p.session);
-    let Some(s) = s else {
-        return Err(api
-            .registry
-            .session(&p.session)
-            .await
-            .err()
-            .unwrap_or_else(|| ToolError::new(crate::error::ToolCode::SessionNotFound, "no such session")));
-    };
-    api.registry.ended.lock().unwrap().insert(p.session.clone());
-    // Close our tabs explicitly (an attached browser keeps running).
-    let tabs: Vec<_> = s.lock().await.tabs.drain(..).collect();
-    for t in tabs {
-        if let Ok(tab) = Arc::try_unwrap(t.tab) {
-            tab.close().await;
-        }
-    }
-    close(s).await;
-    Ok(ToolOutput::json(json!({ "status": "ok", "session": p.session })))
 }
