@@ -14,8 +14,6 @@ USAGE:
                                      [--explain: list covered elements and what covers them on stderr]
                                      [--record FILE: save the raw capture, the page model's input, as JSON]
     sightline demo [--out DIR]       drive a built-in local site through a scripted run
-    sightline bench [--runs N] [--sizes 30,1000,5000] [--rss-actions 200] [--url URL]
-                                     capture/action medians next to the raw CDP calls
     sightline run URL --task \"…\" --model PROVIDER:MODEL [--max-steps N] [--vision] [--trace DIR]
                   [--base-url URL] [--no-tools] [--quiet | --json]
                                      an agent on a real LLM API (openai:MODEL, anthropic:MODEL); key from
@@ -76,10 +74,6 @@ pub struct Args {
     pub explain: bool,
     pub record: Option<PathBuf>,
     pub out: Option<PathBuf>,
-    pub runs: Option<String>,
-    pub sizes: Option<String>,
-    /// `bench`: actions on the largest page between the two RSS readings.
-    pub rss_actions: Option<usize>,
     pub help: bool,
     pub version: bool,
     /// `--log FILTER`: the tracing filter (every command takes it).
@@ -180,12 +174,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         own: &["--out"],
         browser: true,
         help: "sightline demo [--out DIR]\n\nDrive a built-in local site through a scripted run and print each step.\n\nExample:\n    sightline demo --out /tmp/sightline-demo\n",
-    },
-    CommandSpec {
-        name: "bench",
-        own: &["--runs", "--sizes", "--rss-actions", "--url"],
-        browser: true,
-        help: "sightline bench [--runs N] [--sizes 30,1000,5000] [--rss-actions 200] [--url URL]\nsightline bench serve [--sizes 1,10,25] [--runs N]\n\nMedians of capture and action times beside the raw CDP calls they need; `--url`: semantic_v2 and\nthe peers' snapshots of one page you name; `serve`: load on `sightline serve`.\n\nExamples:\n    sightline bench --runs 7\n    sightline bench --url http://127.0.0.1:8000/docs/ --runs 5\n    sightline bench serve --sizes 1,10\n",
     },
     CommandSpec {
         name: "run",
@@ -290,13 +278,6 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Args> {
             "--explain" => a.explain = true,
             "--record" => a.record = Some(value("--record")?.into()),
             "--out" => a.out = Some(value("--out")?.into()),
-            "--runs" => a.runs = Some(value("--runs")?),
-            "--sizes" => a.sizes = Some(value("--sizes")?),
-            "--rss-actions" => {
-                let v = value("--rss-actions")?;
-                a.rss_actions =
-                    Some(v.parse().map_err(|_| anyhow::anyhow!("--rss-actions expects a number, got {v:?}"))?);
-            }
             "--json" => a.json = true,
             "--url" => a.url = Some(value("--url")?),
             "--allow" => a.allow.push(value("--allow")?),

@@ -11,9 +11,9 @@ use anyhow::{Context, Result};
 use base64::Engine;
 use serde_json::{json, Value};
 use sightline_api::{Action, Env, EnvOptions, ErrorCode, StateObject};
-use sightline_serve::Server;
 
 use crate::cli::Args;
+use crate::demo_server::DemoSite;
 use crate::run::{start_browser, tab_options};
 
 /// Find an element in the current index: the first whose descriptor matches.
@@ -92,9 +92,7 @@ fn refused_port() -> u16 {
 }
 
 pub async fn run(a: &Args) -> Result<u8> {
-    let site = Server::memory().await?;
-    site.page("/", include_str!("demo_site/index.html"));
-    site.page("/welcome.html", include_str!("demo_site/welcome.html"));
+    let site = DemoSite::start().await?;
     let shots = a.out.clone().unwrap_or_else(|| std::env::temp_dir().join("sightline-demo"));
     std::fs::create_dir_all(&shots).with_context(|| format!("creating {}", shots.display()))?;
     let (browser, _egress) = start_browser(a).await?;

@@ -5,16 +5,11 @@
 #![allow(clippy::print_stdout, clippy::print_stderr, reason = "the binary's own output")]
 
 mod agent_cmd;
-mod bench;
-mod bench_peers;
-mod bench_serve;
 mod cli;
 mod demo;
+mod demo_server;
 mod file_access;
-mod jsonrpc;
-mod mcp;
 mod pack_cmd;
-mod rpc;
 mod run;
 mod serve_cmd;
 mod storage_cmd;
@@ -75,15 +70,14 @@ fn main() -> std::process::ExitCode {
                 "env" => run::env(&args).await,
                 "state" => run::state(&args).await,
                 "demo" => demo::run(&args).await,
-                "bench" if args.positional.first().map(String::as_str) == Some("serve") => {
-                    bench_serve::run(&args).await
-                }
-                "bench" => bench::run(&args).await,
                 "marks" => pack_cmd::marks(&args).await,
                 "run" => agent_cmd::run(&args).await,
                 "trace" => agent_cmd::trace(&args).await,
-                "rpc" => rpc::run(run::api(&args)?).await,
-                "mcp" => Box::pin(mcp::run(run::api(&args)?)).await,
+                // Every wire front end lives in sightline-server: JSON-RPC and MCP over stdio here.
+                "rpc" => sightline_server::jsonrpc::serve_stdio(run::api(&args)?).await.map(|()| 0).map_err(Into::into),
+                "mcp" => {
+                    Box::pin(sightline_server::serve_stdio(run::api(&args)?)).await.map(|()| 0).map_err(Into::into)
+                }
                 other => anyhow::bail!("unknown command '{other}'\n\n{}", cli::USAGE),
             }
         };

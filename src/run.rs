@@ -1,4 +1,5 @@
-//! `sightline env` and `sightline state`.
+//! `sightline env` and `sightline state`: the options → a browser, a tab and an
+//! [`Env`]; the JSON-lines loop itself is `sightline_server::env_lines`.
 
 use std::time::Duration;
 
@@ -6,10 +7,10 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 use std::sync::Arc;
 
-use sightline_api::{check_url, Action, Egress, Env, EnvOptions, LineReader, PolicyConfig};
+use sightline_api::{check_url, Action, Egress, Env, EnvOptions, PolicyConfig};
 use sightline_browser::{Browser, BrowserOptions, SettleOptions, TabOptions};
 use sightline_cdp::LaunchOptions;
-use tokio::io::{AsyncWriteExt, BufReader};
+use sightline_server::env_lines::EnvEnd;
 
 use crate::cli::{self, Args};
 
@@ -99,38 +100,17 @@ async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn,
     Ok((browser, env, first, saver))
 }
 
-async fn write_line(out: &mut tokio::io::Stdout, line: &str) -> Result<()> {
-    out.write_all(line.as_bytes()).await?;
-    out.write_all(b"\n").await?;
-    out.flush().await?;
-    Ok(())
-}
-
-/// The stdio JSON-lines loop.
+/// The stdio JSON-lines loop (`sightline_server::env_lines`); exit code 3 when the browser is gone.
 pub async fn env(a: &Args) -> Result<u8> {
     let url = url_arg(a)?;
     let (browser, mut env, first, saver) = open(a, &url).await?;
-    let mut out = tokio::io::stdout();
-    write_line(&mut out, &first.state.to_json_line()).await?;
-    // Bounded: a line past MAX_LINE_BYTES is discarded as it arrives, and a bad
-    // line (too long, not UTF-8, NUL) is ACTION_VALIDATION_FAILED, never the end.
-    let mut lines = LineReader::new(BufReader::new(tokio::io::stdin()));
-    let mut code = 0u8;
-    while let Some(line) = lines.next_line().await? {
-        let turn = match line {
-            Ok(line) => env.step(&line).await,
-            Err(e) => env.reject(&e),
-        };
-        write_line(&mut out, &turn.state.to_json_line()).await?;
-        if turn.fatal {
-            eprintln!("sightline: the browser is gone; exiting");
-            code = 3;
-            break;
-        }
-        if turn.ended {
-            break;
-        }
-    }
+    let end = sightline_server::env_lines::run_stdio(&mut env, &first).await?;
+    let code = if end == EnvEnd::BrowserGone {
+        eprintln!("sightline: the browser is gone; exiting");
+        3
+    } else {
+        0
+    };
     let saved = saver.save(&browser).await;
     env.close().await;
     browser.shutdown().await;

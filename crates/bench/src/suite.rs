@@ -1,4 +1,4 @@
-//! `sightline bench`: capture and action medians next to the raw CDP floor.
+//! `sightline-bench`: capture and action medians next to the raw CDP floor.
 //!
 //! For each generated page (about 30, 1,000 and 5,000 interactive elements,
 //! four DOM nodes per element), in the same tab and run:
@@ -8,7 +8,7 @@
 //! - click → next State Object (real mouse events, the wait, a new capture).
 //!
 //! And, when `./x bench` has installed them, the same pages' snapshots from
-//! two peer MCP servers beside our semantic_v2 snapshot (`bench_peers.rs`).
+//! two peer MCP servers beside our semantic_v2 snapshot (`peers.rs`).
 
 use std::time::{Duration, Instant};
 
@@ -20,11 +20,11 @@ use sightline_cdp::protocol::accessibility::GetFullAxTree;
 use sightline_cdp::protocol::dom_snapshot::CaptureSnapshot;
 use sightline_cdp::protocol::page::CaptureScreenshot;
 use sightline_page::COMPUTED_STYLES;
-use sightline_serve::Server;
+use sightline_testkit::Server;
 
-use crate::bench_peers::{self, Measured, PEERS};
-use crate::cli::Args;
-use crate::run::{start_browser, tab_options};
+use crate::opts::Opts;
+use crate::opts::{start_browser, tab_options};
+use crate::peers::{self, Measured, PEERS};
 
 /// A page with `n` interactive elements in cards, plus a counter button on top.
 pub fn generated_page(n: usize) -> String {
@@ -79,7 +79,7 @@ struct Row {
     content_chars: usize,
 }
 
-pub async fn run(a: &Args) -> Result<u8> {
+pub async fn run(a: &Opts) -> Result<u8> {
     let runs: usize = a.runs.as_deref().unwrap_or("7").parse().context("--runs expects a number")?;
     let runs = runs.clamp(1, 100);
     let sizes: Vec<usize> = a
@@ -174,15 +174,15 @@ struct PeerRuns {
     /// Per peer: its version, or why it cannot run at all.
     versions: Vec<Result<String>>,
     /// The Chromium and viewport the peers' browsers share with ours.
-    setup: Result<bench_peers::Setup>,
+    setup: Result<peers::Setup>,
     /// Per page, per peer.
     pages: Vec<Vec<Result<Measured>>>,
 }
 
 impl PeerRuns {
-    fn new(a: &Args) -> PeerRuns {
+    fn new(a: &Opts) -> PeerRuns {
         let setup = (|| {
-            Ok(bench_peers::Setup {
+            Ok(peers::Setup {
                 chrome: sightline_cdp::find_chromium(a.chrome.as_deref())?,
                 viewport: tab_options(a)?.viewport,
             })
@@ -200,7 +200,7 @@ impl PeerRuns {
             row.push(match (version, &self.setup) {
                 (Err(_), _) => Err(anyhow::anyhow!("not installed")),
                 (Ok(_), Err(e)) => Err(anyhow::anyhow!("{e:#}")),
-                (Ok(_), Ok(setup)) => bench_peers::measure(peer, setup, url, runs).await,
+                (Ok(_), Ok(setup)) => peers::measure(peer, setup, url, runs).await,
             });
         }
         eprintln!("  {label}, peers: done");
@@ -209,7 +209,7 @@ impl PeerRuns {
 }
 
 /// `bench --url URL`: semantic_v2 and the peers' snapshots of one page you name.
-async fn run_on_page(a: &Args, url: &str, runs: usize) -> Result<u8> {
+async fn run_on_page(a: &Opts, url: &str, runs: usize) -> Result<u8> {
     let (browser, _egress) = start_browser(a).await?;
     eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
     let sem_rows = vec![measure_semantic(&browser, a, url, url.to_string(), runs).await?];
@@ -332,7 +332,7 @@ fn rss_mib(group: Option<i32>) -> f64 {
 
 /// RSS after the first state, and after `actions` more turns on the same page
 /// (clicks on the counter and scrolls, each answered with a full state).
-async fn measure_rss(browser: &Browser, a: &Args, url: &str, n: usize, actions: usize) -> Result<RssRow> {
+async fn measure_rss(browser: &Browser, a: &Opts, url: &str, n: usize, actions: usize) -> Result<RssRow> {
     let tab = browser.new_tab(tab_options(a)?).await?;
     let mut env = Env::new(tab, EnvOptions { screenshot: true }).await?;
     let first =
@@ -367,7 +367,7 @@ struct SemRow {
 /// What `get_browser_state` (semantic_v2) does per request, timed on the same tab
 /// as the raw DOMSnapshot it needs, beside the full accessibility tree it no
 /// longer asks for (released after each read, as it slows later snapshots).
-async fn measure_semantic(browser: &Browser, a: &Args, url: &str, label: String, runs: usize) -> Result<SemRow> {
+async fn measure_semantic(browser: &Browser, a: &Opts, url: &str, label: String, runs: usize) -> Result<SemRow> {
     use sightline_cdp::protocol::accessibility::Disable;
     use sightline_page::semantic::{self, Scope};
     let tab = browser.new_tab(tab_options(a)?).await?;
@@ -418,7 +418,7 @@ struct MarkRow {
     draw: Duration,
 }
 
-async fn measure_marks(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) -> Result<MarkRow> {
+async fn measure_marks(browser: &Browser, a: &Opts, url: &str, n: usize, runs: usize) -> Result<MarkRow> {
     use sightline_pack::{Cx, Driver};
     use sightline_page::draw_marks;
     let driver = sightline_chrome::ChromeDriver::new(browser.new_tab(tab_options(a)?).await?);
@@ -458,7 +458,7 @@ async fn measure_marks(browser: &Browser, a: &Args, url: &str, n: usize, runs: u
     })
 }
 
-async fn measure(browser: &Browser, a: &Args, url: &str, n: usize, runs: usize) -> Result<Row> {
+async fn measure(browser: &Browser, a: &Opts, url: &str, n: usize, runs: usize) -> Result<Row> {
     let tab = browser.new_tab(tab_options(a)?).await?;
     let mut env = Env::new(tab, EnvOptions { screenshot: false }).await?;
     let first =

@@ -1,46 +1,57 @@
-//! JSON-RPC 2.0 over stdio, one message per line: the framing of `sightline rpc`
-//! (`sightline mcp` runs on rmcp; see `mcp.rs`). Requests are answered in order;
-//! notifications (no `id`) get no answer. The process and its sessions survive
-//! any malformed line: a line longer than `MAX_LINE_BYTES` (discarded as it
-//! arrives, never buffered whole), not UTF-8, holding a NUL byte, or nested
-//! too deeply gets a -32700 parse error and the loop goes on.
+//! `sightline rpc`: the tool API as JSON-RPC 2.0 over stdio, one message per
+//! line (`sightline mcp` runs on rmcp; see `mcp.rs`).
+//!
+//! Method names are the tool names, answered by [`Api::dispatch`]; `list_tools`
+//! lists them with their input schemas. Tool errors are JSON-RPC errors whose
+//! `data.code` is the stable code string (`capability_expired`,
+//! `browser_action_unavailable`, …).
+//!
+//! Requests are answered in order; notifications (no `id`) get no answer. The
+//! process and its sessions survive any malformed line: a line longer than
+//! `MAX_LINE_BYTES` (discarded as it arrives, never buffered whole), not UTF-8,
+//! holding a NUL byte, or nested too deeply gets a -32700 parse error and the
+//! loop goes on.
 
 use serde_json::{json, Value};
 use sightline_api::LineReader;
 use sightline_api::{Api, ToolError};
-use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 /// A protocol-level error (not a tool failure).
-pub struct RpcError {
-    pub code: i64,
-    pub message: String,
-    pub data: Value,
+struct RpcError {
+    code: i64,
+    message: String,
+    data: Value,
 }
 
 impl RpcError {
-    pub fn new(code: i64, message: impl Into<String>) -> RpcError {
+    fn new(code: i64, message: impl Into<String>) -> RpcError {
         RpcError { code, message: message.into(), data: Value::Null }
     }
 }
 
-/// JSON-RPC error code for a tool error's stable code.
-pub fn rpc_code(e: &ToolError) -> i64 {
-    e.code.rpc_code()
-}
-
 impl From<ToolError> for RpcError {
     fn from(e: ToolError) -> Self {
-        RpcError { code: rpc_code(&e), message: e.message.clone(), data: json!({ "code": e.code, "detail": e.detail }) }
+        RpcError {
+            code: e.code.rpc_code(),
+            message: e.message.clone(),
+            data: json!({ "code": e.code, "detail": e.detail }),
+        }
     }
 }
 
-/// Serve `handle` over stdin/stdout until EOF, then shut the API down.
-pub async fn serve<F>(api: &Api, mut handle: F) -> anyhow::Result<()>
+/// Serve the tools over stdin/stdout until EOF, then shut the API down.
+pub async fn serve_stdio(api: Api) -> std::io::Result<()> {
+    serve(&api, BufReader::new(tokio::io::stdin()), tokio::io::stdout()).await
+}
+
+/// Serve the tools over `input`/`output` until EOF, then shut the API down.
+pub async fn serve<R, W>(api: &Api, input: R, mut out: W) -> std::io::Result<()>
 where
-    F: AsyncFnMut(&Api, &str, Value) -> Result<Value, RpcError>,
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
 {
-    let mut lines = LineReader::new(BufReader::new(tokio::io::stdin()));
-    let mut out = tokio::io::stdout();
+    let mut lines = LineReader::new(input);
     while let Some(line) = lines.next_line().await? {
         let line = match line {
             Ok(line) => line,
@@ -64,7 +75,7 @@ where
                 match (msg.get("jsonrpc").and_then(Value::as_str), method) {
                     (Some("2.0"), Some(method)) => {
                         let params = msg.get("params").cloned().unwrap_or(Value::Null);
-                        let result = handle(api, &method, params).await;
+                        let result = call(api, &method, params).await;
                         id.map(|id| match result {
                             Ok(v) => json!({ "jsonrpc": "2.0", "id": id, "result": v }),
                             Err(e) => error_reply(id, e),
@@ -86,6 +97,24 @@ where
     }
     api.shutdown().await;
     Ok(())
+}
+
+/// One method: `list_tools`, or a tool by name.
+async fn call(api: &Api, method: &str, params: Value) -> Result<Value, RpcError> {
+    if method == "list_tools" {
+        let tools: Vec<Value> = api
+            .tools()
+            .iter()
+            .map(|t| json!({ "name": t.name, "description": t.description, "read_only": t.read_only, "input_schema": (t.schema)() }))
+            .collect();
+        return Ok(json!({ "tools": tools }));
+    }
+    let out = api.dispatch(method, params).await?;
+    let mut v = out.value;
+    if let Some(png) = out.image {
+        v["image"] = json!({ "mime_type": "image/png", "data": png });
+    }
+    Ok(v)
 }
 
 fn error_reply(id: Value, e: RpcError) -> Value {
