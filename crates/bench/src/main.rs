@@ -13,6 +13,7 @@
 // A benchmark's tables go to stdout and its progress to stderr.
 #![allow(clippy::print_stdout, clippy::print_stderr, reason = "the benchmark's own output")]
 
+mod measure;
 mod opts;
 mod peers;
 mod serve;

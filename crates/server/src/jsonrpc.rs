@@ -124,3 +124,34 @@ fn error_reply(id: Value, e: RpcError) -> Value {
     }
     json!({ "jsonrpc": "2.0", "id": id, "error": err })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The replies `serve` writes for `input`, one JSON value per line.
+    async fn replies(input: &str) -> Vec<Value> {
+        let api = Api::new(sightline_api::ApiOptions::default());
+        let mut out = Vec::new();
+        serve(&api, input.as_bytes(), &mut out).await.unwrap();
+        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    #[tokio::test]
+    async fn framing_survives_bad_lines_and_answers_in_order() {
+        let r = replies(concat!(
+            "not json\n",
+            "\n",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"list_tools\"}\n",
+            "{\"id\":7,\"method\":\"list_tools\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"list_tools\"}\n",
+        ))
+        .await;
+        assert_eq!(r.len(), 3, "a blank line and a notification get no answer: {r:?}");
+        assert_eq!((r[0]["id"].clone(), r[0]["error"]["code"].clone()), (Value::Null, json!(-32700)));
+        assert_eq!((r[1]["id"].clone(), r[1]["error"]["code"].clone()), (json!(7), json!(-32600)));
+        assert_eq!(r[2]["id"], 8);
+        let tools = r[2]["result"]["tools"].as_array().unwrap();
+        assert!(tools.iter().any(|t| t["name"] == "get_browser_state" && t["input_schema"].is_object()), "{tools:?}");
+    }
+}
