@@ -6,14 +6,13 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 use sightline_agent::{Progress, Provider, RunConfig};
 
-use crate::cli::{self, Args};
-use crate::run::{start_browser, tab_options};
+use crate::cli::{RunOpts, TraceAction, TraceOpts};
+use crate::launch::{check_url, start_browser, tab_options};
 
-pub async fn run(a: &Args) -> Result<u8> {
-    let [url] = a.positional.as_slice() else { bail!("expected one URL\n\n{}", cli::USAGE) };
-    sightline_api::check_url(url).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let task = a.task.clone().context("--task \"…\" is required")?;
-    let spec = a.model.clone().context("--model PROVIDER:MODEL is required (openai:MODEL or anthropic:MODEL)")?;
+pub async fn run(a: &RunOpts) -> Result<u8> {
+    let url = &a.url;
+    check_url(url)?;
+    let (task, spec) = (a.task.clone(), a.model.clone());
     let max_steps: usize = a.max_steps.as_deref().unwrap_or("25").parse().context("--max-steps expects a number")?;
     if !(1..=500).contains(&max_steps) {
         bail!("--max-steps must be between 1 and 500");
@@ -30,8 +29,8 @@ pub async fn run(a: &Args) -> Result<u8> {
     } else {
         Progress::Lines
     };
-    let (browser, egress) = start_browser(a).await?;
-    let tab = browser.new_tab(tab_options(a)?).await?;
+    let (browser, egress) = start_browser(&a.browser).await?;
+    let tab = browser.new_tab(tab_options(&a.browser)?).await?;
     let cfg = RunConfig {
         task,
         url: url.clone(),
@@ -62,21 +61,21 @@ pub async fn run(a: &Args) -> Result<u8> {
     Ok(report.ending.exit_code())
 }
 
-pub async fn trace(a: &Args) -> Result<u8> {
-    match a.positional.as_slice() {
-        [cmd, dir] if cmd == "view" => {
-            let dir = std::path::Path::new(dir);
+pub async fn trace(a: &TraceOpts) -> Result<u8> {
+    match &a.action {
+        TraceAction::View { dir, out } => {
             let html = sightline_agent::render_trace(dir)
                 .with_context(|| format!("reading the trace in {}", dir.display()))?;
-            let out = a.out.clone().unwrap_or_else(|| dir.join("trace.html"));
+            let out = out.clone().unwrap_or_else(|| dir.join("trace.html"));
             std::fs::write(&out, html).with_context(|| format!("writing {}", out.display()))?;
             println!("{}", out.display());
             Ok(0)
         }
-        [cmd, dir] if cmd == "replay" => {
-            let (browser, _egress) = start_browser(a).await?;
-            let tab = browser.new_tab(tab_options(a)?).await?;
-            let turns = sightline_agent::replay(std::path::Path::new(dir), tab).await?;
+        TraceAction::Replay { dir, browser } => {
+            let (browser_opts, dir) = (browser, dir);
+            let (browser, _egress) = start_browser(browser_opts).await?;
+            let tab = browser.new_tab(tab_options(browser_opts)?).await?;
+            let turns = sightline_agent::replay(dir, tab).await?;
             let mut differ = 0;
             for t in &turns {
                 let same = t.recorded == t.now;
@@ -94,6 +93,5 @@ pub async fn trace(a: &Args) -> Result<u8> {
             browser.shutdown().await;
             Ok(if differ == 0 { 0 } else { 1 })
         }
-        _ => bail!("usage: sightline trace view DIR [--out FILE.html] | sightline trace replay DIR"),
     }
 }

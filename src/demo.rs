@@ -11,10 +11,10 @@ use anyhow::{Context, Result};
 use base64::Engine;
 use serde_json::{json, Value};
 use sightline_api::{Action, Env, EnvOptions, ErrorCode, StateObject};
-use sightline_serve::Server;
 
-use crate::cli::Args;
-use crate::run::{start_browser, tab_options};
+use crate::cli::DemoOpts;
+use crate::demo_server::DemoSite;
+use crate::launch::{start_browser, tab_options};
 
 /// Find an element in the current index: the first whose descriptor matches.
 fn find(state: &StateObject, pred: impl Fn(&sightline_api::ElementDescriptor) -> bool) -> Option<u64> {
@@ -91,15 +91,13 @@ fn refused_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(9)
 }
 
-pub async fn run(a: &Args) -> Result<u8> {
-    let site = Server::memory().await?;
-    site.page("/", include_str!("demo_site/index.html"));
-    site.page("/welcome.html", include_str!("demo_site/welcome.html"));
+pub async fn run(a: &DemoOpts) -> Result<u8> {
+    let site = DemoSite::start().await?;
     let shots = a.out.clone().unwrap_or_else(|| std::env::temp_dir().join("sightline-demo"));
     std::fs::create_dir_all(&shots).with_context(|| format!("creating {}", shots.display()))?;
-    let (browser, _egress) = start_browser(a).await?;
+    let (browser, _egress) = start_browser(&a.browser).await?;
     println!("sightline demo — {} — site at {}", browser.version().await?, site.url("/"));
-    let tab = browser.new_tab(tab_options(a)?).await?;
+    let tab = browser.new_tab(tab_options(&a.browser)?).await?;
     let mut env = Env::new(tab, EnvOptions { screenshot: true }).await?;
     let url = site.url("/");
     let t = Instant::now();

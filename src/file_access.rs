@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use sightline_api::FileAccess;
 use sightline_browser::{DownloadConfig, FileRoot, DEFAULT_MAX_BYTES};
 
-use crate::cli::Args;
+use crate::cli::FileOpts;
 
 /// `123`, `64K`, `100M`, `2G` (binary units) → bytes.
 pub fn size(s: &str) -> Result<u64> {
@@ -27,9 +27,9 @@ pub fn size(s: &str) -> Result<u64> {
 }
 
 /// What the operator allowed. `serve` gives each session its own directory
-/// under `--downloads`; a Grid browser's disk is not ours, so it gets neither.
-pub fn file_access(a: &Args) -> Result<FileAccess> {
-    let grid = a.grid.is_some();
+/// under `--downloads` (`dir_per_session`); a Grid browser's disk is not ours,
+/// so it gets neither.
+pub fn file_access(a: &FileOpts, grid: bool, dir_per_session: bool) -> Result<FileAccess> {
     if grid && (a.files.is_some() || a.downloads.is_some()) {
         bail!("--files/--downloads need a browser on this machine; they cannot be used with --grid");
     }
@@ -45,7 +45,7 @@ pub fn file_access(a: &Args) -> Result<FileAccess> {
         std::fs::create_dir_all(d).with_context(|| format!("--downloads {}", d.display()))?;
     }
     let downloads = (!grid).then(|| DownloadConfig { dir: a.downloads.clone(), max_bytes });
-    Ok(FileAccess { uploads, downloads, dir_per_session: a.command == "serve" })
+    Ok(FileAccess { uploads, downloads, dir_per_session })
 }
 
 #[cfg(test)]

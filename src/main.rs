@@ -1,20 +1,18 @@
-//! `sightline`: thin front ends over `sightline-api`.
+//! `sightline`: the command line ([`cli`], one typed options struct per command)
+//! turned into configuration for `sightline-api` and the front ends of
+//! `sightline-server` (HTTP, MCP, JSON-RPC, the `env` loop).
 
 // The binary is the one place that writes to the terminal: stdout carries a
 // command's output, stderr its messages. Libraries log through `tracing`.
 #![allow(clippy::print_stdout, clippy::print_stderr, reason = "the binary's own output")]
 
 mod agent_cmd;
-mod bench;
-mod bench_peers;
-mod bench_serve;
 mod cli;
 mod demo;
+mod demo_server;
 mod file_access;
-mod jsonrpc;
-mod mcp;
+mod launch;
 mod pack_cmd;
-mod rpc;
 mod run;
 mod serve_cmd;
 mod storage_cmd;
@@ -23,36 +21,28 @@ mod vision;
 use anyhow::{Context, Result};
 
 fn main() -> std::process::ExitCode {
-    let args = match cli::parse(std::env::args().skip(1)) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("sightline: {e:#}");
-            return std::process::ExitCode::from(2);
+    let cli = match cli::parse(std::env::args().skip(1)) {
+        Ok(cli) => cli,
+        Err(refused) => {
+            if refused.to_stdout {
+                print!("{}", refused.text);
+            } else {
+                eprint!("{}", refused.text);
+            }
+            return std::process::ExitCode::from(refused.code);
         }
     };
-    if let Err(e) = init_logging(args.log.as_deref()) {
+    if let Err(e) = init_logging(cli.log.as_deref()) {
         eprintln!("sightline: {e:#}");
         return std::process::ExitCode::from(2);
     }
-    if args.version {
-        println!("sightline {}", env!("CARGO_PKG_VERSION"));
-        return std::process::ExitCode::SUCCESS;
-    }
-    if args.help {
-        if let Some(spec) = cli::command(&args.command) {
-            print!("{}{}", spec.help, cli::GLOBAL_HELP);
-            return std::process::ExitCode::SUCCESS;
-        }
-    }
-    if args.help || args.command.is_empty() {
-        print!("{}", cli::USAGE);
-        return if args.help { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::from(2) };
-    }
+    let command = cli.command;
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
     let result: Result<u8> = rt.block_on(async move {
+        use cli::Command;
         // The server handles SIGTERM/SIGINT itself: stop accepting, end sessions, exit 0.
-        if args.command == "serve" {
-            return serve_cmd::run(&args).await;
+        if let Command::Serve(o) = &command {
+            return serve_cmd::run(o).await;
         }
         // Signals are caught from the first moment: whichever phase they interrupt,
         // the command future is dropped and the browser with it (killed, profile removed).
@@ -61,30 +51,32 @@ fn main() -> std::process::ExitCode {
         // A script's JavaScript runs on a blocking thread that dropping the command
         // cannot stop: `script` takes the signal itself, cancels the script and
         // closes the browser before it returns the signal's exit code.
-        if args.command == "script" {
+        if let Command::Script(o) = &command {
             let stop = async {
                 tokio::select! {
                     _ = int.recv() => { eprintln!("sightline: interrupted"); 130 }
                     _ = term.recv() => { eprintln!("sightline: terminated"); 143 }
                 }
             };
-            return pack_cmd::script(&args, stop).await;
+            return pack_cmd::script(o, stop).await;
         }
         let command = async {
-            match args.command.as_str() {
-                "env" => run::env(&args).await,
-                "state" => run::state(&args).await,
-                "demo" => demo::run(&args).await,
-                "bench" if args.positional.first().map(String::as_str) == Some("serve") => {
-                    bench_serve::run(&args).await
+            match &command {
+                Command::Serve(o) => serve_cmd::run(o).await,
+                Command::Script(o) => pack_cmd::script(o, std::future::pending()).await,
+                Command::Env(o) => run::env(o).await,
+                Command::State(o) => run::state(o).await,
+                Command::Demo(o) => demo::run(o).await,
+                Command::Marks(o) => pack_cmd::marks(o).await,
+                Command::Run(o) => agent_cmd::run(o).await,
+                Command::Trace(o) => agent_cmd::trace(o).await,
+                // Every wire front end lives in sightline-server: JSON-RPC and MCP over stdio here.
+                Command::Rpc(o) => {
+                    sightline_server::jsonrpc::serve_stdio(run::api(o)?).await.map(|()| 0).map_err(Into::into)
                 }
-                "bench" => bench::run(&args).await,
-                "marks" => pack_cmd::marks(&args).await,
-                "run" => agent_cmd::run(&args).await,
-                "trace" => agent_cmd::trace(&args).await,
-                "rpc" => rpc::run(run::api(&args)?).await,
-                "mcp" => Box::pin(mcp::run(run::api(&args)?)).await,
-                other => anyhow::bail!("unknown command '{other}'\n\n{}", cli::USAGE),
+                Command::Mcp(o) => {
+                    Box::pin(sightline_server::serve_stdio(run::api(o)?)).await.map(|()| 0).map_err(Into::into)
+                }
             }
         };
         tokio::select! {

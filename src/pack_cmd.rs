@@ -8,17 +8,17 @@ use sightline_chrome::ChromeDriver;
 use sightline_pack::{Cx, Driver, EgressGate, Pack, ScriptError, ScriptOptions, PRIMITIVES};
 use sightline_page::draw_marks;
 
-use crate::cli::{self, Args};
-use crate::run::{start_browser, tab_options};
+use crate::cli::{MarksOpts, ScriptOpts};
+use crate::launch::{self, check_url, start_browser, tab_options};
 use crate::vision::OpenAiVision;
 
 /// `sightline marks URL --out marks.png [--json]`
-pub async fn marks(a: &Args) -> Result<u8> {
-    let [url] = a.positional.as_slice() else { bail!("expected one URL\n\n{}", cli::USAGE) };
-    sightline_api::check_url(url).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let out = a.out.clone().context("--out FILE.png is required")?;
-    let (browser, _egress) = start_browser(a).await?;
-    let driver = ChromeDriver::new(browser.new_tab(tab_options(a)?).await?);
+pub async fn marks(a: &MarksOpts) -> Result<u8> {
+    let url = &a.url;
+    check_url(url)?;
+    let out = a.out.clone();
+    let (browser, _egress) = start_browser(&a.browser).await?;
+    let driver = ChromeDriver::new(browser.new_tab(tab_options(&a.browser)?).await?);
     let cx = Cx::new(Duration::from_secs(60));
     driver.navigate(&cx, url).await?;
     let set = driver.marks(&cx, true).await?;
@@ -46,7 +46,7 @@ pub async fn marks(a: &Args) -> Result<u8> {
     Ok(0)
 }
 
-fn vision(a: &Args) -> Result<Option<OpenAiVision>> {
+fn vision(a: &ScriptOpts) -> Result<Option<OpenAiVision>> {
     match (&a.vision_url, &a.vision_model) {
         (Some(u), Some(m)) => Ok(Some(OpenAiVision::from_env(u, m))),
         (None, None) => Ok(None),
@@ -58,7 +58,7 @@ fn vision(a: &Args) -> Result<Option<OpenAiVision>> {
 /// process is told to stop (SIGTERM, SIGINT): the script is cancelled (its
 /// JavaScript and the browser call it waits on stop at once), and the browser is
 /// closed and its profile removed before the code is returned.
-pub async fn script(a: &Args, stop: impl std::future::Future<Output = u8>) -> Result<u8> {
+pub async fn script(a: &ScriptOpts, stop: impl std::future::Future<Output = u8>) -> Result<u8> {
     let mut stop = std::pin::pin!(stop);
     let vision = vision(a)?;
     if a.describe {
@@ -66,7 +66,7 @@ pub async fn script(a: &Args, stop: impl std::future::Future<Output = u8>) -> Re
         print!("{}", sightline_pack::describe(&prims));
         return Ok(0);
     }
-    let [file] = a.positional.as_slice() else { bail!("expected one script file\n\n{}", cli::USAGE) };
+    let Some(file) = &a.file else { bail!("expected one script file; see `sightline script --help`") };
     let source = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
     // Before the script runs, stopping drops the set-up, and the browser with it.
     let setup = script_setup(a, vision);
@@ -111,7 +111,7 @@ pub async fn script(a: &Args, stop: impl std::future::Future<Output = u8>) -> Re
         }
     };
     if let Some(line) = driver.download_summary() {
-        let kept = if a.downloads.is_some() {
+        let kept = if a.files.downloads.is_some() {
             ""
         } else {
             " (in a temporary directory, removed now; --downloads DIR keeps them)"
@@ -129,15 +129,19 @@ pub async fn script(a: &Args, stop: impl std::future::Future<Output = u8>) -> Re
 type ScriptParts = (sightline_browser::Browser, Arc<ChromeDriver>, Arc<Pack<ChromeDriver, EgressGate>>);
 
 /// The browser, its driver on a new tab at `--url`, and the pack over them.
-async fn script_setup(a: &Args, vision: Option<OpenAiVision>) -> Result<ScriptParts> {
+async fn script_setup(a: &ScriptOpts, vision: Option<OpenAiVision>) -> Result<ScriptParts> {
     let timeout: f64 = a.timeout.as_deref().unwrap_or("30").parse().context("--timeout expects seconds")?;
     if !(0.1..=3600.0).contains(&timeout) {
         bail!("--timeout must be between 0.1 and 3600 seconds");
     }
-    let (browser, egress) = start_browser(a).await?;
-    let tab = browser.new_tab(tab_options(a)?).await?;
+    // Private addresses are refused unless --allow-private; the operator's start page is
+    // trusted: its whole origin, so the site can move between its own pages.
+    let trusted = a.url.iter().filter_map(|u| launch::origin_prefix(u)).collect();
+    let egress = launch::egress_with(&a.browser, !a.allow_private, trusted)?;
+    let (browser, egress) = launch::start(&a.browser, None, egress).await?;
+    let tab = browser.new_tab(tab_options(&a.browser)?).await?;
     // Uploads only from `--files DIR`; downloads into `--downloads DIR` (or a temporary directory removed at exit).
-    let files = crate::file_access::file_access(a)?;
+    let files = crate::file_access::file_access(&a.files, false, false)?;
     let downloads = match (tab.context_id(), &files.downloads) {
         (Some(ctx), Some(_)) => files.enable_downloads(&browser, ctx, "script").await?,
         _ => None,
@@ -145,7 +149,7 @@ async fn script_setup(a: &Args, vision: Option<OpenAiVision>) -> Result<ScriptPa
     let driver = Arc::new(ChromeDriver::new(tab).with_files(files.uploads.clone(), downloads));
     if let Some(url) = &a.url {
         // The operator's starting page: not an agent decision, so not gated.
-        sightline_api::check_url(url).map_err(|e| anyhow::anyhow!("{e}"))?;
+        check_url(url)?;
         driver.navigate(&Cx::new(Duration::from_secs(60)), url).await?;
     }
     // The same policy the egress proxy applies to every request of the page.

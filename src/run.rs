@@ -1,136 +1,72 @@
-//! `sightline env` and `sightline state`.
+//! `sightline env` and `sightline state`: the options → a browser, a tab and an
+//! [`Env`]; the JSON-lines loop itself is `sightline_server::env_lines`.
 
-use std::time::Duration;
+use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use serde_json::json;
-use std::sync::Arc;
 
-use sightline_api::{check_url, Action, Egress, Env, EnvOptions, LineReader, PolicyConfig};
-use sightline_browser::{Browser, BrowserOptions, SettleOptions, TabOptions};
-use sightline_cdp::LaunchOptions;
-use tokio::io::{AsyncWriteExt, BufReader};
+use sightline_api::{Action, Env, EnvOptions};
+use sightline_browser::Browser;
+use sightline_server::env_lines::EnvEnd;
 
-use crate::cli::{self, Args};
+use crate::cli::{BrowserOpts, EnvOpts, FileOpts, StateOpts, StorageOpts, ToolsOpts};
+use crate::launch::{self, check_url, tab_options};
 
-/// The egress policy from `--allow`, `--block` and `--block-private` (for
-/// `script`, private addresses are refused unless `--allow-private`, and its
-/// `--url` start page is trusted). A launched browser gets the egress proxy;
-/// a browser we attach to cannot be reconfigured, so explicit rules are
-/// refused with `--connect` rather than silently enforced only in part.
-pub fn egress(a: &Args) -> Result<Arc<Egress>> {
-    let script = a.command == "script";
-    let cfg = PolicyConfig {
-        allow: a.allow.clone(),
-        block: a.block.clone(),
-        block_private: a.block_private || (script && !a.allow_private),
-        // The operator's start page: its whole origin, so the site can move between its own pages.
-        trusted: if script { a.url.iter().filter_map(|u| origin_prefix(u)).collect() } else { Vec::new() },
-    };
-    let explicit = !cfg.allow.is_empty() || !cfg.block.is_empty() || a.block_private;
-    let egress = match &a.connect {
-        Some(_) if explicit => bail!(
-            "--allow/--block/--block-private need a browser Sightline launches (its requests go through Sightline's egress proxy); they cannot be enforced on a --connect browser"
-        ),
-        Some(_) => Egress::without_proxy(&cfg)?,
-        None => Egress::with_proxy(&cfg)?,
-    };
-    Ok(Arc::new(egress))
-}
-
-/// `scheme://host:port/` of an http(s) URL.
-fn origin_prefix(url: &str) -> Option<String> {
-    let u = sightline_policy::Url::parse(url).ok()?;
-    matches!(u.scheme(), "http" | "https").then(|| format!("{}/", u.origin().ascii_serialization()))
-}
-
-/// How to get the browser: launched behind `egress`'s proxy, or attached.
-pub fn browser_options(a: &Args, egress: &Egress) -> BrowserOptions {
-    let mut extra_args = egress.chromium_flags();
-    if a.no_chrome_sandbox {
-        extra_args.push("--no-sandbox".into());
-    }
-    BrowserOptions {
-        launch: LaunchOptions { chrome: a.chrome.clone(), extra_args, profile: a.profile.clone() },
-        connect: a.connect.clone(),
-    }
-}
-
-/// A browser for this command, with its egress (keep the `Arc` alive as long as the browser).
-pub async fn start_browser(a: &Args) -> Result<(Browser, Arc<Egress>)> {
-    let egress = egress(a)?;
-    let browser = Browser::start(&browser_options(a, &egress)).await?;
-    Ok((browser, egress))
-}
-
-pub fn tab_options(a: &Args) -> Result<TabOptions> {
-    let mut settle = SettleOptions::default();
-    if let Some(ms) = &a.settle_ms {
-        let ms: u64 = ms.parse().with_context(|| format!("--settle-ms expects milliseconds, got {ms}"))?;
-        settle.cap = Duration::from_millis(ms.clamp(0, 10_000));
-    }
-    Ok(TabOptions { viewport: cli::viewport(a.viewport.as_deref())?, settle })
-}
-
-fn url_arg(a: &Args) -> Result<String> {
-    let [url] = a.positional.as_slice() else { bail!("expected one URL\n\n{}", cli::USAGE) };
-    check_url(url).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(url.clone())
+/// What `env` and `state` open their one session with.
+struct Session<'a> {
+    url: &'a str,
+    browser: &'a BrowserOpts,
+    storage: &'a StorageOpts,
+    save_to: Option<PathBuf>,
+    screenshot: bool,
+    mark_new: bool,
+    /// `env` only: uploads and downloads.
+    files: Option<&'a FileOpts>,
 }
 
 /// Open a browser and a tab (in a context restored from `--storage-state`),
 /// and load `url` as the first turn.
-async fn open(a: &Args, url: &str) -> Result<(Browser, Env, sightline_api::Turn, crate::storage_cmd::Saver)> {
-    let restore = crate::storage_cmd::storage_state(a)?;
-    let (browser, egress) = start_browser(a).await?;
-    let (context, saver) = crate::storage_cmd::context(a, &browser, restore.as_deref()).await?;
-    let tab = browser.new_tab_in(&context, tab_options(a)?).await?;
-    let mut env = Env::new(tab, EnvOptions { screenshot: !a.no_screenshot }).await?;
+async fn open(s: Session<'_>) -> Result<(Browser, Env, sightline_api::Turn, crate::storage_cmd::Saver)> {
+    let url = s.url;
+    check_url(url)?;
+    let restore = crate::storage_cmd::storage_state(s.storage.storage_state.as_deref())?;
+    let (browser, egress) = launch::start(s.browser, s.storage.profile.clone(), launch::egress(s.browser)?).await?;
+    let (context, saver) = crate::storage_cmd::context(s.save_to, &browser, restore.as_deref()).await?;
+    let tab = browser.new_tab_in(&context, tab_options(s.browser)?).await?;
+    let mut env = Env::new(tab, EnvOptions { screenshot: s.screenshot }).await?;
     env.set_egress(egress);
-    if a.command == "env" {
-        let files = crate::file_access::file_access(a)?;
+    if let Some(files) = s.files {
+        let files = crate::file_access::file_access(files, false, false)?;
         // The session's context: a fresh one, or a `--profile`'s default context.
         let downloads = files.enable_downloads(&browser, &context, "env").await?;
         env.set_files(files.uploads.clone(), downloads);
     }
-    env.set_mark_new(a.mark_new);
+    env.set_mark_new(s.mark_new);
     let first =
         env.step_action(Action::Navigate { url: url.to_string() }, json!({ "action": "navigate", "url": url })).await;
     Ok((browser, env, first, saver))
 }
 
-async fn write_line(out: &mut tokio::io::Stdout, line: &str) -> Result<()> {
-    out.write_all(line.as_bytes()).await?;
-    out.write_all(b"\n").await?;
-    out.flush().await?;
-    Ok(())
-}
-
-/// The stdio JSON-lines loop.
-pub async fn env(a: &Args) -> Result<u8> {
-    let url = url_arg(a)?;
-    let (browser, mut env, first, saver) = open(a, &url).await?;
-    let mut out = tokio::io::stdout();
-    write_line(&mut out, &first.state.to_json_line()).await?;
-    // Bounded: a line past MAX_LINE_BYTES is discarded as it arrives, and a bad
-    // line (too long, not UTF-8, NUL) is ACTION_VALIDATION_FAILED, never the end.
-    let mut lines = LineReader::new(BufReader::new(tokio::io::stdin()));
-    let mut code = 0u8;
-    while let Some(line) = lines.next_line().await? {
-        let turn = match line {
-            Ok(line) => env.step(&line).await,
-            Err(e) => env.reject(&e),
-        };
-        write_line(&mut out, &turn.state.to_json_line()).await?;
-        if turn.fatal {
-            eprintln!("sightline: the browser is gone; exiting");
-            code = 3;
-            break;
-        }
-        if turn.ended {
-            break;
-        }
-    }
+/// The stdio JSON-lines loop (`sightline_server::env_lines`); exit code 3 when the browser is gone.
+pub async fn env(o: &EnvOpts) -> Result<u8> {
+    let (browser, mut env, first, saver) = open(Session {
+        url: &o.url,
+        browser: &o.browser,
+        storage: &o.storage,
+        save_to: o.save_storage_state.clone(),
+        screenshot: !o.no_screenshot,
+        mark_new: o.mark_new,
+        files: Some(&o.files),
+    })
+    .await?;
+    let end = sightline_server::env_lines::run_stdio(&mut env, &first).await?;
+    let code = if end == EnvEnd::BrowserGone {
+        eprintln!("sightline: the browser is gone; exiting");
+        3
+    } else {
+        0
+    };
     let saved = saver.save(&browser).await;
     env.close().await;
     browser.shutdown().await;
@@ -139,9 +75,17 @@ pub async fn env(a: &Args) -> Result<u8> {
 }
 
 /// One State Object.
-pub async fn state(a: &Args) -> Result<u8> {
-    let url = url_arg(a)?;
-    let (browser, env, first, saver) = open(a, &url).await?;
+pub async fn state(a: &StateOpts) -> Result<u8> {
+    let (browser, env, first, saver) = open(Session {
+        url: &a.url,
+        browser: &a.browser,
+        storage: &a.storage,
+        save_to: a.save_storage_state.clone(),
+        screenshot: !a.no_screenshot,
+        mark_new: false,
+        files: None,
+    })
+    .await?;
     let text = if a.pretty { serde_json::to_string_pretty(&first.state)? } else { first.state.to_json_line() };
     match &a.out {
         Some(path) => std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?,
@@ -188,12 +132,14 @@ fn describe(view: &sightline_page::PageView, id: sightline_page::NodeId) -> Stri
 }
 
 /// The tool API with the command line's browser and tab options.
-pub fn api(a: &Args) -> Result<sightline_api::Api> {
-    let egress = egress(a)?;
+pub fn api(o: &ToolsOpts) -> Result<sightline_api::Api> {
+    let egress = launch::egress(&o.browser)?;
     let opts = sightline_api::ApiOptions {
-        browser: browser_options(a, &egress),
-        tab: tab_options(a)?,
-        storage_state: crate::storage_cmd::storage_state(a)?,
+        browser: launch::browser_options(&o.browser, o.storage.profile.clone(), &egress),
+        tab: tab_options(&o.browser)?,
+        storage_state: crate::storage_cmd::storage_state(o.storage.storage_state.as_deref())?,
     };
-    Ok(sightline_api::Api::new(opts).with_egress(egress).with_files(crate::file_access::file_access(a)?))
+    Ok(sightline_api::Api::new(opts)
+        .with_egress(egress)
+        .with_files(crate::file_access::file_access(&o.files, false, false)?))
 }

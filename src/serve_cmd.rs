@@ -8,8 +8,8 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use sightline_server::{BrowserSource, GridConfig, HubConfig, Principals, ServeConfig};
 
-use crate::cli::Args;
-use crate::run;
+use crate::cli::ServeOpts;
+use crate::launch;
 
 /// `300s`, `5m`, `1h` or plain seconds.
 pub fn duration(s: &str) -> Result<Duration> {
@@ -29,7 +29,7 @@ pub fn duration(s: &str) -> Result<Duration> {
     Ok(Duration::from_secs(secs))
 }
 
-pub fn config(a: &Args) -> Result<ServeConfig> {
+pub fn config(a: &ServeOpts) -> Result<ServeConfig> {
     let listen: SocketAddr = a
         .listen
         .as_deref()
@@ -46,25 +46,25 @@ pub fn config(a: &Args) -> Result<ServeConfig> {
     // One egress policy for every session. A Grid browser, like an attached one, is
     // not behind Sightline's proxy: explicit rules are refused rather than half-enforced.
     let egress = if a.grid.is_some() {
-        if !a.allow.is_empty() || !a.block.is_empty() || a.block_private {
+        if !a.browser.allow.is_empty() || !a.browser.block.is_empty() || a.browser.block_private {
             bail!("--allow/--block/--block-private need a browser Sightline launches; they cannot be enforced on --grid browsers");
         }
         std::sync::Arc::new(sightline_policy::Egress::without_proxy(&sightline_policy::PolicyConfig::default())?)
     } else {
-        run::egress(a)?
+        launch::egress(&a.browser)?
     };
-    let source = match (&a.grid, &a.connect) {
+    let source = match (&a.grid, &a.browser.connect) {
         (Some(_), Some(_)) => bail!("--grid and --connect exclude each other"),
         (Some(url), None) => BrowserSource::Grid(GridConfig {
             url: url.clone(),
-            chrome_binary: a.chrome.as_ref().map(|p| p.display().to_string()).or_else(|| {
+            chrome_binary: a.browser.chrome.as_ref().map(|p| p.display().to_string()).or_else(|| {
                 std::path::Path::new("/usr/bin/chromium").exists().then(|| "/usr/bin/chromium".to_string())
             }),
             wait: duration(a.grid_wait.as_deref().unwrap_or("30s")).context("--grid-wait")?,
             timeout: Duration::from_secs(300),
         }),
         (None, Some(url)) => BrowserSource::Connect(url.clone()),
-        (None, None) => BrowserSource::Launch(run::browser_options(a, &egress).launch),
+        (None, None) => BrowserSource::Launch(launch::browser_options(&a.browser, None, &egress).launch),
     };
     let max_sessions = match &a.max_sessions {
         Some(n) => n.parse().context("--max-sessions expects a number")?,
@@ -79,14 +79,14 @@ pub fn config(a: &Args) -> Result<ServeConfig> {
         max_sessions,
         idle_timeout,
         queue_limit: 4,
-        tab: run::tab_options(a)?,
+        tab: launch::tab_options(&a.browser)?,
         egress: Some(egress),
-        files: crate::file_access::file_access(a)?,
+        files: crate::file_access::file_access(&a.files, a.grid.is_some(), true)?,
     };
     Ok(ServeConfig { listen, principals, hub })
 }
 
-pub async fn run(a: &Args) -> Result<u8> {
+pub async fn run(a: &ServeOpts) -> Result<u8> {
     let cfg = config(a)?;
     let stop = async {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal");
@@ -125,6 +125,14 @@ pub async fn run(a: &Args) -> Result<u8> {
 mod tests {
     use super::*;
 
+    /// `sightline serve …` parsed.
+    fn serve(words: &[&str]) -> ServeOpts {
+        match crate::cli::parse(words.iter().map(|s| s.to_string())).map(|c| c.command) {
+            Ok(crate::cli::Command::Serve(o)) => o,
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn durations() {
         assert_eq!(duration("300s").unwrap(), Duration::from_secs(300));
@@ -136,17 +144,17 @@ mod tests {
 
     #[test]
     fn a_public_bind_needs_a_token() {
-        let a = crate::cli::parse(["serve", "--listen", "0.0.0.0:8931"].map(String::from)).unwrap();
+        let a = serve(&["serve", "--listen", "0.0.0.0:8931"]);
         let e = config(&a).unwrap_err().to_string();
         assert!(e.contains("--token-file"), "{e}");
-        let a = crate::cli::parse(["serve", "--grid", "http://g", "--connect", "ws://c"].map(String::from)).unwrap();
+        let a = serve(&["serve", "--grid", "http://g", "--connect", "ws://c"]);
         assert!(config(&a).is_err());
     }
 
     #[test]
     fn grid_wait_bounds_the_wait_for_a_slot() {
         let wait = |args: &[&str]| {
-            let a = crate::cli::parse(args.iter().map(|s| s.to_string())).unwrap();
+            let a = serve(args);
             match config(&a).unwrap().hub.source {
                 BrowserSource::Grid(g) => (g.wait, g.retry_after()),
                 other => panic!("{other:?}"),
@@ -154,7 +162,7 @@ mod tests {
         };
         assert_eq!(wait(&["serve", "--grid", "http://g"]), (Duration::from_secs(30), 30));
         assert_eq!(wait(&["serve", "--grid", "http://g", "--grid-wait", "1500ms"]), (Duration::from_millis(1500), 2));
-        let a = crate::cli::parse(["serve", "--grid", "http://g", "--grid-wait", "soon"].map(String::from)).unwrap();
+        let a = serve(&["serve", "--grid", "http://g", "--grid-wait", "soon"]);
         assert!(config(&a).unwrap_err().to_string().contains("--grid-wait"));
     }
 }

@@ -30,7 +30,7 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 
 #[test]
 fn dependencies_point_one_way() {
-    for leaf in ["page", "cdp", "policy", "serve"] {
+    for leaf in ["page", "cdp", "policy", "testkit"] {
         assert_eq!(deps_of(leaf), set(&[]), "{leaf} depends on no crate of ours");
     }
     // The page model is pure (no browser, no I/O): the pack takes its Mark type and drawing from it.
@@ -41,7 +41,7 @@ fn dependencies_point_one_way() {
     assert_eq!(deps_of("browser"), set(&["cdp", "page"]));
     assert!(!deps_of("api").contains("cdp"), "api reaches the browser only through browser");
     for krate in ["api", "browser", "chrome", "agent", "server"] {
-        assert!(!deps_of(krate).contains("serve"), "{krate} does not use the fixture server");
+        assert!(!deps_of(krate).contains("testkit"), "{krate} does not use the fixture server");
     }
 }
 

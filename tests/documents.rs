@@ -44,7 +44,7 @@ fn python_docs() -> PathBuf {
 
 /// Each page of `root`, loaded and compared; the differences of all pages.
 async fn compare(root: PathBuf, pages: &[&str]) -> Vec<String> {
-    let server = sightline_serve::Server::dir(root).await.expect("serve the documents");
+    let server = sightline_testkit::Server::dir(root).await.expect("serve the documents");
     let mut differ = Vec::new();
     for page in pages {
         let env = env(&server.url(page)).await;

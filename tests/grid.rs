@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::{json, Value};
-use sightline_server::grid::{self, LocalGrid};
+use sightline_server::grid;
 use sightline_server::{BrowserSource, GridConfig, HubConfig};
+use sightline_testkit::LocalGrid;
 
 static GRID: OnceLock<LocalGrid> = OnceLock::new();
 static GRID_GROUP: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);

@@ -245,7 +245,7 @@ fn traces_record_every_turn_and_view_and_replay() {
     let html = std::fs::read_to_string(dir.join("trace.html")).unwrap();
     assert!(!html.contains("src=\"step-"), "images are inlined");
     run(async {
-        let server = sightline_serve::Server::dir(&dir).await.unwrap();
+        let server = sightline_testkit::Server::dir(&dir).await.unwrap();
         let tab = tab().await;
         tab.navigate(&server.url("/trace.html")).await.unwrap();
         let v = tab

@@ -121,7 +121,7 @@ document.write("<p>cookie=[" + document.cookie + "] storage=[" + (localStorage.g
 #[test]
 fn sessions_are_isolated() {
     let site = run(async {
-        let s = sightline_serve::Server::memory().await.unwrap();
+        let s = sightline_testkit::Server::memory().await.unwrap();
         s.page("/jar.html", JAR);
         s
     });

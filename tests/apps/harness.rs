@@ -296,12 +296,12 @@ impl std::ops::Deref for Django {
 
 /// The TodoMVC site from npm, served on 127.0.0.1 by the project's fixture server. Returns the
 /// URL of its React example.
-pub async fn todomvc() -> (sightline_serve::Server, String) {
+pub async fn todomvc() -> (sightline_testkit::Server, String) {
     let root = cache().join("todomvc");
     if !root.join("examples/react/index.html").is_file() {
         missing(&format!("TodoMVC (expected in {})", root.display()));
     }
-    let server = sightline_serve::Server::dir(root).await.expect("serve TodoMVC");
+    let server = sightline_testkit::Server::dir(root).await.expect("serve TodoMVC");
     let url = server.url("/examples/react/index.html");
     (server, url)
 }

@@ -46,7 +46,7 @@ pub async fn downloads_settled(d: &Downloads, n: usize) -> Vec<Download> {
 
 /// The bytes the fixture server's `GET /download?bytes=N` sends.
 pub fn expected_download(n: u64) -> Vec<u8> {
-    (0..n).map(sightline_serve::download_byte).collect()
+    (0..n).map(sightline_testkit::download_byte).collect()
 }
 
 /// Files in a directory, hidden ones (the staging directory) left out.

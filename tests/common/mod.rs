@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use sightline_api::{Action, Env, EnvOptions, StateObject, Turn};
 use sightline_browser::{Browser, BrowserOptions, Tab, TabOptions};
 use sightline_cdp::LaunchOptions;
-use sightline_serve::Server;
+use sightline_testkit::Server;
 
 static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")

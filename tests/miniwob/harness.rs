@@ -85,7 +85,7 @@ static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
     tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("runtime")
 });
 
-static SITE: OnceLock<sightline_serve::Server> = OnceLock::new();
+static SITE: OnceLock<sightline_testkit::Server> = OnceLock::new();
 
 /// The one line the harness adds to what the wheel serves, at the end of `core/core.js` (which
 /// defines `Math.seedrandom`, as the MiniWoB++ Python environment uses it): `?seed=S` in a task's
@@ -98,7 +98,7 @@ pub fn task_url(task: &str, seed: u32) -> Result<String> {
     let core = dir.join("core/core.js");
     let Ok(mut core_js) = std::fs::read(&core) else { return Err(HarnessError::NotInstalled { dir }) };
     let site = SITE.get_or_init(|| {
-        let server = RT.block_on(sightline_serve::Server::dir(dir.clone())).expect("serve the MiniWoB++ pages");
+        let server = RT.block_on(sightline_testkit::Server::dir(dir.clone())).expect("serve the MiniWoB++ pages");
         core_js.extend_from_slice(SEED_LINE.as_bytes());
         server.page("/core/core.js", core_js);
         server

@@ -25,10 +25,12 @@
 //! ```
 
 mod auth;
+pub mod env_lines;
 mod error;
 pub mod grid;
 mod http;
 mod hub;
+pub mod jsonrpc;
 mod mcp;
 mod metrics;
 mod openapi;

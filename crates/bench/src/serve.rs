@@ -1,4 +1,4 @@
-//! `sightline bench serve`: load on `sightline serve`.
+//! `sightline-bench serve`: load on `sightline serve`.
 //!
 //! For 1, 10 and 25 concurrent sessions (`--sizes`), each client thread
 //! creates a session over HTTP and runs a scripted mix of element-index
@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
-use sightline_serve::Server;
-use sightline_server::grid::LocalGrid;
 use sightline_server::{BrowserSource, GridConfig, HubConfig, ServeConfig};
+use sightline_testkit::LocalGrid;
+use sightline_testkit::Server;
 
-use crate::cli::Args;
+use crate::opts::Opts;
 
 const FORM: &str = r#"<!doctype html><html><head><title>Bench form</title></head><body>
 <h1>Order</h1>
@@ -267,7 +267,7 @@ async fn run_mode(
     Ok(rows)
 }
 
-pub async fn run(a: &Args) -> Result<u8> {
+pub async fn run(a: &Opts) -> Result<u8> {
     let sizes: Vec<usize> = match &a.sizes {
         Some(s) => s
             .split(',')
@@ -282,8 +282,8 @@ pub async fn run(a: &Args) -> Result<u8> {
     let site_url = site.url("");
     let site_url = site_url.trim_end_matches('/').to_string();
     eprintln!("bench serve: {} rounds of 5 requests per session (type, tick, scroll down, scroll up, read state), screenshots off", rounds);
-    let egress = crate::run::egress(a)?;
-    let launch = crate::run::browser_options(a, &egress).launch;
+    let egress = crate::opts::egress(a)?;
+    let launch = crate::opts::browser_options(a, &egress).launch;
     let mut rows = run_mode("launch", BrowserSource::Launch(launch), &site_url, &sizes, rounds, None).await?;
     let root = std::env::current_dir()?;
     let grid = LocalGrid::find_jar(&root).and_then(|jar| {

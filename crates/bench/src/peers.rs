@@ -1,4 +1,4 @@
-//! Peers for `sightline bench`: Playwright MCP's `browser_snapshot` and
+//! Peers for `sightline-bench`: Playwright MCP's `browser_snapshot` and
 //! chrome-devtools-mcp's `take_snapshot`, timed on the same generated pages as
 //! the semantic_v2 snapshot.
 //!

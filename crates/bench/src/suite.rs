@@ -1,0 +1,244 @@
+//! `sightline-bench`: capture and action medians next to the raw CDP floor.
+//!
+//! For each generated page (about 30, 1,000 and 5,000 interactive elements,
+//! four DOM nodes per element), in the same tab and run:
+//! - the raw `DOMSnapshot.captureSnapshot` call with our parameters (the floor
+//!   any DOM-based capture pays) and the raw `Page.captureScreenshot` call;
+//! - a full State Object without and with screenshot (capture, model, JSON);
+//! - click → next State Object (real mouse events, the wait, a new capture).
+//!
+//! And, when `./x bench` has installed them, the same pages' snapshots from
+//! two peer MCP servers beside our semantic_v2 snapshot (`peers.rs`). This file
+//! runs the pages and prints the tables; `measure.rs` times each measure.
+
+use anyhow::{Context, Result};
+use sightline_testkit::Server;
+
+use crate::measure::{generated_page, measure, measure_marks, measure_rss, measure_semantic, ms, SemRow};
+
+use crate::opts::Opts;
+use crate::opts::{start_browser, tab_options};
+use crate::peers::{self, Measured, PEERS};
+
+pub async fn run(a: &Opts) -> Result<u8> {
+    let runs: usize = a.runs.as_deref().unwrap_or("7").parse().context("--runs expects a number")?;
+    let runs = runs.clamp(1, 100);
+    let sizes: Vec<usize> = a
+        .sizes
+        .as_deref()
+        .unwrap_or("30,1000,5000")
+        .split(',')
+        .map(|s| s.trim().parse::<usize>().context("--sizes expects numbers like 30,1000,5000"))
+        .collect::<Result<_>>()?;
+    if let Some(url) = &a.url {
+        return run_on_page(a, url, runs).await;
+    }
+    let site = Server::memory().await?;
+    for &n in &sizes {
+        site.page(&format!("/gen-{n}.html"), generated_page(n));
+    }
+    let (browser, _egress) = start_browser(a).await?;
+    eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
+    let mut rows = Vec::new();
+    let mut mark_rows = Vec::new();
+    let mut sem_rows = Vec::new();
+    let mut peers = PeerRuns::new(a);
+    for &n in &sizes {
+        let url = site.url(&format!("/gen-{n}.html"));
+        rows.push(measure(&browser, a, &url, n, runs).await?);
+        mark_rows.push(measure_marks(&browser, a, &url, n, runs).await?);
+        sem_rows.push(measure_semantic(&browser, a, &url, format!("{n} elements"), runs).await?);
+        // Right after ours, so that drift on a shared machine hits both alike.
+        peers.measure(&url, &format!("{n} elements"), runs).await;
+    }
+    let rss = match (sizes.iter().max(), a.rss_actions.or(Some(200))) {
+        (Some(&n), Some(actions)) if actions > 0 => {
+            Some(measure_rss(&browser, a, &site.url(&format!("/gen-{n}.html")), n, actions).await?)
+        }
+        _ => None,
+    };
+    println!("\nMedians over {runs} runs, viewport {:?} (ms):\n", tab_options(a)?.viewport);
+    println!(
+        "| page | nodes | indexed | raw snapshot, all rects | raw snapshot, no rects | state, no shot | ratio | raw screenshot | state + shot | ratio | click → state | page_content chars |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {:.2}x | {} | {} | {:.2}x | {} | {} |",
+            r.label,
+            r.nodes,
+            r.elements,
+            ms(r.raw_all_rects),
+            ms(r.raw_snapshot),
+            ms(r.state_no_shot),
+            r.state_no_shot.as_secs_f64() / r.raw_snapshot.as_secs_f64(),
+            ms(r.raw_screenshot),
+            ms(r.state_shot),
+            r.state_shot.as_secs_f64() / r.raw_screenshot.as_secs_f64(),
+            ms(r.click),
+            r.content_chars,
+        );
+    }
+    println!("\nSet-of-Marks, same pages (ms):\n");
+    println!(
+        "| page | marks | plain screenshot | mark() | ratio | marks screenshot (capture + draw) | ratio | draw only |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for r in &mark_rows {
+        println!(
+            "| {} | {} | {} | {} | {:.2}x | {} | {:.2}x | {} |",
+            r.label,
+            r.marks,
+            ms(r.screenshot),
+            ms(r.mark),
+            r.mark.as_secs_f64() / r.screenshot.as_secs_f64(),
+            ms(r.marks_png),
+            r.marks_png.as_secs_f64() / r.screenshot.as_secs_f64(),
+            ms(r.draw),
+        );
+    }
+    print_semantic(&sem_rows);
+    print_peers(&peers, &sem_rows, runs);
+    if let Some(r) = rss {
+        println!("\nMemory (RSS of sightline + its browser, MiB), {} elements:\n", r.elements);
+        println!("| after the first state | after {} actions | ratio |", r.actions);
+        println!("|---|---|---|");
+        println!("| {:.0} | {:.0} | {:.2}x |", r.first, r.last, r.last / r.first);
+    }
+    browser.shutdown().await;
+    Ok(0)
+}
+
+/// Each peer's snapshot on each page (`sizes` order), or why it has none.
+/// A peer that is missing or fails is reported, never an error of the bench.
+struct PeerRuns {
+    /// Per peer: its version, or why it cannot run at all.
+    versions: Vec<Result<String>>,
+    /// The Chromium and viewport the peers' browsers share with ours.
+    setup: Result<peers::Setup>,
+    /// Per page, per peer.
+    pages: Vec<Vec<Result<Measured>>>,
+}
+
+impl PeerRuns {
+    fn new(a: &Opts) -> PeerRuns {
+        let setup = (|| {
+            Ok(peers::Setup {
+                chrome: sightline_cdp::find_chromium(a.chrome.as_deref())?,
+                viewport: tab_options(a)?.viewport,
+            })
+        })();
+        PeerRuns { versions: PEERS.iter().map(|p| p.installed()).collect(), setup, pages: Vec::new() }
+    }
+
+    /// Playwright MCP and chrome-devtools-mcp on the page at `url`, named `label` in the tables.
+    async fn measure(&mut self, url: &str, label: &str, runs: usize) {
+        if self.versions.iter().all(|v| v.is_err()) {
+            return;
+        }
+        let mut row = Vec::new();
+        for (peer, version) in PEERS.iter().zip(&self.versions) {
+            row.push(match (version, &self.setup) {
+                (Err(_), _) => Err(anyhow::anyhow!("not installed")),
+                (Ok(_), Err(e)) => Err(anyhow::anyhow!("{e:#}")),
+                (Ok(_), Ok(setup)) => peers::measure(peer, setup, url, runs).await,
+            });
+        }
+        eprintln!("  {label}, peers: done");
+        self.pages.push(row);
+    }
+}
+
+/// `bench --url URL`: semantic_v2 and the peers' snapshots of one page you name.
+async fn run_on_page(a: &Opts, url: &str, runs: usize) -> Result<u8> {
+    let (browser, _egress) = start_browser(a).await?;
+    eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
+    let sem_rows = vec![measure_semantic(&browser, a, url, url.to_string(), runs).await?];
+    eprintln!("  {url}: done");
+    let mut peers = PeerRuns::new(a);
+    peers.measure(url, url, runs).await;
+    print_semantic(&sem_rows);
+    print_peers(&peers, &sem_rows, runs);
+    Ok(0)
+}
+
+fn print_semantic(sem_rows: &[SemRow]) {
+    println!("\nsemantic_v2 snapshots, default budget 300, same pages (ms):\n");
+    println!("| page | raw DOMSnapshot, no rects | raw getFullAXTree (not asked for) | semantic_v2 snapshot | ratio | outline chars | page_content chars |");
+    println!("|---|---|---|---|---|---|---|");
+    for r in sem_rows {
+        println!(
+            "| {} | {} | {} | {} | {:.2}x | {} | {} |",
+            r.label,
+            ms(r.raw_snapshot),
+            ms(r.raw_ax),
+            ms(r.semantic),
+            r.semantic.as_secs_f64() / r.raw_snapshot.as_secs_f64(),
+            r.outline_chars,
+            r.content_chars,
+        );
+    }
+}
+
+fn print_peers(peers: &PeerRuns, sem_rows: &[SemRow], runs: usize) {
+    let names: Vec<String> = PEERS
+        .iter()
+        .zip(&peers.versions)
+        .filter_map(|(p, v)| Some(format!("{} {}", p.name, v.as_ref().ok()?)))
+        .collect();
+    if !peers.pages.is_empty() {
+        println!(
+            "\nPeers ({}), same pages: one snapshot tool call over MCP stdio, median of {runs} (ms); ratio = peer / semantic_v2:\n",
+            names.join(", ")
+        );
+        let mut head = String::from("| page | semantic_v2 snapshot |");
+        for p in &PEERS {
+            head += &format!(" {} {} | ratio |", p.name, p.snapshot_tool);
+        }
+        head += " semantic_v2 outline chars |";
+        for p in &PEERS {
+            head += &format!(" {} chars |", p.name);
+        }
+        println!("{head}");
+        println!("|{}", "---|".repeat(3 + 3 * PEERS.len()));
+        for (sem, row) in sem_rows.iter().zip(&peers.pages) {
+            let mut line = format!("| {} | {} |", sem.label, ms(sem.semantic));
+            for (m, v) in row.iter().zip(&peers.versions) {
+                line += &match (m, v) {
+                    (Ok(m), _) => {
+                        format!(" {} | {:.2}x |", ms(m.median), m.median.as_secs_f64() / sem.semantic.as_secs_f64())
+                    }
+                    (Err(_), Err(_)) => " skipped | - |".to_string(),
+                    (Err(_), Ok(_)) => " failed | - |".to_string(),
+                };
+            }
+            line += &format!(" {} |", sem.outline_chars);
+            for m in row {
+                line += &match m {
+                    Ok(m) => format!(" {} |", m.chars),
+                    Err(_) => " - |".to_string(),
+                };
+            }
+            println!("{line}");
+        }
+    }
+    let mut notes = Vec::new();
+    for (i, (p, v)) in PEERS.iter().zip(&peers.versions).enumerate() {
+        match v {
+            Err(e) => notes.push(format!("{}: skipped, {e:#}", p.name)),
+            Ok(_) => {
+                for (sem, row) in sem_rows.iter().zip(&peers.pages) {
+                    if let Err(e) = &row[i] {
+                        notes.push(format!("{} on {}: failed, {e:#}", p.name, sem.label));
+                    }
+                }
+            }
+        }
+    }
+    if !notes.is_empty() {
+        println!();
+        for n in notes {
+            println!("Peer {n}");
+        }
+    }
+}
