@@ -3,9 +3,12 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// The `sightline-*` crates a manifest depends on (normal dependencies only).
+/// The `sightline-*` crates a manifest depends on (normal dependencies only);
+/// `""` is the product's own manifest, the root one.
 fn deps_of(krate: &str) -> BTreeSet<String> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates").join(krate).join("Cargo.toml");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest =
+        if krate.is_empty() { root.join("Cargo.toml") } else { root.join("crates").join(krate).join("Cargo.toml") };
     let text = std::fs::read_to_string(&manifest).unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
     let mut section = String::new();
     let mut out = BTreeSet::new();
@@ -40,9 +43,18 @@ fn dependencies_point_one_way() {
     }
     assert_eq!(deps_of("browser"), set(&["cdp", "page"]));
     assert!(!deps_of("api").contains("cdp"), "api reaches the browser only through browser");
-    for krate in ["api", "browser", "chrome", "agent", "server"] {
-        assert!(!deps_of(krate).contains("testkit"), "{krate} does not use the fixture server");
+    // Test support and the benchmark ship in no product crate: the fixture server
+    // and LocalGrid reach the product only as its dev-dependency, the bench never.
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    for entry in std::fs::read_dir(&crates).unwrap().flatten() {
+        let krate = entry.file_name().into_string().unwrap();
+        if krate != "bench" {
+            assert!(!deps_of(&krate).contains("testkit"), "{krate} does not use the test-support crate");
+            assert!(!deps_of(&krate).contains("bench"), "{krate} does not use the benchmark");
+        }
     }
+    assert!(!deps_of("").contains("testkit"), "the sightline binary uses testkit only in its tests");
+    assert!(!deps_of("").contains("bench"), "the sightline binary has no benchmark in it");
 }
 
 #[test]
