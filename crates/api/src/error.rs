@@ -115,7 +115,6 @@ pub enum ToolCode {
     GridRefused,
     GridFull,
     GridNoCdp,
-    GridSetup,
 }
 
 impl ToolCode {
@@ -149,7 +148,6 @@ impl ToolCode {
         ToolCode::GridRefused,
         ToolCode::GridFull,
         ToolCode::GridNoCdp,
-        ToolCode::GridSetup,
     ];
 
     /// The wire string (`data.code` in JSON-RPC, `error.code` over HTTP and MCP).
@@ -183,7 +181,6 @@ impl ToolCode {
             ToolCode::GridRefused => "grid_refused",
             ToolCode::GridFull => "grid_full",
             ToolCode::GridNoCdp => "grid_no_cdp",
-            ToolCode::GridSetup => "grid_setup",
         }
     }
 

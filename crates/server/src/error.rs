@@ -53,9 +53,6 @@ pub enum GridError {
     /// The Grid gave a session but no `se:cdp` endpoint to drive it.
     #[error("Selenium Grid returned no se:cdp endpoint for session {session}")]
     NoCdp { session: String },
-    /// A local Grid (tests, benchmark) could not be started: a component is missing.
-    #[error("cannot start a local Selenium Grid: {0}")]
-    Setup(String),
 }
 
 /// A request failed.
@@ -118,7 +115,6 @@ impl ServerError {
             ServerError::Grid(GridError::Refused { .. }) => ToolCode::GridRefused,
             ServerError::Grid(GridError::Full { .. }) => ToolCode::GridFull,
             ServerError::Grid(GridError::NoCdp { .. }) => ToolCode::GridNoCdp,
-            ServerError::Grid(GridError::Setup(_)) => ToolCode::GridSetup,
             ServerError::Tool(e) => e.code,
         }
     }
@@ -192,8 +188,7 @@ pub fn status_of(code: ToolCode) -> StatusCode {
         | ToolCode::GridUnreachable
         | ToolCode::GridRefused
         | ToolCode::GridFull
-        | ToolCode::GridNoCdp
-        | ToolCode::GridSetup => StatusCode::SERVICE_UNAVAILABLE,
+        | ToolCode::GridNoCdp => StatusCode::SERVICE_UNAVAILABLE,
         ToolCode::TargetMismatch
         | ToolCode::CapabilityExpired
         | ToolCode::ProofFailed
@@ -243,7 +238,10 @@ mod tests {
             ServerError::Tool(ToolError::new(ToolCode::CapabilityExpired, "x")).status(),
             StatusCode::UNPROCESSABLE_ENTITY
         );
-        assert_eq!(ServerError::Grid(GridError::Setup("x".into())).status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            ServerError::Grid(GridError::NoCdp { session: "x".into() }).status(),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
         // A server error handed to MCP keeps its code, and itself as the cause.
         let e = ServerError::SessionEnded { id: "s".into(), reason: EndReason::IdleTimeout }.into_tool_error();
         assert_eq!((e.code, &e.detail["reason"]), (ToolCode::SessionEnded, &json!("idle_timeout")));
