@@ -21,6 +21,9 @@ pub struct Opts {
     /// Actions on the largest page between the two RSS readings (default 200; 0 skips).
     #[arg(long, value_name = "N")]
     pub rss_actions: Option<usize>,
+    /// Leave out the 5,000-control page (1,250 rows of a flex table).
+    #[arg(long)]
+    pub no_controls: bool,
     /// semantic_v2 and the peers' snapshots of this one page instead of the generated ones.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,

@@ -1,20 +1,26 @@
 //! `sightline-bench`: capture and action medians next to the raw CDP floor.
 //!
 //! For each generated page (about 30, 1,000 and 5,000 interactive elements,
-//! four DOM nodes per element), in the same tab and run:
+//! four DOM nodes per element; and the 5,000-control page of issue 20, 1,250
+//! rows of a flex table, unless `--no-controls`), in the same tab and run:
 //! - the raw `DOMSnapshot.captureSnapshot` call with our parameters (the floor
 //!   any DOM-based capture pays) and the raw `Page.captureScreenshot` call;
 //! - a full State Object without and with screenshot (capture, model, JSON);
 //! - click → next State Object (real mouse events, the wait, a new capture).
 //!
 //! And, when `./x bench` has installed them, the same pages' snapshots from
-//! two peer MCP servers beside our semantic_v2 snapshot (`peers.rs`). This file
+//! two peer MCP servers beside our element-index state and semantic_v2 snapshot
+//! (`peers.rs`). This file
 //! runs the pages and prints the tables; `measure.rs` times each measure.
+
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use sightline_testkit::Server;
 
-use crate::measure::{generated_page, measure, measure_marks, measure_rss, measure_semantic, ms, SemRow};
+use crate::measure::{
+    controls_page, generated_page, measure, measure_marks, measure_rss, measure_semantic, ms, SemRow,
+};
 
 use crate::opts::Opts;
 use crate::opts::{start_browser, tab_options};
@@ -37,6 +43,7 @@ pub async fn run(a: &Opts) -> Result<u8> {
     for &n in &sizes {
         site.page(&format!("/gen-{n}.html"), generated_page(n));
     }
+    site.page("/controls-5000.html", controls_page(1250));
     let (browser, _egress) = start_browser(a).await?;
     eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
     let mut rows = Vec::new();
@@ -50,6 +57,15 @@ pub async fn run(a: &Opts) -> Result<u8> {
         sem_rows.push(measure_semantic(&browser, a, &url, format!("{n} elements"), runs).await?);
         // Right after ours, so that drift on a shared machine hits both alike.
         peers.measure(&url, &format!("{n} elements"), runs).await;
+    }
+    if !a.no_controls {
+        let url = site.url("/controls-5000.html");
+        let label = "5,000 controls";
+        let mut row = measure(&browser, a, &url, 1250 * 4, runs).await?;
+        row.label = label.to_string();
+        rows.push(row);
+        sem_rows.push(measure_semantic(&browser, a, &url, label.to_string(), runs).await?);
+        peers.measure(&url, label, runs).await;
     }
     let rss = match (sizes.iter().max(), a.rss_actions.or(Some(200))) {
         (Some(&n), Some(actions)) if actions > 0 => {
@@ -98,7 +114,8 @@ pub async fn run(a: &Opts) -> Result<u8> {
         );
     }
     print_semantic(&sem_rows);
-    print_peers(&peers, &sem_rows, runs);
+    let states: Vec<Option<Duration>> = rows.iter().map(|r| Some(r.state_no_shot)).collect();
+    print_peers(&peers, &sem_rows, &states, runs);
     if let Some(r) = rss {
         println!("\nMemory (RSS of sightline + its browser, MiB), {} elements:\n", r.elements);
         println!("| after the first state | after {} actions | ratio |", r.actions);
@@ -158,7 +175,7 @@ async fn run_on_page(a: &Opts, url: &str, runs: usize) -> Result<u8> {
     let mut peers = PeerRuns::new(a);
     peers.measure(url, url, runs).await;
     print_semantic(&sem_rows);
-    print_peers(&peers, &sem_rows, runs);
+    print_peers(&peers, &sem_rows, &[None], runs);
     Ok(0)
 }
 
@@ -180,7 +197,8 @@ fn print_semantic(sem_rows: &[SemRow]) {
     }
 }
 
-fn print_peers(peers: &PeerRuns, sem_rows: &[SemRow], runs: usize) {
+/// `states`: our element-index state (no screenshot) on the same pages, where measured.
+fn print_peers(peers: &PeerRuns, sem_rows: &[SemRow], states: &[Option<Duration>], runs: usize) {
     let names: Vec<String> = PEERS
         .iter()
         .zip(&peers.versions)
@@ -191,25 +209,28 @@ fn print_peers(peers: &PeerRuns, sem_rows: &[SemRow], runs: usize) {
             "\nPeers ({}), same pages: one snapshot tool call over MCP stdio, median of {runs} (ms); ratio = peer / semantic_v2:\n",
             names.join(", ")
         );
-        let mut head = String::from("| page | semantic_v2 snapshot |");
+        let mut head = String::from("| page | element-index state | semantic_v2 snapshot |");
         for p in &PEERS {
-            head += &format!(" {} {} | ratio |", p.name, p.snapshot_tool);
+            head += &format!(" {} {} | state / peer | semantic_v2 / peer |", p.name, p.snapshot_tool);
         }
         head += " semantic_v2 outline chars |";
         for p in &PEERS {
             head += &format!(" {} chars |", p.name);
         }
         println!("{head}");
-        println!("|{}", "---|".repeat(3 + 3 * PEERS.len()));
-        for (sem, row) in sem_rows.iter().zip(&peers.pages) {
-            let mut line = format!("| {} | {} |", sem.label, ms(sem.semantic));
+        println!("|{}", "---|".repeat(4 + 4 * PEERS.len()));
+        for (i, (sem, row)) in sem_rows.iter().zip(&peers.pages).enumerate() {
+            let state = states.get(i).copied().flatten();
+            let mut line = format!("| {} | {} | {} |", sem.label, state.map_or("-".to_string(), ms), ms(sem.semantic));
             for (m, v) in row.iter().zip(&peers.versions) {
                 line += &match (m, v) {
                     (Ok(m), _) => {
-                        format!(" {} | {:.2}x |", ms(m.median), m.median.as_secs_f64() / sem.semantic.as_secs_f64())
+                        let peer = m.median.as_secs_f64();
+                        let of_state = state.map_or("-".to_string(), |s| format!("{:.2}x", s.as_secs_f64() / peer));
+                        format!(" {} | {of_state} | {:.2}x |", ms(m.median), sem.semantic.as_secs_f64() / peer)
                     }
-                    (Err(_), Err(_)) => " skipped | - |".to_string(),
-                    (Err(_), Ok(_)) => " failed | - |".to_string(),
+                    (Err(_), Err(_)) => " skipped | - | - |".to_string(),
+                    (Err(_), Ok(_)) => " failed | - | - |".to_string(),
                 };
             }
             line += &format!(" {} |", sem.outline_chars);
