@@ -71,6 +71,9 @@ ds.databases["library"].name = "library"
 sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 sock.bind(("127.0.0.1", 0))
+# Listening before the port is announced: a connection made before uvicorn has
+# started waits in the backlog instead of being refused.
+sock.listen(128)
 print("PORT %d" % sock.getsockname()[1], flush=True)
 # Every log line to stderr (the test reads stdout for the port only).
 LOGGING_CONFIG["handlers"]["access"]["stream"] = "ext://sys.stderr"
