@@ -338,11 +338,7 @@ async fn follow(client: Client, mut events: tokio::sync::mpsc::Receiver<sightlin
     while let Some(ev) = events.recv().await {
         if let Some(v) = ev.decode::<browser::DownloadWillBegin>() {
             let frame = TargetId(v.frame_id.0.clone());
-            let owner = match client.execute(None, &target::GetTargetInfo { target_id: &frame }).await {
-                Ok(r) if r.target_info.browser_context_id.as_ref() == Some(&shared.context) => Owner::Ours,
-                Ok(_) => continue,
-                Err(_) => Owner::Unknown,
-            };
+            let guid = v.guid.clone();
             let download = Download {
                 name: sanitize_file_name(&v.suggested_filename),
                 url: v.url,
@@ -350,10 +346,31 @@ async fn follow(client: Client, mut events: tokio::sync::mpsc::Receiver<sightlin
                 state: DownloadState::InProgress,
                 path: None,
             };
+            // Seen at once, before its owner is known (a round trip that takes a while on a
+            // loaded machine): an action waiting for the downloads it started (`wait_idle`)
+            // must not find none in the meantime.
+            {
+                let mut list = shared.list.lock().unwrap();
+                list.push(Entry { guid: v.guid, owner: Owner::Unknown, download });
+                if list.len() > REMEMBERED {
+                    list.remove(0);
+                }
+            }
+            shared.changed.send_modify(|n| *n += 1);
+            let owner = match client.execute(None, &target::GetTargetInfo { target_id: &frame }).await {
+                Ok(r) if r.target_info.browser_context_id.as_ref() == Some(&shared.context) => Some(Owner::Ours),
+                Ok(_) => None,
+                Err(_) => Some(Owner::Unknown),
+            };
             let mut list = shared.list.lock().unwrap();
-            list.push(Entry { guid: v.guid, owner, download });
-            if list.len() > REMEMBERED {
-                list.remove(0);
+            match owner {
+                // Another context's download: not ours to follow.
+                None => list.retain(|e| e.guid != guid),
+                Some(owner) => {
+                    if let Some(e) = list.iter_mut().find(|e| e.guid == guid) {
+                        e.owner = owner;
+                    }
+                }
             }
         } else if ev.method == browser::DownloadProgress::METHOD {
             let Some(v) = ev.decode::<browser::DownloadProgress>() else { continue };
