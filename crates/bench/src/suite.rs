@@ -206,7 +206,7 @@ fn print_peers(peers: &PeerRuns, sem_rows: &[SemRow], states: &[Option<Duration>
         .collect();
     if !peers.pages.is_empty() {
         println!(
-            "\nPeers ({}), same pages: one snapshot tool call over MCP stdio, median of {runs} (ms); ratio = peer / semantic_v2:\n",
+            "\nPeers ({}), same pages: one snapshot tool call over MCP stdio, median of {runs} (ms); ratios are ours / the peer's (below 1: ours is faster):\n",
             names.join(", ")
         );
         let mut head = String::from("| page | element-index state | semantic_v2 snapshot |");
