@@ -127,16 +127,10 @@ fn takers(cmd: &clap::Command, long: &str) -> Vec<String> {
     cmd.get_subcommands().filter(|s| takes(s, long)).map(|s| s.get_name().to_string()).collect()
 }
 
-/// `WIDTHxHEIGHT` → (w, h).
+/// `WIDTHxHEIGHT` → (w, h); 1280x720 without one.
 pub fn viewport(s: Option<&str>) -> anyhow::Result<(u32, u32)> {
-    use anyhow::{bail, Context};
     let Some(s) = s else { return Ok((1280, 720)) };
-    let (w, h) = s.split_once(['x', 'X']).with_context(|| format!("--viewport expects WIDTHxHEIGHT, got {s}"))?;
-    let (w, h): (u32, u32) = (w.parse().context("viewport width")?, h.parse().context("viewport height")?);
-    if !(100..=8000).contains(&w) || !(100..=8000).contains(&h) {
-        bail!("--viewport sides must be between 100 and 8000 pixels, got {s}");
-    }
-    Ok((w, h))
+    sightline_browser::parse_viewport(s).map_err(|e| anyhow::anyhow!("--viewport {e}"))
 }
 
 #[cfg(test)]

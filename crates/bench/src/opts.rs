@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use sightline_browser::{Browser, BrowserOptions, SettleOptions, TabOptions};
 use sightline_cdp::LaunchOptions;
 use sightline_policy::{Egress, PolicyConfig};
@@ -84,10 +84,5 @@ pub fn tab_options(a: &Opts) -> Result<TabOptions> {
 /// `WIDTHxHEIGHT` → (w, h); 1280x720 without one.
 fn viewport(s: Option<&str>) -> Result<(u32, u32)> {
     let Some(s) = s else { return Ok((1280, 720)) };
-    let (w, h) = s.split_once(['x', 'X']).with_context(|| format!("--viewport expects WIDTHxHEIGHT, got {s}"))?;
-    let (w, h): (u32, u32) = (w.parse().context("viewport width")?, h.parse().context("viewport height")?);
-    if !(100..=8000).contains(&w) || !(100..=8000).contains(&h) {
-        bail!("--viewport sides must be between 100 and 8000 pixels, got {s}");
-    }
-    Ok((w, h))
+    sightline_browser::parse_viewport(s).map_err(|e| anyhow::anyhow!("--viewport {e}"))
 }

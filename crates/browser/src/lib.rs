@@ -41,7 +41,7 @@ pub use storage::{
     normalize_origin, origin_of_url, read_file as read_storage_file, write_file as write_storage_file, NameValue,
     OriginStorage, StorageError, StorageState, StoredCookie,
 };
-pub use tab::{Tab, TabOptions};
+pub use tab::{parse_viewport, Tab, TabOptions, ViewportError};
 
 /// How to get a browser.
 #[derive(Debug, Clone, Default)]

@@ -13,6 +13,25 @@ use sightline_cdp::{
 use crate::settle::{SettleOptions, Settled, PROBE_SCRIPT};
 use crate::{Browser, BrowserError};
 
+/// A viewport written as `WIDTHxHEIGHT` that is not one (or has a side outside 100..=8000).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expects WIDTHxHEIGHT with sides between 100 and 8000 CSS pixels, got {given:?}")]
+pub struct ViewportError {
+    pub given: String,
+}
+
+/// `WIDTHxHEIGHT` (`1280x720`) → (width, height) in CSS pixels, each side 100..=8000:
+/// the one reading of a viewport for every front end (flags, the HTTP API, the bench).
+pub fn parse_viewport(s: &str) -> Result<(u32, u32), ViewportError> {
+    let bad = || ViewportError { given: s.to_string() };
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
+    if !(100..=8000).contains(&w) || !(100..=8000).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
 /// How a tab is set up.
 #[derive(Debug, Clone)]
 pub struct TabOptions {
@@ -690,4 +709,18 @@ async fn track(
         }
     }
     state.lock().unwrap().mark_dead(false);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_viewport;
+
+    #[test]
+    fn a_viewport_is_width_x_height_with_sides_in_range() {
+        assert_eq!(parse_viewport("1280x720"), Ok((1280, 720)));
+        assert_eq!(parse_viewport("800X600"), Ok((800, 600)));
+        for bad in ["800", "5x5", "100x9000", "axb", ""] {
+            assert_eq!(parse_viewport(bad).unwrap_err().given, bad);
+        }
+    }
 }

@@ -175,13 +175,7 @@ struct CreateBody {
 }
 
 fn parse_viewport(s: &str) -> Result<(u32, u32), ServerError> {
-    let bad = || ServerError::BadRequest(format!("viewport expects WIDTHxHEIGHT (100..8000), got {s:?}"));
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-    let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
-    if !(100..=8000).contains(&w) || !(100..=8000).contains(&h) {
-        return Err(bad());
-    }
-    Ok((w, h))
+    sightline_browser::parse_viewport(s).map_err(|e| ServerError::BadRequest(format!("viewport {e}")))
 }
 
 fn json_body<T: serde::de::DeserializeOwned + Default>(body: &Bytes) -> Result<T, ServerError> {
