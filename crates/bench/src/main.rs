@@ -18,6 +18,7 @@ mod opts;
 mod peers;
 mod serve;
 mod suite;
+mod tool_state;
 
 use clap::{Parser, Subcommand};
 

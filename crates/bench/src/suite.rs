@@ -8,10 +8,13 @@
 //! - a full State Object without and with screenshot (capture, model, JSON);
 //! - click → next State Object (real mouse events, the wait, a new capture).
 //!
-//! And, when `./x bench` has installed them, the same pages' snapshots from
-//! two peer MCP servers beside our element-index state and semantic_v2 snapshot
-//! (`peers.rs`). This file
-//! runs the pages and prints the tables; `measure.rs` times each measure.
+//! And, on those pages, on six small fixture pages (`tests/fixtures`: login,
+//! form, dialog, kinds, semantic, visibility) and on the Rust book's
+//! `print.html` (from the toolchain's docs, when installed): our element-index
+//! state as a tool caller gets it (`get_state` through the API, reply encoded:
+//! `tool_state.rs`) and our semantic_v2 snapshot, beside two peer MCP servers'
+//! snapshots when `./x bench` has installed them (`peers.rs`). This file runs
+//! the pages and prints the tables; `measure.rs` times each measure.
 
 use std::time::Duration;
 
@@ -25,6 +28,18 @@ use crate::measure::{
 use crate::opts::Opts;
 use crate::opts::{start_browser, tab_options};
 use crate::peers::{self, Measured, PEERS};
+use crate::tool_state::ToolState;
+
+/// The small fixture pages the peers table covers (under `tests/fixtures`).
+const SMALL_PAGES: [&str; 6] = ["login", "form", "dialog", "kinds", "semantic", "visibility"];
+
+/// The Rust book's one-page edition in the toolchain's docs (about 46,000 elements).
+fn rust_book() -> Option<std::path::PathBuf> {
+    let out = std::process::Command::new("rustc").args(["--print", "sysroot"]).output().ok()?;
+    let root = std::path::PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+    let book = root.join("share/doc/rust/html/book");
+    book.join("print.html").is_file().then_some(book)
+}
 
 pub async fn run(a: &Opts) -> Result<u8> {
     let runs: usize = a.runs.as_deref().unwrap_or("7").parse().context("--runs expects a number")?;
@@ -44,19 +59,29 @@ pub async fn run(a: &Opts) -> Result<u8> {
         site.page(&format!("/gen-{n}.html"), generated_page(n));
     }
     site.page("/controls-5000.html", controls_page(1250));
+    let fixtures = Server::dir(std::env::current_dir()?.join("tests/fixtures")).await?;
+    let book = match rust_book() {
+        Some(dir) => Some(Server::dir(dir).await?),
+        None => {
+            eprintln!("sightline bench: no Rust book in the toolchain's docs (rustup component add rust-docs); its row is left out");
+            None
+        }
+    };
     let (browser, _egress) = start_browser(a).await?;
     eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
+    let tool = ToolState::start(a).await?;
     let mut rows = Vec::new();
     let mut mark_rows = Vec::new();
     let mut sem_rows = Vec::new();
+    let mut states = Vec::new();
     let mut peers = PeerRuns::new(a);
+    // The pages the peers table covers: (label, url).
+    let mut peer_pages: Vec<(String, String)> = Vec::new();
     for &n in &sizes {
         let url = site.url(&format!("/gen-{n}.html"));
         rows.push(measure(&browser, a, &url, n, runs).await?);
         mark_rows.push(measure_marks(&browser, a, &url, n, runs).await?);
-        sem_rows.push(measure_semantic(&browser, a, &url, format!("{n} elements"), runs).await?);
-        // Right after ours, so that drift on a shared machine hits both alike.
-        peers.measure(&url, &format!("{n} elements"), runs).await;
+        peer_pages.push((format!("{n} elements"), url));
     }
     if !a.no_controls {
         let url = site.url("/controls-5000.html");
@@ -64,9 +89,22 @@ pub async fn run(a: &Opts) -> Result<u8> {
         let mut row = measure(&browser, a, &url, 1250 * 4, runs).await?;
         row.label = label.to_string();
         rows.push(row);
-        sem_rows.push(measure_semantic(&browser, a, &url, label.to_string(), runs).await?);
-        peers.measure(&url, label, runs).await;
+        peer_pages.push((label.to_string(), url));
     }
+    for name in SMALL_PAGES {
+        peer_pages.push((name.to_string(), fixtures.url(&format!("/{name}.html"))));
+    }
+    if let Some(book) = &book {
+        peer_pages.push(("Rust book print.html".to_string(), book.url("/print.html")));
+    }
+    // Ours, then the peers, page by page, so that drift on a shared machine hits both alike.
+    for (label, url) in &peer_pages {
+        let (state, _) = tool.measure(url, runs).await.with_context(|| format!("get_state on {label}"))?;
+        states.push(Some(state));
+        sem_rows.push(measure_semantic(&browser, a, url, label.clone(), runs).await?);
+        peers.measure(url, label, runs).await;
+    }
+    tool.close().await;
     let rss = match (sizes.iter().max(), a.rss_actions.or(Some(200))) {
         (Some(&n), Some(actions)) if actions > 0 => {
             Some(measure_rss(&browser, a, &site.url(&format!("/gen-{n}.html")), n, actions).await?)
@@ -114,7 +152,6 @@ pub async fn run(a: &Opts) -> Result<u8> {
         );
     }
     print_semantic(&sem_rows);
-    let states: Vec<Option<Duration>> = rows.iter().map(|r| Some(r.state_no_shot)).collect();
     print_peers(&peers, &sem_rows, &states, runs);
     if let Some(r) = rss {
         println!("\nMemory (RSS of sightline + its browser, MiB), {} elements:\n", r.elements);
@@ -166,16 +203,19 @@ impl PeerRuns {
     }
 }
 
-/// `bench --url URL`: semantic_v2 and the peers' snapshots of one page you name.
+/// `bench --url URL`: the element-index state, semantic_v2 and the peers' snapshots of one page you name.
 async fn run_on_page(a: &Opts, url: &str, runs: usize) -> Result<u8> {
     let (browser, _egress) = start_browser(a).await?;
     eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
+    let tool = ToolState::start(a).await?;
+    let (state, _) = tool.measure(url, runs).await?;
+    tool.close().await;
     let sem_rows = vec![measure_semantic(&browser, a, url, url.to_string(), runs).await?];
     eprintln!("  {url}: done");
     let mut peers = PeerRuns::new(a);
     peers.measure(url, url, runs).await;
     print_semantic(&sem_rows);
-    print_peers(&peers, &sem_rows, &[None], runs);
+    print_peers(&peers, &sem_rows, &[Some(state)], runs);
     Ok(0)
 }
 
