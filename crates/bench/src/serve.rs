@@ -411,8 +411,9 @@ fn print_table(rows: &[Row]) {
         .filter_map(|ours| {
             let peer = rows.iter().find(|p| p.side == serve_peer::SIDE && p.sessions == ours.sessions)?;
             Some(format!(
-                "{} sessions: {:.2}x the requests/s, {:.2}x the memory per session",
+                "{} session{}: {:.2}x the requests/s, {:.2}x the memory per session",
                 ours.sessions,
+                if ours.sessions == 1 { "" } else { "s" },
                 throughput(ours) / throughput(peer),
                 ours.mem_per_session_mb / peer.mem_per_session_mb,
             ))
@@ -421,6 +422,11 @@ fn print_table(rows: &[Row]) {
     if !ratios.is_empty() {
         println!("\nsightline (launched browsers) to {}: {}.", serve_peer::SIDE, ratios.join("; "));
     }
+    println!(
+        "Memory per session: ours is PSS of this process and its browsers with N sessions open minus the same with none, \
+         over N; {}'s is PSS of all its N servers' processes (node, Chromium and helpers), over N.",
+        serve_peer::SIDE
+    );
 }
 
 fn throughput(r: &Row) -> f64 {
