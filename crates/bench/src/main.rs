@@ -4,8 +4,9 @@
 //! - `sightline-bench [--runs N] [--sizes 30,1000,5000] [--rss-actions 200] [--url URL]`:
 //!   capture and action medians beside the raw CDP calls they need, Set-of-Marks,
 //!   semantic_v2 beside two peer MCP servers' snapshots, memory ([`suite`], [`peers`]).
-//! - `sightline-bench serve [--sizes 1,10,25] [--runs N]`: `sightline serve` under
-//!   load, launched browsers then a local Selenium Grid ([`serve`]).
+//! - `sightline-bench serve [--sizes 1,10,25] [--runs N] [--no-peers]`: `sightline serve`
+//!   under load, launched browsers, Playwright MCP doing the same work beside it,
+//!   then a local Selenium Grid ([`serve`], [`serve_peer`]).
 //!
 //! Fixture pages come from `sightline-testkit`; the browser is started as
 //! `sightline` starts it (behind the egress proxy, default policy).
@@ -17,6 +18,7 @@ mod measure;
 mod opts;
 mod peers;
 mod serve;
+mod serve_peer;
 mod suite;
 mod tool_state;
 
@@ -42,7 +44,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Mode {
-    /// Load on `sightline serve`: N concurrent sessions over HTTP, launched browsers then a local Selenium Grid.
+    /// Load on `sightline serve`: N concurrent sessions over HTTP, launched browsers beside Playwright MCP, then a local Selenium Grid.
     Serve(Opts),
 }
 

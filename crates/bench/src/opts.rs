@@ -24,6 +24,9 @@ pub struct Opts {
     /// Leave out the 5,000-control page (1,250 rows of a flex table).
     #[arg(long)]
     pub no_controls: bool,
+    /// `serve`: leave Playwright MCP out (else it runs beside ours when `./x bench` has installed it).
+    #[arg(long)]
+    pub no_peers: bool,
     /// semantic_v2 and the peers' snapshots of this one page instead of the generated ones.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,

@@ -15,9 +15,14 @@
 //! server gets EOF on stdin and a moment to close its browser, then every
 //! process still carrying the mark is killed with its group, and the scratch
 //! directory (profile, config, stderr log) is removed.
+//!
+//! `bench serve` drives many Playwright MCP servers at once through [`Server`]:
+//! every running server is listed ([`live_processes`] finds their processes,
+//! [`kill_all`] ends them when the bench is interrupted).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -157,9 +162,7 @@ pub struct Measured {
 pub async fn measure(peer: &Peer, setup: &Setup, url: &str, runs: usize) -> Result<Measured> {
     let mut server = Server::start(peer, setup)?;
     let result = async {
-        tokio::time::timeout(START_TIMEOUT, server.initialize())
-            .await
-            .map_err(|_| anyhow::anyhow!("no reply to initialize within {} s", START_TIMEOUT.as_secs()))??;
+        server.initialize().await?;
         let args = match peer.kind {
             Kind::Playwright => json!({ "url": url }),
             Kind::DevTools => json!({ "type": "url", "url": url }),
@@ -188,8 +191,23 @@ pub async fn measure(peer: &Peer, setup: &Setup, url: &str, runs: usize) -> Resu
     result
 }
 
+/// The scratch directories of the peer servers now running (each marks its processes).
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One tool call's reply.
+pub struct Reply {
+    /// The text parts of its content, joined by newlines.
+    pub text: String,
+    /// The tool reported an error (`isError`).
+    pub is_error: bool,
+}
+
 /// A running peer: the child, its pipes, and the scratch directory that marks its processes.
-struct Server {
+pub struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: Lines<BufReader<ChildStdout>>,
@@ -198,7 +216,8 @@ struct Server {
 }
 
 impl Server {
-    fn start(peer: &Peer, setup: &Setup) -> Result<Server> {
+    /// Spawn `peer`'s stdio server in a fresh scratch directory (not yet initialized).
+    pub fn start(peer: &Peer, setup: &Setup) -> Result<Server> {
         let scratch = scratch_dir()?;
         let stderr = std::fs::File::create(scratch.join("stderr.log"))?;
         let spawned = peer.command(setup, &scratch).and_then(|mut cmd| {
@@ -219,10 +238,18 @@ impl Server {
         };
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().context("stdout is piped")?).lines();
+        live().push(scratch.clone());
         Ok(Server { child, stdin, stdout, next_id: 0, scratch })
     }
 
-    async fn initialize(&mut self) -> Result<()> {
+    /// The MCP handshake, within [`START_TIMEOUT`].
+    pub async fn initialize(&mut self) -> Result<()> {
+        tokio::time::timeout(START_TIMEOUT, self.handshake())
+            .await
+            .map_err(|_| anyhow::anyhow!("no reply to initialize within {} s", START_TIMEOUT.as_secs()))?
+    }
+
+    async fn handshake(&mut self) -> Result<()> {
         let params = json!({
             "protocolVersion": "2025-06-18",
             "capabilities": {},
@@ -233,7 +260,17 @@ impl Server {
     }
 
     /// Call a tool; its result's text, or an error if the tool reports one.
-    async fn call_tool(&mut self, name: &str, arguments: Value) -> Result<String> {
+    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Result<String> {
+        let reply = self.call(name, arguments).await?;
+        if reply.is_error {
+            bail!("{name} failed: {}", reply.text.chars().take(300).collect::<String>());
+        }
+        Ok(reply.text)
+    }
+
+    /// Call a tool; its reply, error or not. `Err` only when no reply came
+    /// (the server exited, or said nothing within [`CALL_TIMEOUT`]).
+    pub async fn call(&mut self, name: &str, arguments: Value) -> Result<Reply> {
         let call = self.request("tools/call", json!({ "name": name, "arguments": arguments }));
         let result = tokio::time::timeout(CALL_TIMEOUT, call)
             .await
@@ -245,10 +282,12 @@ impl Server {
             .filter_map(|c| c["text"].as_str())
             .collect::<Vec<_>>()
             .join("\n");
-        if result["isError"] == true {
-            bail!("{name} failed: {}", text.chars().take(300).collect::<String>());
-        }
-        Ok(text)
+        Ok(Reply { text, is_error: result["isError"] == true })
+    }
+
+    /// Its scratch directory: its working directory, where its output files go.
+    pub fn scratch(&self) -> &Path {
+        &self.scratch
     }
 
     async fn request(&mut self, method: &str, params: Value) -> Result<Value> {
@@ -289,7 +328,7 @@ impl Server {
     }
 
     /// The last few lines the server wrote to stderr.
-    fn stderr_tail(&self) -> Option<String> {
+    pub fn stderr_tail(&self) -> Option<String> {
         let text = std::fs::read_to_string(self.scratch.join("stderr.log")).ok()?;
         let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
         (!lines.is_empty()).then(|| lines[lines.len().saturating_sub(4)..].join(" | "))
@@ -297,7 +336,7 @@ impl Server {
 
     /// EOF on stdin (both servers then close their browser and exit), a moment
     /// to do so, then `Drop` kills what is left and removes the scratch directory.
-    async fn close(mut self) {
+    pub async fn close(mut self) {
         self.stdin = None;
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
     }
@@ -308,30 +347,52 @@ impl Drop for Server {
         if let Some(pid) = self.child.id() {
             kill(&[format!("-{pid}")]);
         }
-        let own_group = stat_field(&std::fs::read_to_string("/proc/self/stat").unwrap_or_default(), 2);
-        let mark = [b"TMPDIR=".as_slice(), self.scratch.as_os_str().as_encoded_bytes(), b"\0"].concat();
-        for _ in 0..50 {
-            let mut targets = Vec::new();
-            for (pid, group) in marked(&mark) {
-                targets.push(pid.to_string());
-                if group > 1 && Some(group) != own_group {
-                    targets.push(format!("-{group}"));
-                }
-            }
-            if targets.is_empty() {
-                break;
-            }
-            kill(&targets);
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        live().retain(|d| d != &self.scratch);
+        end_marked(&self.scratch);
         let _ = self.child.try_wait();
-        for _ in 0..40 {
-            if std::fs::remove_dir_all(&self.scratch).is_ok() || !self.scratch.exists() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
     }
+}
+
+/// Kill every process that carries `scratch`'s mark, with its group, then remove the directory.
+fn end_marked(scratch: &Path) {
+    let own_group = stat_field(&std::fs::read_to_string("/proc/self/stat").unwrap_or_default(), 2);
+    for _ in 0..50 {
+        let mut targets = Vec::new();
+        for (pid, group) in marked(&[scratch]) {
+            targets.push(pid.to_string());
+            if group > 1 && Some(group) != own_group {
+                targets.push(format!("-{group}"));
+            }
+        }
+        if targets.is_empty() {
+            break;
+        }
+        kill(&targets);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for _ in 0..40 {
+        if std::fs::remove_dir_all(scratch).is_ok() || !scratch.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The processes of every peer server now running (each server, its browser and their helpers).
+pub fn live_processes() -> Vec<i64> {
+    let dirs = live().clone();
+    let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    marked(&dirs).into_iter().map(|(pid, _)| pid).collect()
+}
+
+/// Kill every peer server now running and everything it started, and remove
+/// their scratch directories (an interrupted bench; their `Server`s may never be dropped).
+pub fn kill_all() -> usize {
+    let all = std::mem::take(&mut *live());
+    for scratch in &all {
+        end_marked(scratch);
+    }
+    all.len()
 }
 
 /// SIGKILL to pids and (as `-pgid`) process groups, all ours, through kill(1).
@@ -350,13 +411,20 @@ fn stat_field(stat: &str, i: usize) -> Option<i64> {
     stat.rsplit_once(") ")?.1.split(' ').nth(i)?.parse().ok()
 }
 
-/// Live processes whose environment holds `mark`, with their process groups.
-fn marked(mark: &[u8]) -> Vec<(i64, i64)> {
+/// Live processes marked by one of `scratches` (`TMPDIR=<scratch>` in their
+/// environment), with their process groups.
+fn marked(scratches: &[&Path]) -> Vec<(i64, i64)> {
     let mut out = Vec::new();
+    if scratches.is_empty() {
+        return out;
+    }
     for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i64>() else { continue };
         let Ok(env) = std::fs::read(e.path().join("environ")) else { continue };
-        if !env.windows(mark.len()).any(|w| w == mark) {
+        let Some(tmpdir) = env.split(|b| *b == 0).find_map(|v| v.strip_prefix(b"TMPDIR=".as_slice())) else {
+            continue;
+        };
+        if !scratches.iter().any(|s| s.as_os_str().as_encoded_bytes() == tmpdir) {
             continue;
         }
         let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();

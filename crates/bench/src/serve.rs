@@ -7,8 +7,14 @@
 //! action latency as the client sees it, and memory per session (PSS of the
 //! server process and of the browser processes, with N sessions open, minus
 //! the same with none, divided by N). Then each session checks isolation: it
-//! sees only its own typed value and its own cookie. The same runs again
-//! with browsers from a local Selenium Grid when its jar is installed.
+//! sees only its own typed value and its own cookie. Playwright MCP does the
+//! same work beside it, one stdio server and browser per session
+//! ([`crate::serve_peer`]; `--no-peers` leaves it out), and the table gives
+//! our ratio to it. The same runs again with browsers from a local Selenium
+//! Grid when its jar is installed.
+//!
+//! Ctrl-C (or SIGTERM) ends the run: every peer server, browser and the Grid
+//! it started is killed on the way out.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,6 +27,7 @@ use sightline_testkit::LocalGrid;
 use sightline_testkit::Server;
 
 use crate::opts::Opts;
+use crate::{peers, serve_peer};
 
 const FORM: &str = r#"<!doctype html><html><head><title>Bench form</title></head><body>
 <h1>Order</h1>
@@ -38,17 +45,28 @@ if (location.search) document.cookie = "who=" + location.search.slice(1) + "; pa
 document.write("<p>cookie=[" + document.cookie + "]</p>");
 </script></body></html>"#;
 
-struct Row {
-    mode: &'static str,
-    sessions: usize,
-    actions: usize,
-    failed: usize,
-    wall: Duration,
-    latencies: Vec<Duration>,
-    start_p50: Duration,
-    mem_per_session_mb: f64,
-    isolated: usize,
+/// One side at one size.
+pub struct Row {
+    /// Who served the sessions: ours with launched browsers or a Grid's, or a peer.
+    pub side: &'static str,
+    pub sessions: usize,
+    /// Requests made (timed), over all sessions.
+    pub actions: usize,
+    /// Requests answered with an error, or not at all.
+    pub failed: usize,
+    /// From every session open to every session done.
+    pub wall: Duration,
+    /// Sorted.
+    pub latencies: Vec<Duration>,
+    pub start_p50: Duration,
+    pub mem_per_session_mb: f64,
+    /// Sessions that saw only their own typed value and cookie.
+    pub isolated: usize,
 }
+
+/// The `side` of our rows.
+const LAUNCH: &str = "sightline, launched";
+const GRID: &str = "sightline, Grid";
 
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
@@ -80,15 +98,17 @@ fn processes() -> HashMap<i32, (i32, u64)> {
         else {
             continue;
         };
-        let pss = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
-            .ok()
-            .and_then(|s| {
-                s.lines().find(|l| l.starts_with("Pss:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-            })
-            .unwrap_or(0);
-        out.insert(pid, (ppid, pss));
+        out.insert(pid, (ppid, pss_kb(pid.into())));
     }
     out
+}
+
+/// Proportional set size (kB) of one process; 0 if it is gone.
+pub fn pss_kb(pid: i64) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Pss:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
 }
 
 /// PSS (kB) of `root` (if `with_root`) and all its descendants.
@@ -107,7 +127,7 @@ fn tree_pss(root: i32, with_root: bool) -> u64 {
     total
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
     }
@@ -124,7 +144,7 @@ fn memory_kb(grid_pid: Option<i32>) -> u64 {
     }
 }
 
-fn one_size(mode: &'static str, base: &str, site: &str, n: usize, rounds: usize, grid_pid: Option<i32>) -> Result<Row> {
+fn one_size(side: &'static str, base: &str, site: &str, n: usize, rounds: usize, grid_pid: Option<i32>) -> Result<Row> {
     std::thread::sleep(Duration::from_millis(500));
     let before = memory_kb(grid_pid);
     // Sessions start together, then all wait until every one is open before acting.
@@ -211,7 +231,7 @@ fn one_size(mode: &'static str, base: &str, site: &str, n: usize, rounds: usize,
     starts.sort();
     let peak = open.max(after);
     Ok(Row {
-        mode,
+        side,
         sessions: n,
         actions: latencies.len(),
         failed,
@@ -246,7 +266,7 @@ async fn start_server(
 }
 
 async fn run_mode(
-    mode: &'static str,
+    side: &'static str,
     source: BrowserSource,
     site: &str,
     sizes: &[usize],
@@ -258,8 +278,8 @@ async fn run_mode(
     let mut rows = Vec::new();
     for &n in sizes {
         let (base, site) = (base.clone(), site.to_string());
-        let row = tokio::task::spawn_blocking(move || one_size(mode, &base, &site, n, rounds, grid_pid)).await??;
-        eprintln!("  {mode} {n:>3} sessions: {:.1} actions/s", row.actions as f64 / row.wall.as_secs_f64());
+        let row = tokio::task::spawn_blocking(move || one_size(side, &base, &site, n, rounds, grid_pid)).await??;
+        eprintln!("  {side} {n:>3} sessions: {:.1} requests/s", row.actions as f64 / row.wall.as_secs_f64());
         rows.push(row);
     }
     let _ = stop.send(());
@@ -267,7 +287,35 @@ async fn run_mode(
     Ok(rows)
 }
 
+/// The whole run; Ctrl-C or SIGTERM drops it (the Grid and every peer server with it),
+/// then kills what an interrupted step may still hold. `main` kills our browsers after.
 pub async fn run(a: &Opts) -> Result<u8> {
+    tokio::select! {
+        result = run_all(a) => result,
+        signal = interrupted() => {
+            eprintln!("bench serve: {signal}: closing what it started");
+            peers::kill_all();
+            Ok(130)
+        }
+    }
+}
+
+async fn interrupted() -> &'static str {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).ok();
+    let term = async {
+        match term.as_mut() {
+            Some(t) => t.recv().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "interrupted",
+        _ = term => "terminated",
+    }
+}
+
+async fn run_all(a: &Opts) -> Result<u8> {
     let sizes: Vec<usize> = match &a.sizes {
         Some(s) => s
             .split(',')
@@ -276,15 +324,18 @@ pub async fn run(a: &Opts) -> Result<u8> {
         None => vec![1, 10, 25],
     };
     let rounds: usize = a.runs.as_deref().unwrap_or("4").parse().context("--runs expects a number")?;
+    anyhow::ensure!(rounds > 0 && !sizes.contains(&0), "--runs and --sizes must be at least 1");
     let site = Server::memory().await?;
     site.page("/form.html", FORM);
     site.page("/jar.html", JAR);
     let site_url = site.url("");
     let site_url = site_url.trim_end_matches('/').to_string();
-    eprintln!("bench serve: {} rounds of 5 requests per session (type, tick, scroll down, scroll up, read state), screenshots off", rounds);
+    eprintln!("bench serve: {rounds} rounds of 5 requests per session (type, tick, scroll down, scroll up, read state), screenshots off");
     let egress = crate::opts::egress(a)?;
     let launch = crate::opts::browser_options(a, &egress).launch;
-    let mut rows = run_mode("launch", BrowserSource::Launch(launch), &site_url, &sizes, rounds, None).await?;
+    let mut rows = run_mode(LAUNCH, BrowserSource::Launch(launch), &site_url, &sizes, rounds, None).await?;
+    let peer_rows = peer_rows(a, &site_url, &sizes, rounds).await;
+    rows.extend(peer_rows);
     let root = std::env::current_dir()?;
     let grid = LocalGrid::find_jar(&root).and_then(|jar| {
         eprintln!("bench serve: starting a local Selenium Grid");
@@ -298,20 +349,54 @@ pub async fn run(a: &Opts) -> Result<u8> {
                 wait: Duration::from_secs(300),
                 timeout: Duration::from_secs(300),
             });
-            rows.extend(run_mode("grid", source, &site_url, &sizes, rounds, Some(g.process_group())).await?);
+            rows.extend(run_mode(GRID, source, &site_url, &sizes, rounds, Some(g.process_group())).await?);
         }
         Err(e) => eprintln!("bench serve: the Grid runs are skipped: {e}"),
     }
-    println!("| browsers | sessions | requests | failed | requests/s | p50 ms | p99 ms | session start p50 ms | memory per session (server + browser) | isolated |");
+    print_table(&rows);
+    let broken = rows.iter().any(|r| r.side != serve_peer::SIDE && r.isolated != r.sessions);
+    Ok(if broken { 1 } else { 0 })
+}
+
+/// Playwright MCP at each size, or nothing (and why) when it is left out.
+async fn peer_rows(a: &Opts, site: &str, sizes: &[usize], rounds: usize) -> Vec<Row> {
+    if a.no_peers {
+        eprintln!("bench serve: {} left out (--no-peers)", serve_peer::SIDE);
+        return Vec::new();
+    }
+    let ready = serve_peer::peer().and_then(|(peer, version)| {
+        let setup = peers::Setup {
+            chrome: sightline_cdp::find_chromium(a.chrome.as_deref())?,
+            viewport: crate::opts::tab_options(a)?.viewport,
+        };
+        Ok((peer, version, setup))
+    });
+    match ready {
+        Ok((peer, version, setup)) => {
+            eprintln!(
+                "bench serve: {} {version}, one stdio server and headless Chromium per session",
+                serve_peer::SIDE
+            );
+            serve_peer::run(peer, &setup, site, sizes, rounds).await
+        }
+        Err(e) => {
+            eprintln!("bench serve: {} left out: {e:#}", serve_peer::SIDE);
+            Vec::new()
+        }
+    }
+}
+
+fn print_table(rows: &[Row]) {
+    println!("| side | sessions | requests | failed | requests/s | p50 ms | p99 ms | session start p50 ms | memory per session | isolated |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
-    for r in &rows {
+    for r in rows {
         println!(
             "| {} | {} | {} | {} | {:.1} | {:.0} | {:.0} | {:.0} | {:.0} MB | {}/{} |",
-            r.mode,
+            r.side,
             r.sessions,
             r.actions,
             r.failed,
-            r.actions as f64 / r.wall.as_secs_f64(),
+            throughput(r),
             percentile(&r.latencies, 0.5).as_secs_f64() * 1e3,
             percentile(&r.latencies, 0.99).as_secs_f64() * 1e3,
             r.start_p50.as_secs_f64() * 1e3,
@@ -320,6 +405,30 @@ pub async fn run(a: &Opts) -> Result<u8> {
             r.sessions,
         );
     }
-    let broken = rows.iter().any(|r| r.isolated != r.sessions);
-    Ok(if broken { 1 } else { 0 })
+    let ratios: Vec<String> = rows
+        .iter()
+        .filter(|ours| ours.side == LAUNCH)
+        .filter_map(|ours| {
+            let peer = rows.iter().find(|p| p.side == serve_peer::SIDE && p.sessions == ours.sessions)?;
+            Some(format!(
+                "{} session{}: {:.2}x the requests/s, {:.2}x the memory per session",
+                ours.sessions,
+                if ours.sessions == 1 { "" } else { "s" },
+                throughput(ours) / throughput(peer),
+                ours.mem_per_session_mb / peer.mem_per_session_mb,
+            ))
+        })
+        .collect();
+    if !ratios.is_empty() {
+        println!("\nsightline (launched browsers) to {}: {}.", serve_peer::SIDE, ratios.join("; "));
+    }
+    println!(
+        "Memory per session: ours is PSS of this process and its browsers with N sessions open minus the same with none, \
+         over N; {}'s is PSS of all its N servers' processes (node, Chromium and helpers), over N.",
+        serve_peer::SIDE
+    );
+}
+
+fn throughput(r: &Row) -> f64 {
+    r.actions as f64 / r.wall.as_secs_f64()
 }
