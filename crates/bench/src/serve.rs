@@ -6,7 +6,8 @@
 //! state), `--runs` rounds. Reported: actions/s over all sessions, p50/p99
 //! action latency as the client sees it, and memory per session (PSS of the
 //! server process and of the browser processes, with N sessions open, minus
-//! the same with none, divided by N). Then each session checks isolation: it
+//! the same before the server started, divided by N: the shared browser and
+//! the server are counted, as each peer's whole browser is). Then each session checks isolation: it
 //! sees only its own typed value and its own cookie. Playwright MCP does the
 //! same work beside it, one stdio server and browser per session
 //! ([`crate::serve_peer`]; `--no-peers` leaves it out), and the table gives
@@ -144,9 +145,18 @@ fn memory_kb(grid_pid: Option<i32>) -> u64 {
     }
 }
 
-fn one_size(side: &'static str, base: &str, site: &str, n: usize, rounds: usize, grid_pid: Option<i32>) -> Result<Row> {
+/// `before`: the memory with no server running (so that ours counts the shared
+/// browser, the server and any warm sessions, as the peer's counts its browsers).
+fn one_size(
+    side: &'static str,
+    base: &str,
+    site: &str,
+    n: usize,
+    rounds: usize,
+    grid_pid: Option<i32>,
+    before: u64,
+) -> Result<Row> {
     std::thread::sleep(Duration::from_millis(500));
-    let before = memory_kb(grid_pid);
     // Sessions start together, then all wait until every one is open before acting.
     let barrier = Arc::new(std::sync::Barrier::new(n + 1));
     let measured = Arc::new(std::sync::Barrier::new(n + 1));
@@ -274,11 +284,13 @@ async fn run_mode(
     grid_pid: Option<i32>,
 ) -> Result<Vec<Row>> {
     let max = sizes.iter().copied().max().unwrap_or(1);
+    let before = memory_kb(grid_pid);
     let (base, stop, done) = start_server(source, max).await?;
     let mut rows = Vec::new();
     for &n in sizes {
         let (base, site) = (base.clone(), site.to_string());
-        let row = tokio::task::spawn_blocking(move || one_size(side, &base, &site, n, rounds, grid_pid)).await??;
+        let row =
+            tokio::task::spawn_blocking(move || one_size(side, &base, &site, n, rounds, grid_pid, before)).await??;
         eprintln!("  {side} {n:>3} sessions: {:.1} requests/s", row.actions as f64 / row.wall.as_secs_f64());
         rows.push(row);
     }
@@ -423,8 +435,9 @@ fn print_table(rows: &[Row]) {
         println!("\nsightline (launched browsers) to {}: {}.", serve_peer::SIDE, ratios.join("; "));
     }
     println!(
-        "Memory per session: ours is PSS of this process and its browsers with N sessions open minus the same with none, \
-         over N; {}'s is PSS of all its N servers' processes (node, Chromium and helpers), over N.",
+        "Memory per session: ours is PSS of this process and its browsers with N sessions open minus the same before \
+         the server started (so it counts the shared browser and the server), over N; {}'s is PSS of all its N \
+         servers' processes (node, Chromium and helpers), over N.",
         serve_peer::SIDE
     );
 }
