@@ -73,6 +73,23 @@ pub fn config(a: &ServeOpts) -> Result<ServeConfig> {
     if max_sessions == 0 {
         bail!("--max-sessions must be at least 1");
     }
+    let start_limit = match &a.start_limit {
+        Some(n) => n.parse().context("--start-limit expects a number")?,
+        None => sightline_server::DEFAULT_START_LIMIT,
+    };
+    if start_limit == 0 {
+        bail!("--start-limit must be at least 1");
+    }
+    let warm = match &a.warm {
+        Some(n) => n.parse().context("--warm expects a number")?,
+        None => 0,
+    };
+    if warm > 0 && a.grid.is_some() {
+        bail!("--warm keeps browser contexts of a browser Sightline launches or attaches to; Grid browsers are not pooled");
+    }
+    if warm > max_sessions {
+        bail!("--warm {warm} is more than --max-sessions {max_sessions}");
+    }
     let idle_timeout = duration(a.idle_timeout.as_deref().unwrap_or("300s"))?;
     let hub = HubConfig {
         source,
@@ -82,6 +99,8 @@ pub fn config(a: &ServeOpts) -> Result<ServeConfig> {
         tab: launch::tab_options(&a.browser)?,
         egress: Some(egress),
         files: crate::file_access::file_access(&a.files, a.grid.is_some(), true)?,
+        start_limit,
+        warm,
     };
     Ok(ServeConfig { listen, principals, hub })
 }
