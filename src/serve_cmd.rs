@@ -184,4 +184,16 @@ mod tests {
         let a = serve(&["serve", "--grid", "http://g", "--grid-wait", "soon"]);
         assert!(config(&a).unwrap_err().to_string().contains("--grid-wait"));
     }
+
+    #[test]
+    fn start_limit_and_warm_pool() {
+        let hub = |args: &[&str]| config(&serve(args)).map(|c| (c.hub.start_limit, c.hub.warm));
+        assert_eq!(hub(&["serve", "--connect", "ws://c"]).unwrap(), (sightline_server::DEFAULT_START_LIMIT, 0));
+        assert_eq!(hub(&["serve", "--connect", "ws://c", "--start-limit", "2", "--warm", "8"]).unwrap(), (2, 8));
+        let err = |args: &[&str]| hub(args).unwrap_err().to_string();
+        assert!(err(&["serve", "--connect", "ws://c", "--start-limit", "0"]).contains("--start-limit"));
+        assert!(err(&["serve", "--connect", "ws://c", "--warm", "many"]).contains("--warm"));
+        assert!(err(&["serve", "--connect", "ws://c", "--warm", "40"]).contains("--max-sessions 32"));
+        assert!(err(&["serve", "--grid", "http://g", "--warm", "2"]).contains("Grid browsers are not pooled"));
+    }
 }

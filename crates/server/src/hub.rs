@@ -432,6 +432,8 @@ impl Hub {
         }
         self.metrics.sessions_open.fetch_sub(1, Ordering::Relaxed);
         self.metrics.ended(reason.as_str());
+        // Room for a warm context again (the pool and the sessions stay within max_sessions).
+        self.pool.kick.notify_one();
         Some(s)
     }
 
@@ -488,6 +490,7 @@ impl Hub {
                 tokio::spawn(finish(s));
             }
         }
+        self.drop_dead_warm().await;
         // A crashed shared browser is started again right away, so new sessions do not wait for it.
         if !matches!(self.cfg.source, BrowserSource::Grid(_)) && !self.closing.load(Ordering::SeqCst) {
             let dead = self.shared.lock().await.as_ref().is_some_and(|b| b.client().is_closed());

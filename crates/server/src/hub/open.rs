@@ -213,6 +213,23 @@ impl Hub {
         Ok(())
     }
 
+    /// Forget the warm contexts whose browser is gone (it crashed, or its connection did).
+    pub(super) async fn drop_dead_warm(&self) {
+        let dead: VecDeque<Opened> = {
+            let mut ready = self.pool.ready.lock().unwrap();
+            let (dead, alive): (VecDeque<Opened>, VecDeque<Opened>) =
+                ready.drain(..).partition(|w| w.watch.client().is_closed());
+            *ready = alive;
+            dead
+        };
+        if !dead.is_empty() {
+            self.pool.kick.notify_one();
+        }
+        for w in dead {
+            w.api.shutdown().await;
+        }
+    }
+
     /// Close every warm context (shutdown).
     pub(super) async fn drain_pool(&self) {
         let warm: Vec<Opened> = self.pool.ready.lock().unwrap().drain(..).collect();
