@@ -140,6 +140,7 @@ impl Hub {
                 w.api.shutdown().await;
                 continue;
             }
+            w.api.mark_egress_now(&w.id).await?;
             // Warm contexts took their first state without a screenshot.
             if req.screenshot {
                 let at =
