@@ -73,6 +73,23 @@ pub fn config(a: &ServeOpts) -> Result<ServeConfig> {
     if max_sessions == 0 {
         bail!("--max-sessions must be at least 1");
     }
+    let start_limit = match &a.start_limit {
+        Some(n) => n.parse().context("--start-limit expects a number")?,
+        None => sightline_server::DEFAULT_START_LIMIT,
+    };
+    if start_limit == 0 {
+        bail!("--start-limit must be at least 1");
+    }
+    let warm = match &a.warm {
+        Some(n) => n.parse().context("--warm expects a number")?,
+        None => 0,
+    };
+    if warm > 0 && a.grid.is_some() {
+        bail!("--warm keeps browser contexts of a browser Sightline launches or attaches to; Grid browsers are not pooled");
+    }
+    if warm > max_sessions {
+        bail!("--warm {warm} is more than --max-sessions {max_sessions}");
+    }
     let idle_timeout = duration(a.idle_timeout.as_deref().unwrap_or("300s"))?;
     let hub = HubConfig {
         source,
@@ -82,6 +99,8 @@ pub fn config(a: &ServeOpts) -> Result<ServeConfig> {
         tab: launch::tab_options(&a.browser)?,
         egress: Some(egress),
         files: crate::file_access::file_access(&a.files, a.grid.is_some(), true)?,
+        start_limit,
+        warm,
     };
     Ok(ServeConfig { listen, principals, hub })
 }
@@ -164,5 +183,17 @@ mod tests {
         assert_eq!(wait(&["serve", "--grid", "http://g", "--grid-wait", "1500ms"]), (Duration::from_millis(1500), 2));
         let a = serve(&["serve", "--grid", "http://g", "--grid-wait", "soon"]);
         assert!(config(&a).unwrap_err().to_string().contains("--grid-wait"));
+    }
+
+    #[test]
+    fn start_limit_and_warm_pool() {
+        let hub = |args: &[&str]| config(&serve(args)).map(|c| (c.hub.start_limit, c.hub.warm));
+        assert_eq!(hub(&["serve", "--connect", "ws://c"]).unwrap(), (sightline_server::DEFAULT_START_LIMIT, 0));
+        assert_eq!(hub(&["serve", "--connect", "ws://c", "--start-limit", "2", "--warm", "8"]).unwrap(), (2, 8));
+        let err = |args: &[&str]| hub(args).unwrap_err().to_string();
+        assert!(err(&["serve", "--connect", "ws://c", "--start-limit", "0"]).contains("--start-limit"));
+        assert!(err(&["serve", "--connect", "ws://c", "--warm", "many"]).contains("--warm"));
+        assert!(err(&["serve", "--connect", "ws://c", "--warm", "40"]).contains("--max-sessions 32"));
+        assert!(err(&["serve", "--grid", "http://g", "--warm", "2"]).contains("Grid browsers are not pooled"));
     }
 }

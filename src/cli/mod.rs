@@ -145,7 +145,7 @@ Example (an MCP client's server entry):
     /// HTTP API and MCP (Streamable HTTP at /mcp): many isolated sessions
     #[command(
         override_usage = "sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]
-                [--grid URL | --connect URL] [OPTIONS]",
+                [--start-limit 4] [--warm N] [--grid URL | --connect URL] [OPTIONS]",
         args_override_self = true,
         after_help = with_global_help!(concat!("A non-loopback --listen needs --token-file.
 
@@ -155,11 +155,19 @@ Each principal sees and drives only the sessions it created.
 --grid URL: each session is a browser from Selenium Grid 4. --grid-wait 30s: how long a new session
 waits for a free Grid slot; then 503 grid_full with Retry-After (a browser the Grid hands out later,
 or one whose client hung up, is deleted at once).
+--start-limit 4: session starts under way at once; more wait their turn, first come first served
+(a start holds its turn until its first page has loaded, 2 s at most), so under a burst the first
+sessions are ready early instead of all at the end. --warm N: keep N browser contexts, each with
+its blank tab, opened ahead of demand (before the server listens, then refilled one at a time
+while no request is in flight); a new session takes one and only loads its page. Each costs the
+memory of an idle tab. Not with --grid; a session asking for another viewport or a storage state
+is opened as usual.
 ", files_help!(), "
 Examples:
     sightline serve
     sightline serve --listen 0.0.0.0:8931 --token-file ~/.config/sightline/tokens
     sightline serve --grid http://127.0.0.1:4444 --max-sessions 10
+    sightline serve --warm 8
 "))
     )]
     Serve(ServeOpts),

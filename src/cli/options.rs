@@ -220,6 +220,12 @@ pub struct ServeOpts {
     /// How long a new session waits for a free Grid slot (default 30s)
     #[arg(long, value_name = "DURATION")]
     pub grid_wait: Option<String>,
+    /// Session starts under way at once; more wait their turn in order (default 4)
+    #[arg(long, value_name = "N")]
+    pub start_limit: Option<String>,
+    /// Browser contexts kept open ahead of demand, so a session start only loads its page (default 0)
+    #[arg(long, value_name = "N")]
+    pub warm: Option<String>,
     #[command(flatten)]
     pub files: FileOpts,
     #[command(flatten)]

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod files;
+pub mod gate;
 
 use std::future::Future;
 use std::sync::{LazyLock, OnceLock};

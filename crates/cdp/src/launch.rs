@@ -39,6 +39,16 @@ pub struct LaunchOptions {
 
 /// The flags every launch uses: headless, quiet on the network, no first-run UI.
 /// The sandbox stays on unless [`needs_no_sandbox`] says otherwise.
+///
+/// `WebUIOmniboxPopup` and `WebUIOmniboxAimPopup` are off: headless Chromium
+/// gives every browser context a window, and with them each window loads two
+/// omnibox popup pages (`chrome://omnibox-popup.top-chrome/`) in a renderer of
+/// their own, about three quarters of the CPU a new context costs, for a popup
+/// nothing ever shows. `SpareRendererForSitePerProcess` is off: Chromium keeps
+/// one renderer started ahead for the context that last navigated, so with many
+/// contexts (`serve`) nearly every navigation started a renderer that the next
+/// one in another context threw away (about a third of a page load's CPU there);
+/// a cross-site navigation now starts its renderer while its request is in flight.
 pub const BASE_FLAGS: &[&str] = &[
     "--headless",
     "--disable-gpu",
@@ -52,7 +62,7 @@ pub const BASE_FLAGS: &[&str] = &[
     "--disable-default-apps",
     "--disable-breakpad",
     "--disable-dev-shm-usage",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess",
     "--disable-smooth-scrolling",
     "--hide-scrollbars",
     "--mute-audio",

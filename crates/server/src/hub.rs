@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use sightline_api::{Api, ApiOptions, BindParams, GetStateParams, TabId, TargetId, ToolCode};
+use sightline_api::{Api, TabId, TargetId, ToolCode};
 use sightline_browser::{Browser, BrowserOptions, TabOptions};
 use sightline_cdp::LaunchOptions;
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
@@ -31,7 +31,7 @@ use crate::grid::{self, GridConfig, GridSession};
 use crate::metrics::Metrics;
 
 mod calls;
-use calls::address_of;
+mod open;
 
 /// Where sessions get their browsers.
 #[derive(Debug, Clone)]
@@ -59,6 +59,14 @@ pub struct HubConfig {
     pub egress: Option<std::sync::Arc<sightline_policy::Egress>>,
     /// Uploads from, downloads to (each session in a directory of its own).
     pub files: sightline_api::FileAccess,
+    /// Session starts (browser context, tab, first page) under way at once;
+    /// more wait their turn, first come first served. Starts are CPU-bound in
+    /// the browser: run all at once, they share the CPU and all finish together
+    /// at the end; admitted a few at a time, the first ones finish early.
+    pub start_limit: usize,
+    /// Browser contexts (each with its blank tab) kept open ahead of demand,
+    /// so a session start only loads its page (see `hub/open.rs`). Not with a Grid.
+    pub warm: usize,
 }
 
 impl Default for HubConfig {
@@ -75,9 +83,18 @@ impl Default for HubConfig {
                 dir_per_session: true,
                 ..Default::default()
             },
+            start_limit: DEFAULT_START_LIMIT,
+            warm: 0,
         }
     }
 }
+
+/// [`HubConfig::start_limit`] by default.
+pub const DEFAULT_START_LIMIT: usize = 4;
+
+/// The longest a session start holds its turn ([`HubConfig::start_limit`]):
+/// past it, the next start in line goes ahead while this one goes on.
+pub const TURN: Duration = Duration::from_secs(2);
 
 /// `POST /v1/sessions` options.
 #[derive(Debug, Clone, Default)]
@@ -141,6 +158,10 @@ pub struct Hub {
     /// Ended ids, whose they were and why (the most recent 10,000).
     ended: StdMutex<Tombstones>,
     slots: Arc<Semaphore>,
+    /// Admission of session starts ([`HubConfig::start_limit`]; tokio's semaphore is first come first served).
+    starts: Semaphore,
+    /// Contexts opened ahead of demand ([`HubConfig::warm`]).
+    pool: open::Pool,
     shared: Mutex<Option<Browser>>,
     pub metrics: Metrics,
     closing: AtomicBool,
@@ -163,6 +184,8 @@ impl Hub {
         let salt = std::collections::hash_map::RandomState::new().build_hasher().finish();
         Arc::new(Hub {
             slots: Arc::new(Semaphore::new(cfg.max_sessions)),
+            starts: Semaphore::new(cfg.start_limit.max(1)),
+            pool: open::Pool::default(),
             cfg,
             sessions: StdMutex::default(),
             ended: StdMutex::default(),
@@ -231,10 +254,11 @@ impl Hub {
         Ok((endpoint_of(&self.cfg.source, &b)?, b))
     }
 
-    /// Start the shared browser now (so the first session does not pay for it).
+    /// Start the shared browser and fill the warm pool now (so the first sessions do not pay for them).
     pub async fn warm_up(&self) -> Result<(), ServerError> {
         if !matches!(self.cfg.source, BrowserSource::Grid(_)) {
             self.shared_browser().await?;
+            self.fill_pool().await?;
         }
         Ok(())
     }
@@ -253,66 +277,40 @@ impl Hub {
             .clone()
             .try_acquire_owned()
             .map_err(|_| ServerError::TooManySessions { max: self.cfg.max_sessions })?;
-        let id = self.new_id();
-        // A Grid browser stays in its claim (given back if this future is
-        // dropped: the client hung up) until the session holds it.
-        let (endpoint, watch, claim) = match &self.cfg.source {
-            BrowserSource::Grid(g) => {
-                let claim = grid::new_session(g).await?;
-                let cdp = claim.session().cdp.clone();
-                let watch =
-                    Browser::start(&BrowserOptions { launch: LaunchOptions::default(), connect: Some(cdp.clone()) })
-                        .await
-                        .map_err(ServerError::Launch)?;
-                (cdp, watch, Some(claim))
-            }
-            _ => {
-                let (e, b) = self.shared_browser().await?;
-                (e, b, None)
-            }
-        };
-        let mut tab = self.cfg.tab.clone();
-        if let Some(v) = req.viewport {
-            tab.viewport = v;
+        let asked = Instant::now();
+        // Wait for a turn to start, held until the first page is loaded, or for
+        // TURN at most (a page that is slow to load must not hold up the queue).
+        let mut turn = Some(self.starts.acquire().await.map_err(|_| ServerError::ShuttingDown)?);
+        let waited = asked.elapsed();
+        if self.closing.load(Ordering::SeqCst) {
+            return Err(ServerError::ShuttingDown);
         }
-        let api = Api::new(ApiOptions {
-            browser: BrowserOptions { launch: LaunchOptions::default(), connect: Some(endpoint) },
-            tab,
-            storage_state: None,
-        });
-        let api = match &self.cfg.egress {
-            Some(e) => api.with_egress(e.clone()),
-            None => api,
-        };
-        // A Grid browser's disk is not ours: no downloads there, nor uploads.
-        let api = match claim {
-            Some(_) => api,
-            None => api.with_files(self.cfg.files.clone()),
-        };
-        let started = async {
-            let bind = BindParams { session: id.clone(), reconnect: false, storage_state: req.storage_state };
-            let (target, tab_id) = address_of(&Box::pin(api.bind_browser(bind)).await?)?;
-            let first = GetStateParams {
-                session: id.clone(),
-                target_id: target.to_string(),
-                tab_id: tab_id.to_string(),
-                screenshot: Some(req.screenshot),
-                mark_new: None,
-            };
-            api.get_state(first).await?;
-            Ok::<_, ServerError>((target, tab_id))
-        }
-        .await;
-        let (target, tab_id) = match started {
-            Ok(a) => a,
-            Err(e) => {
-                api.shutdown().await;
-                if let Some(c) = claim {
-                    grid::delete_session(c.take()).await;
-                }
-                return Err(e);
+        let start = self.start(owner, req, slot, waited);
+        tokio::pin!(start);
+        tokio::select! {
+            r = &mut start => r,
+            _ = tokio::time::sleep(TURN) => {
+                turn.take();
+                start.await
             }
+        }
+    }
+
+    /// The rest of [`Hub::create`], under a start turn.
+    async fn start(
+        self: &Arc<Self>,
+        owner: &Principal,
+        req: NewSession,
+        slot: OwnedSemaphorePermit,
+        waited: Duration,
+    ) -> Result<(Arc<Session>, Option<Value>), ServerError> {
+        let admitted = Instant::now();
+        let opened = match self.take_warm(&req).await? {
+            Some(w) => w,
+            None => self.open(self.new_id(), req.viewport, req.storage_state, req.screenshot).await?,
         };
+        let opened_at = Instant::now();
+        let open::Opened { id, api, target, tab: tab_id, watch, claim } = opened;
         let session = Arc::new(Session {
             id: id.clone(),
             owner: owner.clone(),
@@ -358,6 +356,14 @@ impl Hub {
             None => None,
         };
         unclaimed.id = None;
+        tracing::debug!(
+            session = %id,
+            waited_ms = waited.as_millis() as u64,
+            open_ms = opened_at.duration_since(admitted).as_millis() as u64,
+            load_ms = opened_at.elapsed().as_millis() as u64,
+            warm_left = self.pool.len(),
+            "session started"
+        );
         Ok((session, state))
     }
 
@@ -426,6 +432,8 @@ impl Hub {
         }
         self.metrics.sessions_open.fetch_sub(1, Ordering::Relaxed);
         self.metrics.ended(reason.as_str());
+        // Room for a warm context again (the pool and the sessions stay within max_sessions).
+        self.pool.kick.notify_one();
         Some(s)
     }
 
@@ -482,6 +490,7 @@ impl Hub {
                 tokio::spawn(finish(s));
             }
         }
+        self.drop_dead_warm().await;
         // A crashed shared browser is started again right away, so new sessions do not wait for it.
         if !matches!(self.cfg.source, BrowserSource::Grid(_)) && !self.closing.load(Ordering::SeqCst) {
             let dead = self.shared.lock().await.as_ref().is_some_and(|b| b.client().is_closed());
@@ -508,6 +517,8 @@ impl Hub {
         let ids = self.all_ids();
         let ends = ids.iter().map(|id| self.end_any(id, EndReason::Shutdown));
         futures_util::future::join_all(ends).await;
+        self.pool.kick.notify_one();
+        self.drain_pool().await;
         if let Some(b) = self.shared.lock().await.take() {
             b.shutdown().await;
         }

@@ -43,7 +43,7 @@ pub use auth::{constant_time_eq, Principal, Principals, TokenFileError, MIN_TOKE
 pub use error::{EndReason, GridError, ServerError};
 pub use grid::GridConfig;
 pub use http::{app, HttpConfig, MAX_BODY, MAX_HEADERS};
-pub use hub::{BrowserSource, Hub, HubConfig, NewSession, Session};
+pub use hub::{BrowserSource, Hub, HubConfig, NewSession, Session, DEFAULT_START_LIMIT, TURN};
 pub use mcp::{serve_stdio, SightlineMcp};
 pub use metrics::Metrics;
 pub use openapi::document as openapi_document;
@@ -80,6 +80,7 @@ pub async fn serve(
     );
     let period = (cfg.hub.idle_timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));
     let keeper = tokio::spawn(hub.clone().housekeeping(period));
+    let warmer = tokio::spawn(hub.clone().keep_warm());
     ready(addr);
     let stopping = mcp_shutdown.clone();
     let result = axum::serve(listener, router)
@@ -90,6 +91,7 @@ pub async fn serve(
         })
         .await;
     keeper.abort();
+    warmer.abort();
     hub.shutdown().await;
     result
 }

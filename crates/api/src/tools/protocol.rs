@@ -96,6 +96,21 @@ impl Api {
         }
     }
 
+    /// Whether the tab's next State Objects carry a screenshot, as `get_state`'s
+    /// flag sets it for the following `act` calls, without capturing now. The
+    /// tab must have had its first `get_state`.
+    pub async fn set_screenshot(&self, a: TabAddress, on: bool) -> Result<(), ToolError> {
+        let s = self.locate(&a).await?;
+        let mut g = s.lock().await;
+        match g.tab_mut(&a.tab_id)?.env.as_mut() {
+            Some(env) => {
+                env.set_screenshot(on);
+                Ok(())
+            }
+            None => Err(ToolError::invalid("call get_state for this tab first")),
+        }
+    }
+
     /// `act`: one element-index protocol action, and the next State Object.
     pub async fn act(&self, p: ActParams) -> Result<StateReply, ToolError> {
         let api = self;

@@ -179,6 +179,14 @@ impl Api {
         Ok(BlockedReply { status: Status::Ok, policy: true, count: g.egress_mark - since, recent })
     }
 
+    /// Count the refusals `get_blocked_requests` reports from now on (a session
+    /// opened ahead of its use starts counting when it is handed out).
+    pub async fn mark_egress_now(&self, session: &str) -> Result<(), ToolError> {
+        let s = self.registry.session(session).await?;
+        s.lock().await.egress_mark = self.registry.egress.as_ref().map_or(0, |e| e.mark());
+        Ok(())
+    }
+
     /// `browser_screenshot`: a PNG of the viewport, with marks on request.
     pub async fn browser_screenshot(&self, p: ScreenshotParams) -> Result<ScreenshotReply, ToolError> {
         let api = self;

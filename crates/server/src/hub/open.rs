@@ -1,0 +1,245 @@
+//! Opening a session's browser side (a browser context and its tab on the
+//! shared browser, or a browser from the Grid), and the warm pool: contexts
+//! opened ahead of demand ([`HubConfig::warm`]), so a start is "take one, load
+//! the page".
+//!
+//! The pool is filled only while the hub is quiet: no session start waiting or
+//! under way and no request in flight for [`QUIET`]; one context at a time,
+//! under a start turn, so it never competes with a start or a live session's
+//! actions for the CPU. It never holds more than `max_sessions` contexts
+//! together with the open sessions. Only requests with the server's own
+//! viewport and no storage state are served from it (those two are set before
+//! the tab exists); a warm context has never loaded a page.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sightline_api::{Api, ApiOptions, BindParams, GetStateParams, TabAddress, TabId, TargetId};
+use sightline_browser::{Browser, BrowserOptions};
+use sightline_cdp::LaunchOptions;
+
+use super::calls::address_of;
+use super::{BrowserSource, Hub, NewSession};
+use crate::error::ServerError;
+use crate::grid;
+
+/// How long the hub must have been without requests before the pool is refilled.
+pub const QUIET: Duration = Duration::from_millis(300);
+
+/// A session's browser side, ready: its own [`Api`] with one driver session
+/// bound (named by the session id) and its blank tab's first State Object taken.
+pub(super) struct Opened {
+    pub id: String,
+    pub api: Api,
+    pub target: TargetId,
+    pub tab: TabId,
+    /// A handle whose connection dies with the session's browser.
+    pub watch: Browser,
+    pub claim: Option<grid::Claim>,
+}
+
+/// Contexts opened ahead of demand, oldest first.
+#[derive(Default)]
+pub(super) struct Pool {
+    ready: StdMutex<VecDeque<Opened>>,
+    /// Woken when a warm context is taken or the hub may have become quiet.
+    pub kick: tokio::sync::Notify,
+}
+
+impl Pool {
+    pub fn len(&self) -> usize {
+        self.ready.lock().unwrap().len()
+    }
+}
+
+impl Hub {
+    /// Open a session's browser side: a context and tab (viewport and storage
+    /// state as asked), its first State Object taken (screenshot as asked).
+    pub(super) async fn open(
+        &self,
+        id: String,
+        viewport: Option<(u32, u32)>,
+        storage_state: Option<Value>,
+        screenshot: bool,
+    ) -> Result<Opened, ServerError> {
+        // A Grid browser stays in its claim (given back if this future is
+        // dropped: the client hung up) until the session holds it.
+        let (endpoint, watch, claim) = match &self.cfg.source {
+            BrowserSource::Grid(g) => {
+                let claim = grid::new_session(g).await?;
+                let cdp = claim.session().cdp.clone();
+                let watch =
+                    Browser::start(&BrowserOptions { launch: LaunchOptions::default(), connect: Some(cdp.clone()) })
+                        .await
+                        .map_err(ServerError::Launch)?;
+                (cdp, watch, Some(claim))
+            }
+            _ => {
+                let (e, b) = self.shared_browser().await?;
+                (e, b, None)
+            }
+        };
+        let mut tab = self.cfg.tab.clone();
+        if let Some(v) = viewport {
+            tab.viewport = v;
+        }
+        let api = Api::new(ApiOptions {
+            browser: BrowserOptions { launch: LaunchOptions::default(), connect: Some(endpoint) },
+            tab,
+            storage_state: None,
+        });
+        let api = match &self.cfg.egress {
+            Some(e) => api.with_egress(e.clone()),
+            None => api,
+        };
+        // A Grid browser's disk is not ours: no downloads there, nor uploads.
+        let api = match claim {
+            Some(_) => api,
+            None => api.with_files(self.cfg.files.clone()),
+        };
+        let started = async {
+            let bind = BindParams { session: id.clone(), reconnect: false, storage_state };
+            let (target, tab_id) = address_of(&Box::pin(api.bind_browser(bind)).await?)?;
+            let first = GetStateParams {
+                session: id.clone(),
+                target_id: target.to_string(),
+                tab_id: tab_id.to_string(),
+                screenshot: Some(screenshot),
+                mark_new: None,
+            };
+            api.get_state(first).await?;
+            Ok::<_, ServerError>((target, tab_id))
+        }
+        .await;
+        match started {
+            Ok((target, tab)) => Ok(Opened { id, api, target, tab, watch, claim }),
+            Err(e) => {
+                api.shutdown().await;
+                if let Some(c) = claim {
+                    grid::delete_session(c.take()).await;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// A warm context for `req`, if the pool has one that fits and is alive.
+    pub(super) async fn take_warm(&self, req: &NewSession) -> Result<Option<Opened>, ServerError> {
+        let fits = req.storage_state.is_none() && req.viewport.is_none_or(|v| v == self.cfg.tab.viewport);
+        if self.cfg.warm == 0 || !fits {
+            return Ok(None);
+        }
+        loop {
+            let Some(w) = self.pool.ready.lock().unwrap().pop_front() else { return Ok(None) };
+            self.pool.kick.notify_one();
+            // Its browser was restarted since: that context is gone.
+            if w.watch.client().is_closed() {
+                w.api.shutdown().await;
+                continue;
+            }
+            w.api.mark_egress_now(&w.id).await?;
+            // Warm contexts took their first state without a screenshot.
+            if req.screenshot {
+                let at =
+                    TabAddress { session: w.id.clone(), target_id: w.target.to_string(), tab_id: w.tab.to_string() };
+                w.api.set_screenshot(at, true).await?;
+            }
+            return Ok(Some(w));
+        }
+    }
+
+    /// Whether nothing is going on: no session start waiting or under way, no
+    /// request in flight, none for [`QUIET`].
+    fn quiet(&self) -> bool {
+        if self.starts.available_permits() < self.cfg.start_limit.max(1) {
+            return false;
+        }
+        let now = Instant::now();
+        self.sessions.lock().unwrap().values().all(|s| {
+            s.queue.available_permits() == s.queue_limit && now.duration_since(*s.last_used.lock().unwrap()) >= QUIET
+        })
+    }
+
+    /// Keep [`HubConfig::warm`](super::HubConfig::warm) contexts ready until the hub closes.
+    pub async fn keep_warm(self: Arc<Self>) {
+        if self.cfg.warm == 0 || matches!(self.cfg.source, BrowserSource::Grid(_)) {
+            return;
+        }
+        while !self.closing.load(Ordering::SeqCst) {
+            let wanted = self.pool.len() < self.cfg.warm && self.open_count() + self.pool.len() < self.cfg.max_sessions;
+            if !wanted {
+                self.pool.kick.notified().await;
+                continue;
+            }
+            if !self.quiet() {
+                tokio::time::sleep(QUIET / 3).await;
+                continue;
+            }
+            if let Err(e) = self.fill_one(false).await {
+                tracing::warn!(error = %e, "opening a warm browser context failed");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+
+    /// Open one warm context under a start turn; without `wait`, none when starts hold every turn.
+    async fn fill_one(&self, wait: bool) -> Result<(), ServerError> {
+        let _turn = match wait {
+            true => self.starts.acquire().await.map_err(|_| ServerError::ShuttingDown)?,
+            false => match self.starts.try_acquire() {
+                Ok(t) => t,
+                Err(_) => return Ok(()),
+            },
+        };
+        let w = self.open(self.new_id(), None, None, false).await?;
+        if self.closing.load(Ordering::SeqCst) {
+            w.api.shutdown().await;
+            return Ok(());
+        }
+        self.pool.ready.lock().unwrap().push_back(w);
+        Ok(())
+    }
+
+    /// Fill the pool now (before the server listens, so the first sessions find it full).
+    pub(super) async fn fill_pool(&self) -> Result<(), ServerError> {
+        if matches!(self.cfg.source, BrowserSource::Grid(_)) {
+            return Ok(());
+        }
+        while self.pool.len() < self.cfg.warm.min(self.cfg.max_sessions) {
+            self.fill_one(true).await?;
+        }
+        Ok(())
+    }
+
+    /// Forget the warm contexts whose browser is gone (it crashed, or its connection did).
+    pub(super) async fn drop_dead_warm(&self) {
+        let dead: VecDeque<Opened> = {
+            let mut ready = self.pool.ready.lock().unwrap();
+            let (dead, alive): (VecDeque<Opened>, VecDeque<Opened>) =
+                ready.drain(..).partition(|w| w.watch.client().is_closed());
+            *ready = alive;
+            dead
+        };
+        if !dead.is_empty() {
+            self.pool.kick.notify_one();
+        }
+        for w in dead {
+            w.api.shutdown().await;
+        }
+    }
+
+    /// Close every warm context (shutdown).
+    pub(super) async fn drain_pool(&self) {
+        let warm: Vec<Opened> = self.pool.ready.lock().unwrap().drain(..).collect();
+        let closing = warm.iter().map(|w| tokio::time::timeout(Duration::from_secs(10), w.api.shutdown()));
+        futures_util::future::join_all(closing).await;
+    }
+
+    /// Warm contexts ready now.
+    pub fn warm_count(&self) -> usize {
+        self.pool.len()
+    }
+}

@@ -1,0 +1,171 @@
+//! How `sightline serve` starts sessions: the warm pool (`--warm N`: contexts
+//! opened ahead of demand), the admission of starts (`--start-limit N`), and
+//! what a new browser context costs the browser. Against real Chromium.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::gate::Gate;
+use common::*;
+use serde::Serialize;
+use serde_json::{json, Value};
+use sightline_browser::{Browser, BrowserOptions, TabOptions};
+use sightline_cdp::protocol::Command;
+use sightline_server::{BrowserSource, HubConfig};
+
+/// `Target.getTargets` with every kind of target (the default filter leaves some out).
+#[derive(Serialize)]
+struct AllTargets {
+    filter: Vec<Value>,
+}
+
+impl Command for AllTargets {
+    const METHOD: &'static str = "Target.getTargets";
+    type Response = Value;
+}
+
+/// `Target.getBrowserContexts`, every context id.
+#[derive(Serialize)]
+struct Contexts {}
+
+impl Command for Contexts {
+    const METHOD: &'static str = "Target.getBrowserContexts";
+    type Response = Value;
+}
+
+fn post(url: &str, body: Value) -> (u16, Value) {
+    let (s, v, _) = http("POST", url, Some(&body.to_string()), &[]);
+    (s, v)
+}
+
+fn new_session(srv: &InProcServer, body: Value) -> (String, Value) {
+    let (status, v) = post(&srv.url("/v1/sessions"), body);
+    assert_eq!(status, 201, "{v}");
+    (v["session_id"].as_str().expect("session_id").to_string(), v)
+}
+
+fn endpoint_of(b: &Browser) -> String {
+    let port = std::fs::read_to_string(b.profile_dir().expect("launched").join("DevToolsActivePort")).unwrap();
+    format!("http://127.0.0.1:{}", port.lines().next().unwrap().trim())
+}
+
+fn context_count(b: &Browser) -> usize {
+    let v = run(b.client().execute(None, &Contexts {})).expect("Target.getBrowserContexts");
+    v["browserContextIds"].as_array().expect("browserContextIds").len()
+}
+
+/// Poll until `count` is `want` (the browser disposes contexts shortly after their connection closes).
+fn wait_contexts(b: &Browser, want: usize, what: &str) {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let n = context_count(b);
+        if n == want {
+            return;
+        }
+        assert!(Instant::now() < until, "{what}: {n} browser contexts, expected {want}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A page that stores `?value` in a cookie and localStorage, and shows both.
+const JAR: &str = r#"<!doctype html><html><body>
+<script>
+if (location.search) { document.cookie = "who=" + location.search.slice(1) + "; path=/"; localStorage.setItem("who", location.search.slice(1)); }
+document.write("<p>cookie=[" + document.cookie + "] storage=[" + (localStorage.getItem("who") || "") + "]</p>");
+</script>
+<input name="q" aria-label="Query">
+</body></html>"#;
+
+#[test]
+fn a_new_context_opens_no_browser_ui_pages() {
+    // Headless Chromium gives each context a window; its omnibox popup pages
+    // (chrome://omnibox-popup.top-chrome/) would each load in a renderer of their own.
+    let b = &world().browser;
+    let tab = run(b.new_tab(TabOptions::default())).expect("a tab in a fresh context");
+    let v = run(b.client().execute(None, &AllTargets { filter: vec![json!({})] })).expect("Target.getTargets");
+    let infos = v["targetInfos"].as_array().expect("targetInfos");
+    assert!(infos.iter().any(|t| t["targetId"] == json!(tab.target_id().to_string())), "the new tab is listed");
+    let ui: Vec<&Value> = infos
+        .iter()
+        .filter(|t| t["type"] == "browser_ui" || t["url"].as_str().unwrap_or("").starts_with("chrome://"))
+        .collect();
+    assert!(ui.is_empty(), "browser UI pages were opened: {ui:?}");
+    run(tab.close());
+}
+
+#[test]
+fn warm_sessions_are_isolated_load_their_page_first_and_leave_nothing_behind() {
+    let site = run(async {
+        let s = sightline_testkit::Server::memory().await.unwrap();
+        s.page("/jar.html", JAR);
+        s
+    });
+    // A browser of this test's own, so its contexts can be counted.
+    let b = run(Browser::start(&BrowserOptions::default())).expect("a browser");
+    let before = context_count(&b);
+    let hub =
+        HubConfig { source: BrowserSource::Connect(endpoint_of(&b)), warm: 2, max_sessions: 6, ..HubConfig::default() };
+    let mut srv = InProcServer::start(hub, None);
+    // The pool is full before the server listens.
+    assert_eq!(context_count(&b), before + 2, "two warm contexts");
+    let act = |id: &str, a: Value| post(&srv.url(&format!("/v1/sessions/{id}/act")), a).1;
+
+    // From the pool: the first state is the requested page's, screenshot as asked.
+    let (a, created) = new_session(&srv, json!({ "url": site.url("/jar.html?alice"), "screenshot": true }));
+    let state = &created["state"];
+    assert_eq!(state["url"], site.url("/jar.html?alice"), "{state}");
+    assert!(state["page_content"].as_str().unwrap().contains("cookie=[who=alice] storage=[alice]"), "{state}");
+    assert!(state["screenshot"].as_str().unwrap().len() > 1000, "the first state carries its screenshot");
+    let typed = act(&a, json!({ "action": "input_text", "element_index": 1, "text": "alice's secret" }));
+    assert_eq!(typed["element_index"]["1"]["attributes"]["value"], "alice's secret");
+
+    let (b1, created) = new_session(&srv, json!({ "url": site.url("/jar.html"), "screenshot": false }));
+    let state = &created["state"];
+    assert_eq!(state["screenshot"], "", "no screenshot asked");
+    assert!(state["page_content"].as_str().unwrap().contains("cookie=[] storage=[]"), "B sees A's: {state}");
+    assert_eq!(state["element_index"]["1"]["attributes"]["value"], "", "B sees what A typed");
+
+    // The pool is refilled once the server is quiet, and the refills are as clean.
+    wait_contexts(&b, before + 4, "two sessions and two warm contexts again");
+    let (c, created) = new_session(&srv, json!({ "url": site.url("/jar.html"), "screenshot": false }));
+    assert!(created["state"]["page_content"].as_str().unwrap().contains("cookie=[] storage=[]"), "{created}");
+    // A session the pool cannot serve (its own viewport) is opened as before.
+    let (d, created) =
+        new_session(&srv, json!({ "url": site.url("/jar.html"), "viewport": "800x600", "screenshot": false }));
+    assert!(created["state"]["page_content"].as_str().unwrap().contains("cookie=[] storage=[]"), "{created}");
+    let (_, again, _) = http("GET", &srv.url(&format!("/v1/sessions/{a}/state?screenshot=false")), None, &[]);
+    assert_eq!(again["element_index"]["1"]["attributes"]["value"], "alice's secret", "A keeps its own");
+
+    for id in [&a, &b1, &c] {
+        let (status, _, _) = http("DELETE", &srv.url(&format!("/v1/sessions/{id}")), None, &[]);
+        assert_eq!(status, 204);
+    }
+    let _ = d;
+    // Shutdown ends the last session and closes the warm contexts: the browser is as it was.
+    srv.stop();
+    wait_contexts(&b, before, "after shutdown");
+    run(b.shutdown());
+}
+
+#[test]
+fn a_start_whose_page_is_slow_does_not_hold_up_the_queue() {
+    world();
+    let hub = HubConfig { source: BrowserSource::Connect(browser_endpoint()), start_limit: 1, ..HubConfig::default() };
+    let srv = InProcServer::start(hub, None);
+    let gate = Gate::start();
+    // The only start turn goes to a session whose start page is held...
+    let first = {
+        let (u, page) = (srv.url("/v1/sessions"), format!("{}/held", gate.base));
+        std::thread::spawn(move || post(&u, json!({ "url": page, "screenshot": false })))
+    };
+    gate.wait_seen(1);
+    // ...and the next start still gets its turn (after sightline_server::TURN) and completes.
+    let (_, second) = new_session(&srv, json!({ "url": url("/signin.html"), "screenshot": false }));
+    assert!(second["state"]["page_content"].as_str().unwrap().contains("Sign In"), "{second}");
+    assert!(!gate.released() && !first.is_finished(), "the first start was still held");
+    gate.release();
+    let (status, v) = first.join().unwrap();
+    assert_eq!(status, 201, "{v}");
+    assert!(v["state"]["page_content"].as_str().unwrap().contains("released"), "{v}");
+}
