@@ -256,8 +256,10 @@ fn one_size(
 async fn start_server(
     source: BrowserSource,
     max: usize,
+    warm: usize,
 ) -> Result<(String, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>)> {
-    let hub = HubConfig { source, max_sessions: max, idle_timeout: Duration::from_secs(600), ..HubConfig::default() };
+    let hub =
+        HubConfig { source, max_sessions: max, idle_timeout: Duration::from_secs(600), warm, ..HubConfig::default() };
     let cfg =
         ServeConfig { listen: "127.0.0.1:0".parse()?, principals: sightline_server::Principals::anonymous(), hub };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -282,10 +284,11 @@ async fn run_mode(
     sizes: &[usize],
     rounds: usize,
     grid_pid: Option<i32>,
+    warm: usize,
 ) -> Result<Vec<Row>> {
     let max = sizes.iter().copied().max().unwrap_or(1);
     let before = memory_kb(grid_pid);
-    let (base, stop, done) = start_server(source, max).await?;
+    let (base, stop, done) = start_server(source, max, warm).await?;
     let mut rows = Vec::new();
     for &n in sizes {
         let (base, site) = (base.clone(), site.to_string());
@@ -342,10 +345,11 @@ async fn run_all(a: &Opts) -> Result<u8> {
     site.page("/jar.html", JAR);
     let site_url = site.url("");
     let site_url = site_url.trim_end_matches('/').to_string();
-    eprintln!("bench serve: {rounds} rounds of 5 requests per session (type, tick, scroll down, scroll up, read state), screenshots off");
+    let warm = a.warm.unwrap_or(0);
+    eprintln!("bench serve: {rounds} rounds of 5 requests per session (type, tick, scroll down, scroll up, read state), screenshots off, {warm} warm contexts");
     let egress = crate::opts::egress(a)?;
     let launch = crate::opts::browser_options(a, &egress).launch;
-    let mut rows = run_mode(LAUNCH, BrowserSource::Launch(launch), &site_url, &sizes, rounds, None).await?;
+    let mut rows = run_mode(LAUNCH, BrowserSource::Launch(launch), &site_url, &sizes, rounds, None, warm).await?;
     let peer_rows = peer_rows(a, &site_url, &sizes, rounds).await;
     rows.extend(peer_rows);
     let root = std::env::current_dir()?;
@@ -361,7 +365,7 @@ async fn run_all(a: &Opts) -> Result<u8> {
                 wait: Duration::from_secs(300),
                 timeout: Duration::from_secs(300),
             });
-            rows.extend(run_mode(GRID, source, &site_url, &sizes, rounds, Some(g.process_group())).await?);
+            rows.extend(run_mode(GRID, source, &site_url, &sizes, rounds, Some(g.process_group()), 0).await?);
         }
         Err(e) => eprintln!("bench serve: the Grid runs are skipped: {e}"),
     }
