@@ -14,7 +14,7 @@ use sightline_cdp::protocol::accessibility::{self, GetFullAxTree, GetPartialAxTr
 use sightline_cdp::protocol::dom::{DescribeNode, GetFrameOwner, ResolveNode};
 use sightline_cdp::protocol::dom_snapshot::CaptureSnapshot;
 use sightline_cdp::protocol::page::CaptureScreenshot;
-use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, GetProperties, ReleaseObjectGroup};
+use sightline_cdp::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, GetProperties};
 use sightline_cdp::{BackendNodeId, FrameId, SessionId};
 use sightline_page::{
     AxNode, Capture, DomRects, ElementIndex, FrameCapture, FrameOwner, PageView, RectRequest, Snapshot, Viewport,
@@ -137,6 +137,7 @@ impl Tab {
             None
         };
         let walked_it = walked.is_some();
+        let mut world = None;
         let mut snap = match walked {
             Some(s) => s,
             None => {
@@ -147,7 +148,17 @@ impl Tab {
                 };
                 // Kept raw by the client, parsed once here.
                 let t = Instant::now();
-                let raw = self.cdp_within(session, &snapshot, CAPTURE_LIMIT).await?;
+                // The isolated world the rects are read in, asked for meanwhile
+                // (one round trip less after the snapshot when rects are needed).
+                let (raw, w) = tokio::join!(self.cdp_within(session, &snapshot, CAPTURE_LIMIT), async {
+                    if all_rects {
+                        None
+                    } else {
+                        self.world(session).await.ok()
+                    }
+                });
+                world = w;
+                let raw = raw?;
                 let took = t.elapsed();
                 let snap: Snapshot = serde_json::from_str(raw.get())
                     .map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))?;
@@ -163,7 +174,7 @@ impl Tab {
                 return Box::pin(self.snapshot(session, true, None)).await;
             }
             if !needed.is_empty() {
-                let found = self.dom_rects(session, &needed).await?;
+                let found = self.dom_rects(session, &needed, world).await?;
                 snap.fill_rects(&found);
             }
         }
@@ -173,15 +184,20 @@ impl Tab {
     /// The DOM rects of a few elements, read in an isolated world (page scripts
     /// cannot redefine the getters there) with one call per element to resolve it
     /// and one call for all of them to read their rects.
+    /// `world`: the isolated world's context when the caller has it already.
     async fn dom_rects(
         &self,
         session: &SessionId,
         needed: &[RectRequest],
+        world: Option<sightline_cdp::ExecutionContextId>,
     ) -> Result<Vec<(RectRequest, DomRects)>, BrowserError> {
         const GROUP: &str = "sightline-rects";
         const READ: &str = "function (...els) { return els.map((e) => [e.clientLeft, e.clientTop, e.clientWidth, \
             e.clientHeight, e.scrollLeft, e.scrollTop, e.scrollWidth, e.scrollHeight].map(Math.trunc)); }";
-        let world = self.world(session).await.ok();
+        let world = match world {
+            Some(w) => Some(w),
+            None => self.world(session).await.ok(),
+        };
         // Resolved in the isolated world where it can be (a node in a cross-origin
         // same-process frame cannot), else in its own frame's main world.
         let mut resolved: Vec<(bool, RectRequest, String)> = Vec::with_capacity(needed.len());
@@ -225,7 +241,7 @@ impl Tab {
                 }
             }
         }
-        let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
+        self.release(session, GROUP);
         Ok(out)
     }
 
@@ -313,7 +329,7 @@ impl Tab {
             join_all(oop.iter().map(|(frame_id, parent)| self.frame_owner(frame_id, parent.as_ref(), &sessions)));
         let (shot, snaps, owners) = tokio::join!(shot, snaps, owners);
         if opts.accessibility {
-            self.release_ax(&sessions).await;
+            self.release_ax(&sessions);
         }
         let mut frames = Vec::with_capacity(snaps.len());
         let mut frame_sessions = Vec::with_capacity(snaps.len());
@@ -385,7 +401,7 @@ impl Tab {
             (!name.is_empty()).then_some((index, name))
         }));
         let names = tokio::time::timeout(Duration::from_secs(2), asks).await;
-        self.release_ax(sessions).await;
+        self.release_ax(sessions);
         if let Ok(names) = names {
             let names: Vec<(ElementIndex, String)> = names.into_iter().flatten().collect();
             view.set_names(&names);
@@ -396,11 +412,10 @@ impl Tab {
     /// it is updated on every change to the page and slows every later snapshot
     /// (by about half on a page of 20,000 elements); the next semantic snapshot
     /// builds it again.
-    async fn release_ax(&self, sessions: &[SessionId]) {
-        join_all(sessions.iter().map(|s| async move {
-            let _ = self.cdp(s, &accessibility::Disable {}).await;
-        }))
-        .await;
+    fn release_ax(&self, sessions: &[SessionId]) {
+        for s in sessions {
+            let _ = self.client.send_only(Some(s), &accessibility::Disable {});
+        }
     }
 
     /// While a JavaScript dialog is open, the dialog is the view (the page is paused).
@@ -444,15 +459,15 @@ impl Tab {
     }
 
     async fn pointer_listeners_unbounded(&self, session: &SessionId) -> Vec<i64> {
-        const COUNT: &str = "window.__sightline ? window.__sightline.pointerCount() : 0";
-        let count = self.cdp(session, &Evaluate::new(COUNT).by_value()).await;
-        let count = count.ok().and_then(|v| v.result.value?.as_u64()).unwrap_or(0);
-        if count == 0 || count > POINTER_TARGETS_MAX as u64 {
-            return Vec::new();
-        }
+        // One call: the count when there are none (the common case) or too many,
+        // else the array of elements.
+        let list = format!(
+            "(() => {{ const s = window.__sightline; if (!s) return 0; const n = s.pointerCount(); \
+             return n === 0 || n > {POINTER_TARGETS_MAX} ? n : s.pointerElements(); }})()"
+        );
         // Every remote object made here lives in one group, released at the end.
         const GROUP: &str = "sightline-pointer";
-        let list = self.cdp(session, &Evaluate::new("window.__sightline.pointerElements()").in_group(GROUP)).await;
+        let list = self.cdp(session, &Evaluate::new(&list).in_group(GROUP)).await;
         let Some(array) = list.ok().and_then(|v| v.result.object_id) else {
             return Vec::new();
         };
@@ -465,7 +480,7 @@ impl Tab {
             .filter_map(|p| p.value?.object_id)
             .collect();
         if ids.len() > POINTER_TARGETS_MAX {
-            let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
+            self.release(session, GROUP);
             return Vec::new();
         }
         // Bounded concurrency: at most 64 calls in flight, however many elements the page made.
@@ -476,7 +491,7 @@ impl Tab {
                     .await;
             out.extend(described.into_iter().filter_map(|d| Some(d.ok()?.node.backend_node_id.0)));
         }
-        let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
+        self.release(session, GROUP);
         out
     }
 
@@ -490,7 +505,7 @@ impl Tab {
         let v = self.eval_isolated(session, Evaluate::new(FOCUSED).in_group(GROUP)).await.ok()?;
         let object = v.result.object_id?;
         let d = self.cdp(session, &DescribeNode::object(&object)).await;
-        let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
+        self.release(session, GROUP);
         Some(d.ok()?.node.backend_node_id.0)
     }
 

@@ -279,6 +279,14 @@ impl Tab {
         self.cdp_within(session, cmd, Duration::from_secs(60)).await
     }
 
+    /// Release a group of remote objects without waiting for the reply: the
+    /// release leaves in order with every later call, so none of them can see
+    /// the objects, and the capture does not wait a round trip for it.
+    pub(crate) fn release(&self, session: &SessionId, group: &'static str) {
+        let release = sightline_cdp::protocol::runtime::ReleaseObjectGroup { object_group: group };
+        let _ = self.client.send_only(Some(session), &release);
+    }
+
     /// [`Tab::cdp`] with its own time limit.
     pub(crate) async fn cdp_within<C: Command>(
         &self,

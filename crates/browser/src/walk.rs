@@ -15,7 +15,7 @@
 use futures_util::future::join_all;
 use serde::Deserialize;
 use sightline_cdp::protocol::dom::DescribeNode;
-use sightline_cdp::protocol::runtime::{Evaluate, GetProperties, ReleaseObjectGroup};
+use sightline_cdp::protocol::runtime::{Evaluate, GetProperties};
 use sightline_cdp::SessionId;
 use sightline_page::{DocumentSnapshot, Snapshot, COMPUTED_STYLES};
 
@@ -65,14 +65,11 @@ impl Tab {
         // is the JSON, the others the elements, released with their group.
         const GROUP: &str = "sightline-walk";
         let reply = self.eval_isolated(session, Evaluate::new(&expression).in_group(GROUP)).await?;
-        let release = || async {
-            let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
-        };
         let array = match (reply.exception_details, reply.result.object_id) {
             (None, Some(array)) => array,
             (ex, _) => {
                 tracing::debug!(?ex, "no walk (it gave up or threw); taking the full snapshot");
-                release().await;
+                self.release(session, GROUP);
                 return Ok(None);
             }
         };
@@ -103,7 +100,7 @@ impl Tab {
             Ok::<_, BrowserError>(Some((walked, ids)))
         };
         let read = read.await;
-        release().await;
+        self.release(session, GROUP);
         let Some((walked, ids)) = read? else { return Ok(None) };
         let mut snap = Snapshot { documents: walked.documents, strings: walked.strings };
         tracing::debug!(clicks = ?t_clicks, walk_and_ids = ?t0.elapsed(), kept = walked.kept.len(), timing = %walked.timing, "walked");
@@ -162,14 +159,14 @@ impl Tab {
             .collect();
         if objects.len() as u64 > CLICK_TARGETS_MAX {
             tracing::debug!(in_view = objects.len(), "too many click-listener elements in view for the walk");
-            let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
+            self.release(session, GROUP);
             return None;
         }
         let ids = join_all(objects.iter().map(|o| async move {
             self.cdp(session, &DescribeNode::object(o)).await.ok().map(|d| d.node.backend_node_id.0)
         }))
         .await;
-        let _ = self.cdp(session, &ReleaseObjectGroup { object_group: GROUP }).await;
+        self.release(session, GROUP);
         Some(ids.into_iter().flatten().collect())
     }
 }

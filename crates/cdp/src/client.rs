@@ -218,6 +218,27 @@ impl Client {
         C::decode(raw).map_err(|e| CdpError::Decode { method: C::METHOD.to_string(), source: e })
     }
 
+    /// Send a command whose reply nobody waits for (releasing remote objects,
+    /// turning a domain off). It leaves in call order with every other command
+    /// on this connection, so a later command sees its effect; its reply, or
+    /// error, is dropped when it comes.
+    pub fn send_only<C: Command>(&self, session: Option<&SessionId>, cmd: &C) -> Result<(), CdpError> {
+        if self.inner.closed.load(Ordering::Acquire) {
+            return Err(CdpError::Disconnected);
+        }
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let text = serde_json::to_string(&Request {
+            id,
+            method: C::METHOD,
+            params: cmd,
+            session_id: session.map(SessionId::as_str),
+        })
+        .map_err(|e| CdpError::Decode { method: C::METHOD.to_string(), source: e })?;
+        self.inner.out.send(Message::Text(text.into())).map_err(|_| CdpError::Disconnected)?;
+        tracing::trace!(method = C::METHOD, "CDP send, reply not awaited");
+        Ok(())
+    }
+
     /// Send a command by name and return its result as raw JSON (the transport under
     /// [`Client::execute`]; kept to this crate so every call site is typed).
     #[cfg(test)]
