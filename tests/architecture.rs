@@ -148,8 +148,7 @@ fn scripts_run_in_the_isolated_world_except_the_listed_ones() {
         }
     }
     let allowed = set(&[
-        "crates/browser/src/capture.rs: COUNT",
-        "crates/browser/src/capture.rs: \"window.__sightline.pointerElements(",
+        "crates/browser/src/capture.rs: &pointer_list",
         "crates/browser/src/settle.rs: \"window.__sightline && window.__sightline.mark(",
         "crates/browser/src/settle.rs: expression",
         "crates/browser/src/settle.rs: \"0\"",

@@ -461,13 +461,13 @@ impl Tab {
     async fn pointer_listeners_unbounded(&self, session: &SessionId) -> Vec<i64> {
         // One call: the count when there are none (the common case) or too many,
         // else the array of elements.
-        let list = format!(
+        let pointer_list = format!(
             "(() => {{ const s = window.__sightline; if (!s) return 0; const n = s.pointerCount(); \
              return n === 0 || n > {POINTER_TARGETS_MAX} ? n : s.pointerElements(); }})()"
         );
         // Every remote object made here lives in one group, released at the end.
         const GROUP: &str = "sightline-pointer";
-        let list = self.cdp(session, &Evaluate::new(&list).in_group(GROUP)).await;
+        let list = self.cdp(session, &Evaluate::new(&pointer_list).in_group(GROUP)).await;
         let Some(array) = list.ok().and_then(|v| v.result.object_id) else {
             return Vec::new();
         };
