@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::gate::Gate;
+use common::gate::{self, Gate};
 use common::*;
 use serde_json::{json, Value};
 use sightline_server::{BrowserSource, HubConfig};
@@ -15,20 +15,9 @@ fn attached() -> HubConfig {
     HubConfig { source: BrowserSource::Connect(browser_endpoint()), ..HubConfig::default() }
 }
 
-fn post(url: &str, body: Value) -> (u16, Value) {
-    let (s, v, _) = http("POST", url, Some(&body.to_string()), &[]);
-    (s, v)
-}
-
 fn get(url: &str) -> (u16, Value) {
     let (s, v, _) = http("GET", url, None, &[]);
     (s, v)
-}
-
-fn new_session(srv: &InProcServer, body: Value) -> (String, Value) {
-    let (status, v) = post(&srv.url("/v1/sessions"), body);
-    assert_eq!(status, 201, "{v}");
-    (v["session_id"].as_str().expect("session_id").to_string(), v)
 }
 
 fn code(v: &Value) -> &str {
@@ -525,21 +514,7 @@ fn a_token_file_others_can_read_is_refused_at_start() {
 fn sessions_are_created_side_by_side_not_one_after_another() {
     world();
     let srv = InProcServer::start(attached(), None);
-    let gate = Gate::start();
-    // The first session's start page is held by the gate...
-    let first = {
-        let (u, page) = (srv.url("/v1/sessions"), format!("{}/held", gate.base));
-        std::thread::spawn(move || post(&u, json!({ "url": page, "screenshot": false })))
-    };
-    gate.wait_seen(1);
-    // ...and a second session is created, start page and all, while the first one's creation still waits.
-    let (_, second) = new_session(&srv, json!({ "url": url("/signin.html"), "screenshot": false }));
-    assert!(second["state"]["page_content"].as_str().unwrap().contains("Sign In"), "{second}");
-    assert!(!gate.released() && !first.is_finished(), "the first creation was still held");
-    gate.release();
-    let (status, v) = first.join().unwrap();
-    assert_eq!(status, 201, "{v}");
-    assert!(v["state"]["page_content"].as_str().unwrap().contains("released"), "{v}");
+    gate::a_held_start_does_not_hold_up_the_next(&srv);
 }
 
 #[test]

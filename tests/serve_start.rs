@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::gate::Gate;
+use common::gate;
 use common::*;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -32,17 +32,6 @@ struct Contexts {}
 impl Command for Contexts {
     const METHOD: &'static str = "Target.getBrowserContexts";
     type Response = Value;
-}
-
-fn post(url: &str, body: Value) -> (u16, Value) {
-    let (s, v, _) = http("POST", url, Some(&body.to_string()), &[]);
-    (s, v)
-}
-
-fn new_session(srv: &InProcServer, body: Value) -> (String, Value) {
-    let (status, v) = post(&srv.url("/v1/sessions"), body);
-    assert_eq!(status, 201, "{v}");
-    (v["session_id"].as_str().expect("session_id").to_string(), v)
 }
 
 fn endpoint_of(b: &Browser) -> String {
@@ -151,21 +140,9 @@ fn warm_sessions_are_isolated_load_their_page_first_and_leave_nothing_behind() {
 #[test]
 fn a_start_whose_page_is_slow_does_not_hold_up_the_queue() {
     world();
+    // One start turn: it goes to the held session, and the next start still gets
+    // its turn (after sightline_server::TURN) and completes.
     let hub = HubConfig { source: BrowserSource::Connect(browser_endpoint()), start_limit: 1, ..HubConfig::default() };
     let srv = InProcServer::start(hub, None);
-    let gate = Gate::start();
-    // The only start turn goes to a session whose start page is held...
-    let first = {
-        let (u, page) = (srv.url("/v1/sessions"), format!("{}/held", gate.base));
-        std::thread::spawn(move || post(&u, json!({ "url": page, "screenshot": false })))
-    };
-    gate.wait_seen(1);
-    // ...and the next start still gets its turn (after sightline_server::TURN) and completes.
-    let (_, second) = new_session(&srv, json!({ "url": url("/signin.html"), "screenshot": false }));
-    assert!(second["state"]["page_content"].as_str().unwrap().contains("Sign In"), "{second}");
-    assert!(!gate.released() && !first.is_finished(), "the first start was still held");
-    gate.release();
-    let (status, v) = first.join().unwrap();
-    assert_eq!(status, 201, "{v}");
-    assert!(v["state"]["page_content"].as_str().unwrap().contains("released"), "{v}");
+    gate::a_held_start_does_not_hold_up_the_next(&srv);
 }

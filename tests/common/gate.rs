@@ -65,3 +65,23 @@ impl Gate {
         cv.notify_all();
     }
 }
+
+/// A session whose start page the gate holds does not hold up another one's
+/// start: the second session is created, start page and all, while the first
+/// still waits; once released, the first completes with its page.
+pub fn a_held_start_does_not_hold_up_the_next(srv: &super::InProcServer) {
+    use serde_json::json;
+    let gate = Gate::start();
+    let first = {
+        let (u, page) = (srv.url("/v1/sessions"), format!("{}/held", gate.base));
+        std::thread::spawn(move || super::post(&u, json!({ "url": page, "screenshot": false })))
+    };
+    gate.wait_seen(1);
+    let (_, second) = super::new_session(srv, json!({ "url": super::url("/signin.html"), "screenshot": false }));
+    assert!(second["state"]["page_content"].as_str().unwrap().contains("Sign In"), "{second}");
+    assert!(!gate.released() && !first.is_finished(), "the first start was still held");
+    gate.release();
+    let (status, v) = first.join().unwrap();
+    assert_eq!(status, 201, "{v}");
+    assert!(v["state"]["page_content"].as_str().unwrap().contains("released"), "{v}");
+}

@@ -375,6 +375,19 @@ pub fn group_alive(pgid: i32) -> bool {
     unsafe { libc::kill(-pgid, 0) == 0 }
 }
 
+/// `POST` a JSON body: the status and the JSON answer.
+pub fn post(url: &str, body: Value) -> (u16, Value) {
+    let (s, v, _) = http("POST", url, Some(&body.to_string()), &[]);
+    (s, v)
+}
+
+/// `POST /v1/sessions` that must succeed: the session id and the whole answer.
+pub fn new_session(srv: &InProcServer, body: Value) -> (String, Value) {
+    let (status, v) = post(&srv.url("/v1/sessions"), body);
+    assert_eq!(status, 201, "{v}");
+    (v["session_id"].as_str().expect("session_id").to_string(), v)
+}
+
 /// `sightline_server::serve` in this process on 127.0.0.1:0; `stop` (or drop) ends its sessions and waits.
 pub struct InProcServer {
     pub base: String,
