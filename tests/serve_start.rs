@@ -11,6 +11,7 @@ use common::*;
 use serde::Serialize;
 use serde_json::{json, Value};
 use sightline_browser::{Browser, BrowserOptions, TabOptions};
+use sightline_cdp::protocol::target::GetBrowserContexts;
 use sightline_cdp::protocol::Command;
 use sightline_server::{BrowserSource, HubConfig};
 
@@ -25,23 +26,14 @@ impl Command for AllTargets {
     type Response = Value;
 }
 
-/// `Target.getBrowserContexts`, every context id.
-#[derive(Serialize)]
-struct Contexts {}
-
-impl Command for Contexts {
-    const METHOD: &'static str = "Target.getBrowserContexts";
-    type Response = Value;
-}
-
 fn endpoint_of(b: &Browser) -> String {
     let port = std::fs::read_to_string(b.profile_dir().expect("launched").join("DevToolsActivePort")).unwrap();
     format!("http://127.0.0.1:{}", port.lines().next().unwrap().trim())
 }
 
 fn context_count(b: &Browser) -> usize {
-    let v = run(b.client().execute(None, &Contexts {})).expect("Target.getBrowserContexts");
-    v["browserContextIds"].as_array().expect("browserContextIds").len()
+    let v = run(b.client().execute(None, &GetBrowserContexts {})).expect("Target.getBrowserContexts");
+    v.browser_context_ids.len()
 }
 
 /// Poll until `count` is `want` (the browser disposes contexts shortly after their connection closes).

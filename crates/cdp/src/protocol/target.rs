@@ -184,6 +184,9 @@ pub struct GetBrowserContextsReply {
     /// The default context (the profile's own); absent in old browsers.
     #[serde(default)]
     pub default_browser_context_id: Option<BrowserContextId>,
+    /// Every context made with `createBrowserContext` and still open.
+    #[serde(default)]
+    pub browser_context_ids: Vec<BrowserContextId>,
 }
 
 impl Command for GetBrowserContexts {
