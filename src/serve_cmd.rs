@@ -84,9 +84,6 @@ pub fn config(a: &ServeOpts) -> Result<ServeConfig> {
         Some(n) => n.parse().context("--warm expects a number")?,
         None => 0,
     };
-    if warm > 0 && a.grid.is_some() {
-        bail!("--warm keeps browser contexts of a browser Sightline launches or attaches to; Grid browsers are not pooled");
-    }
     if warm > max_sessions {
         bail!("--warm {warm} is more than --max-sessions {max_sessions}");
     }
@@ -194,6 +191,6 @@ mod tests {
         assert!(err(&["serve", "--connect", "ws://c", "--start-limit", "0"]).contains("--start-limit"));
         assert!(err(&["serve", "--connect", "ws://c", "--warm", "many"]).contains("--warm"));
         assert!(err(&["serve", "--connect", "ws://c", "--warm", "40"]).contains("--max-sessions 32"));
-        assert!(err(&["serve", "--grid", "http://g", "--warm", "2"]).contains("Grid browsers are not pooled"));
+        assert_eq!(hub(&["serve", "--grid", "http://g", "--warm", "2"]).unwrap().1, 2, "Grid browsers are pooled too");
     }
 }

@@ -266,3 +266,56 @@ fn a_full_grid_answers_grid_full_after_the_wait_and_abandoned_browsers_are_given
     a.stop();
     assert_eq!(busy(&g.url), 0);
 }
+
+/// The ids of the sessions the Grid holds now (its `/status`).
+fn grid_session_ids(grid_url: &str) -> Vec<String> {
+    let (status, v, _) = http("GET", &format!("{grid_url}/status"), None, &[]);
+    assert_eq!(status, 200, "{v}");
+    let nodes = v["value"]["nodes"].as_array().expect("nodes");
+    nodes
+        .iter()
+        .flat_map(|n| n["slots"].as_array().cloned().unwrap_or_default())
+        .filter_map(|s| s["session"]["sessionId"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn warm_grid_browsers_serve_new_sessions_are_refilled_and_given_back() {
+    let g = local_grid();
+    let _turn = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    world();
+    until_counts(&g.url, "an idle Grid", |c| c == (0, 0));
+    let mut srv = InProcServer::start(HubConfig { warm: 1, max_sessions: 2, ..grid_hub(&g.url) }, None);
+    let warm_ready = |srv: &InProcServer| {
+        let text = ureq::get(&srv.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
+        text.lines().find_map(|l| l.strip_prefix("sightline_warm_ready ")).map(|v| v.trim().to_string())
+    };
+    // The pool is full before the server listens: one Grid browser, held.
+    let held = grid_session_ids(&g.url);
+    assert_eq!(held.len(), 1, "one warm Grid browser: {held:?}");
+    assert_eq!(warm_ready(&srv).as_deref(), Some("1"));
+    // A new session takes that browser and loads its page in it.
+    let (status, a) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
+    assert_eq!(status, 201, "{a}");
+    assert_eq!(a["grid_session"], held[0], "the session got the warm Grid browser: {a}");
+    assert!(a["state"]["page_content"].as_str().unwrap().contains("Sign In"), "{a}");
+    let ida = a["session_id"].as_str().unwrap().to_string();
+    let typed = post(
+        &srv.url(&format!("/v1/sessions/{ida}/act")),
+        json!({ "action": "input_text", "element_index": 1, "text": "warm" }),
+    )
+    .1;
+    assert_eq!(typed["element_index"]["1"]["attributes"]["value"], "warm", "{typed}");
+    // Once the server is quiet the pool takes a second Grid browser.
+    until_counts(&g.url, "the pool refilled", |c| c == (2, 0));
+    let refill: Vec<String> = grid_session_ids(&g.url).into_iter().filter(|id| *id != held[0]).collect();
+    assert_eq!(refill.len(), 1, "{refill:?}");
+    // The session's browser is given back; the warm one stays (the pool holds one).
+    let (status, _, _) = http("DELETE", &srv.url(&format!("/v1/sessions/{ida}")), None, &[]);
+    assert_eq!(status, 204);
+    until_counts(&g.url, "the session's browser given back", |c| c == (1, 0));
+    assert_eq!(grid_session_ids(&g.url), refill);
+    // Shutdown gives back every Grid browser, warm ones included.
+    srv.stop();
+    assert_eq!(busy(&g.url), 0, "nothing left holding a slot");
+}

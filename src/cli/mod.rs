@@ -160,8 +160,8 @@ or one whose client hung up, is deleted at once).
 sessions are ready early instead of all at the end. --warm N: keep N browser contexts, each with
 its blank tab, opened ahead of demand (before the server listens, then refilled one at a time
 while no request is in flight); a new session takes one and only loads its page. Each costs the
-memory of an idle tab. Not with --grid; a session asking for another viewport or a storage state
-is opened as usual.
+memory of an idle tab. With --grid, N Grid browsers are kept, each holding a Grid slot (given back
+at shutdown). A session asking for another viewport or a storage state is opened as usual.
 ", files_help!(), "
 Examples:
     sightline serve

@@ -27,8 +27,8 @@ pub struct Opts {
     /// `serve`: leave Playwright MCP out (else it runs beside ours when `./x bench` has installed it).
     #[arg(long)]
     pub no_peers: bool,
-    /// `serve`: keep N browser contexts open ahead of demand (`sightline serve --warm N`) for the
-    /// launched-browser runs (default 0); their memory counts in ours.
+    /// `serve`: keep N browser contexts (Grid browsers in the Grid runs) open ahead of demand
+    /// (`sightline serve --warm N`, default 0); their memory counts in ours.
     #[arg(long, value_name = "N")]
     pub warm: Option<usize>,
     /// semantic_v2 and the peers' snapshots of this one page instead of the generated ones.

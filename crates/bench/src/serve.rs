@@ -253,6 +253,33 @@ fn one_size(
     })
 }
 
+/// Wait (two minutes at most) until the server's pool holds `want` warm
+/// contexts or Grid browsers (`sightline_warm_ready` in `/metrics`): the
+/// previous size's sessions are given back and refilled one at a time.
+fn wait_warm(base: &str, want: usize) {
+    if want == 0 {
+        return;
+    }
+    let until = Instant::now() + Duration::from_secs(120);
+    let agent = agent();
+    while Instant::now() < until {
+        let ready = agent
+            .get(&format!("{base}/metrics"))
+            .call()
+            .ok()
+            .and_then(|mut r| r.body_mut().read_to_string().ok())
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("sightline_warm_ready ").and_then(|v| v.trim().parse::<usize>().ok()))
+            });
+        if ready.is_some_and(|r| r >= want) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    eprintln!("bench serve: the warm pool did not reach {want} in two minutes; measuring anyway");
+}
+
 async fn start_server(
     source: BrowserSource,
     max: usize,
@@ -292,8 +319,11 @@ async fn run_mode(
     let mut rows = Vec::new();
     for &n in sizes {
         let (base, site) = (base.clone(), site.to_string());
-        let row =
-            tokio::task::spawn_blocking(move || one_size(side, &base, &site, n, rounds, grid_pid, before)).await??;
+        let row = tokio::task::spawn_blocking(move || {
+            wait_warm(&base, warm.min(n));
+            one_size(side, &base, &site, n, rounds, grid_pid, before)
+        })
+        .await??;
         eprintln!("  {side} {n:>3} sessions: {:.1} requests/s", row.actions as f64 / row.wall.as_secs_f64());
         rows.push(row);
     }
@@ -346,7 +376,7 @@ async fn run_all(a: &Opts) -> Result<u8> {
     let site_url = site.url("");
     let site_url = site_url.trim_end_matches('/').to_string();
     let warm = a.warm.unwrap_or(0);
-    eprintln!("bench serve: {rounds} rounds of 5 requests per session (type, tick, scroll down, scroll up, read state), screenshots off, {warm} warm contexts");
+    eprintln!("bench serve: {rounds} rounds of 5 requests per session (type, tick, scroll down, scroll up, read state), screenshots off, {warm} warm contexts (Grid browsers in the Grid runs)");
     let egress = crate::opts::egress(a)?;
     let launch = crate::opts::browser_options(a, &egress).launch;
     let mut rows = run_mode(LAUNCH, BrowserSource::Launch(launch), &site_url, &sizes, rounds, None, warm).await?;
@@ -365,7 +395,7 @@ async fn run_all(a: &Opts) -> Result<u8> {
                 wait: Duration::from_secs(300),
                 timeout: Duration::from_secs(300),
             });
-            rows.extend(run_mode(GRID, source, &site_url, &sizes, rounds, Some(g.process_group()), 0).await?);
+            rows.extend(run_mode(GRID, source, &site_url, &sizes, rounds, Some(g.process_group()), warm).await?);
         }
         Err(e) => eprintln!("bench serve: the Grid runs are skipped: {e}"),
     }

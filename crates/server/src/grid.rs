@@ -175,6 +175,17 @@ pub async fn delete_session(s: GridSession) {
     let _ = tokio::task::spawn_blocking(move || delete_blocking(&s)).await;
 }
 
+/// One WebDriver read (`GET /session/{id}/timeouts`, answered by the driver
+/// without the page), which the Grid counts as activity: CDP traffic through
+/// its proxy does not, and an inactive session is ended after the Grid's
+/// session timeout. Errors are ignored (the liveness probes see a dead browser).
+pub async fn touch(s: GridSession) {
+    let _ = tokio::task::spawn_blocking(move || {
+        agent(Duration::from_secs(10)).get(&format!("{}/session/{}/timeouts", s.grid, s.id)).call()
+    })
+    .await;
+}
+
 /// Sessions the Grid holds now (its `/status`), or None when it cannot be read.
 pub async fn busy_slots(url: &str) -> Option<usize> {
     let url = format!("{}/status", base(url));

@@ -285,6 +285,7 @@ async fn healthz(State(st): State<AppState>) -> Json<Value> {
 async fn metrics(State(st): State<AppState>) -> Response {
     let mut h = HeaderMap::new();
     h.insert(header::CONTENT_TYPE, "text/plain; version=0.0.4".parse().expect("static"));
+    st.hub.metrics.warm_ready.store(st.hub.warm_count() as u64, std::sync::atomic::Ordering::Relaxed);
     (h, st.hub.metrics.render()).into_response()
 }
 

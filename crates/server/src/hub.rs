@@ -65,7 +65,8 @@ pub struct HubConfig {
     /// at the end; admitted a few at a time, the first ones finish early.
     pub start_limit: usize,
     /// Browser contexts (each with its blank tab) kept open ahead of demand,
-    /// so a session start only loads its page (see `hub/open.rs`). Not with a Grid.
+    /// so a session start only loads its page (see `hub/open.rs`); with a Grid,
+    /// Grid browsers, each holding a slot.
     pub warm: usize,
 }
 
@@ -258,9 +259,8 @@ impl Hub {
     pub async fn warm_up(&self) -> Result<(), ServerError> {
         if !matches!(self.cfg.source, BrowserSource::Grid(_)) {
             self.shared_browser().await?;
-            self.fill_pool().await?;
         }
-        Ok(())
+        self.fill_pool().await
     }
 
     /// Create a session owned by `owner`; with a URL, also load it and return its State Object.
@@ -491,6 +491,8 @@ impl Hub {
             }
         }
         self.drop_dead_warm().await;
+        let held: Vec<GridSession> = self.sessions.lock().unwrap().values().filter_map(|s| s.grid.clone()).collect();
+        self.touch_grid(held).await;
         // A crashed shared browser is started again right away, so new sessions do not wait for it.
         if !matches!(self.cfg.source, BrowserSource::Grid(_)) && !self.closing.load(Ordering::SeqCst) {
             let dead = self.shared.lock().await.as_ref().is_some_and(|b| b.client().is_closed());

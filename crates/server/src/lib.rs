@@ -58,6 +58,9 @@ pub struct ServeConfig {
     pub hub: HubConfig,
 }
 
+/// How long shutdown waits for a warm context (or Grid browser) being opened.
+const WARMER_STOP: Duration = Duration::from_secs(30);
+
 /// Bind and serve until `stop` resolves; then stop accepting, end every
 /// session, close the browsers and return. `ready` gets the bound address.
 pub async fn serve(
@@ -91,7 +94,14 @@ pub async fn serve(
         })
         .await;
     keeper.abort();
-    warmer.abort();
     hub.shutdown().await;
+    // A warm context (or Grid browser) being opened now is closed by its filler,
+    // which sees the hub closing; past the bound, one still waiting for the Grid
+    // is given back by its claim when dropped.
+    let mut warmer = warmer;
+    if tokio::time::timeout(WARMER_STOP, &mut warmer).await.is_err() {
+        tracing::warn!(bound = ?WARMER_STOP, "a warm context was still opening at shutdown");
+        warmer.abort();
+    }
     result
 }

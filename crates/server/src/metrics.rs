@@ -49,6 +49,8 @@ pub struct Metrics {
     pub sessions_created: AtomicU64,
     pub browser_restarts: AtomicU64,
     pub busy_rejections: AtomicU64,
+    /// Warm contexts (or Grid browsers) ready for the next session starts.
+    pub warm_ready: AtomicU64,
     /// Sessions ended, by reason.
     pub sessions_ended: Mutex<BTreeMap<&'static str, u64>>,
     /// Actions (`act`, HTTP or MCP) by outcome: `ok`, `task_ended`, or the State Object's error code.
@@ -93,6 +95,13 @@ impl Metrics {
             "gauge",
             "Sessions open now.",
             self.sessions_open.load(Ordering::Relaxed),
+        );
+        gauge(
+            &mut out,
+            "sightline_warm_ready",
+            "gauge",
+            "Warm browser contexts (or Grid browsers) ready for new sessions.",
+            self.warm_ready.load(Ordering::Relaxed),
         );
         gauge(
             &mut out,

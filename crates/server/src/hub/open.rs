@@ -1,7 +1,7 @@
 //! Opening a session's browser side (a browser context and its tab on the
 //! shared browser, or a browser from the Grid), and the warm pool: contexts
-//! opened ahead of demand ([`HubConfig::warm`]), so a start is "take one, load
-//! the page".
+//! (or Grid browsers) opened ahead of demand ([`HubConfig::warm`]), so a start
+//! is "take one, load the page".
 //!
 //! The pool is filled only while the hub is quiet: no session start waiting or
 //! under way and no request in flight for [`QUIET`]; one context at a time,
@@ -10,6 +10,13 @@
 //! together with the open sessions. Only requests with the server's own
 //! viewport and no storage state are served from it (those two are set before
 //! the tab exists); a warm context has never loaded a page.
+//!
+//! With a Grid, each warm entry is a Grid browser holding a slot. The Grid
+//! ends a session that has had no WebDriver command for its session timeout
+//! (CDP traffic does not count): every [`GRID_TOUCH`] the hub sends each Grid
+//! browser it holds, warm or in a session, one WebDriver read. A warm Grid
+//! browser is asked whether it answers before it is handed out (its CDP proxy
+//! can stay open after the browser is gone), and shutdown gives each back.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -29,6 +36,10 @@ use crate::grid;
 /// How long the hub must have been without requests before the pool is refilled.
 pub const QUIET: Duration = Duration::from_millis(300);
 
+/// How often each Grid browser the hub holds gets a WebDriver read, so the
+/// Grid (default session timeout: 300 s) does not end it as inactive.
+pub const GRID_TOUCH: Duration = Duration::from_secs(60);
+
 /// A session's browser side, ready: its own [`Api`] with one driver session
 /// bound (named by the session id) and its blank tab's first State Object taken.
 pub(super) struct Opened {
@@ -47,6 +58,8 @@ pub(super) struct Pool {
     ready: StdMutex<VecDeque<Opened>>,
     /// Woken when a warm context is taken or the hub may have become quiet.
     pub kick: tokio::sync::Notify,
+    /// When the Grid browsers were last touched ([`GRID_TOUCH`]).
+    touched: StdMutex<Option<Instant>>,
 }
 
 impl Pool {
@@ -135,9 +148,10 @@ impl Hub {
         loop {
             let Some(w) = self.pool.ready.lock().unwrap().pop_front() else { return Ok(None) };
             self.pool.kick.notify_one();
-            // Its browser was restarted since: that context is gone.
-            if w.watch.client().is_closed() {
-                w.api.shutdown().await;
+            // Its browser was restarted since (that context is gone), or a Grid
+            // browser no longer answers behind a proxy that stayed open.
+            if w.watch.client().is_closed() || (w.claim.is_some() && !super::alive(&w.watch).await) {
+                discard(w).await;
                 continue;
             }
             w.api.mark_egress_now(&w.id).await?;
@@ -165,7 +179,7 @@ impl Hub {
 
     /// Keep [`HubConfig::warm`](super::HubConfig::warm) contexts ready until the hub closes.
     pub async fn keep_warm(self: Arc<Self>) {
-        if self.cfg.warm == 0 || matches!(self.cfg.source, BrowserSource::Grid(_)) {
+        if self.cfg.warm == 0 {
             return;
         }
         while !self.closing.load(Ordering::SeqCst) {
@@ -196,22 +210,19 @@ impl Hub {
         };
         let w = self.open(self.new_id(), None, None, false).await?;
         if self.closing.load(Ordering::SeqCst) {
-            w.api.shutdown().await;
+            discard(w).await;
             return Ok(());
         }
         self.pool.ready.lock().unwrap().push_back(w);
         Ok(())
     }
 
-    /// Fill the pool now (before the server listens, so the first sessions find it full).
+    /// Fill the pool now (before the server listens, so the first sessions
+    /// find it full), as many at once as session starts may be.
     pub(super) async fn fill_pool(&self) -> Result<(), ServerError> {
-        if matches!(self.cfg.source, BrowserSource::Grid(_)) {
-            return Ok(());
-        }
-        while self.pool.len() < self.cfg.warm.min(self.cfg.max_sessions) {
-            self.fill_one(true).await?;
-        }
-        Ok(())
+        let need = self.cfg.warm.min(self.cfg.max_sessions).saturating_sub(self.pool.len());
+        let filled = futures_util::future::join_all((0..need).map(|_| self.fill_one(true))).await;
+        filled.into_iter().collect()
     }
 
     /// Forget the warm contexts whose browser is gone (it crashed, or its connection did).
@@ -227,19 +238,51 @@ impl Hub {
             self.pool.kick.notify_one();
         }
         for w in dead {
-            w.api.shutdown().await;
+            discard(w).await;
         }
     }
 
-    /// Close every warm context (shutdown).
+    /// Every [`GRID_TOUCH`], one WebDriver read for each Grid browser the hub
+    /// holds (warm, or in `live` sessions), so the Grid keeps them.
+    pub(super) async fn touch_grid(&self, live: Vec<grid::GridSession>) {
+        if !matches!(self.cfg.source, BrowserSource::Grid(_)) {
+            return;
+        }
+        {
+            let mut touched = self.pool.touched.lock().unwrap();
+            match *touched {
+                Some(t) if t.elapsed() < GRID_TOUCH => return,
+                _ => *touched = Some(Instant::now()),
+            }
+        }
+        let warm: Vec<grid::GridSession> = self
+            .pool
+            .ready
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w.claim.as_ref().map(|c| c.session().clone()))
+            .collect();
+        let touches = warm.into_iter().chain(live).map(grid::touch);
+        futures_util::future::join_all(touches).await;
+    }
+
+    /// Close every warm context and give every warm Grid browser back (shutdown).
     pub(super) async fn drain_pool(&self) {
         let warm: Vec<Opened> = self.pool.ready.lock().unwrap().drain(..).collect();
-        let closing = warm.iter().map(|w| tokio::time::timeout(Duration::from_secs(10), w.api.shutdown()));
-        futures_util::future::join_all(closing).await;
+        futures_util::future::join_all(warm.into_iter().map(discard)).await;
     }
 
     /// Warm contexts ready now.
     pub fn warm_count(&self) -> usize {
         self.pool.len()
+    }
+}
+
+/// Close a warm context (10 s at most), and give its Grid browser back.
+async fn discard(w: Opened) {
+    let _ = tokio::time::timeout(Duration::from_secs(10), w.api.shutdown()).await;
+    if let Some(c) = w.claim {
+        grid::delete_session(c.take()).await;
     }
 }
