@@ -227,6 +227,29 @@ fn screenshot_has_the_viewport_size() {
     })
 }
 
+/// The viewport walk searches long runs of rows for the ones in view; a fixed
+/// bar inside a row far from them is in view all the same. The state has it
+/// (the walk leaves such a page to the full snapshot), and once the bar is
+/// hidden the walk takes the page again.
+#[test]
+fn a_fixed_bar_inside_a_far_row_of_a_long_run_is_in_the_state() {
+    run(async {
+        let env = env("/nested-out-of-flow.html").await;
+        eval(&env, "scrollTo(0, 3000)").await;
+        let tab = env.tab();
+        let (state, walked) = state_walked(tab, false).await;
+        let content = serde_json::from_str::<serde_json::Value>(&state).unwrap()["page_content"].to_string();
+        assert!(content.contains(r#"link \"Home\""#) && content.contains(r#"button \"Account\""#), "{content}");
+        assert!(!walked, "the walk would have left the bar out");
+        eval(&env, "document.getElementById('bar').style.display = 'none'").await;
+        let (state, walked) = state_walked(tab, false).await;
+        let content = serde_json::from_str::<serde_json::Value>(&state).unwrap()["page_content"].to_string();
+        assert!(!content.contains("Account") && content.contains("Section 38"), "{content}");
+        assert!(walked, "a page whose fixed boxes are hidden is walked");
+        env.close().await;
+    })
+}
+
 /// The State Object of one capture (screenshot left out), as the agent gets it.
 async fn state_of(tab: &sightline_browser::Tab, all_rects: bool) -> String {
     state_walked(tab, all_rects).await.0
@@ -254,6 +277,13 @@ fn rects_on_demand_give_the_state_of_a_full_capture() {
             ("/long.html".into(), "scrollTo(0, 3000)"),
             ("/long.html".into(), "scrollTo(0, 9011)"),
             ("/long.html".into(), "scrollTo(0, document.body.scrollHeight)"),
+            // A fixed bar and a menu inside sections of a long run, far from the ones in view.
+            ("/nested-out-of-flow.html".into(), "scrollTo(0, 3000)"),
+            ("/nested-out-of-flow.html".into(), "scrollTo(0, 3500)"),
+            (
+                "/nested-out-of-flow.html".into(),
+                "document.getElementById('bar').style.display = 'none'; scrollTo(0, 3000)",
+            ),
             // A page that lies to scripts in its own world about boxes and styles.
             ("/hostile/liar.html".into(), ""),
         ];

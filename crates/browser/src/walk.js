@@ -64,6 +64,51 @@
     return [start === 0 ? 0 : els[start - 1] + 1, below >= els.length ? kids.length : els[below]];
   }
 
+  // A fixed box is not where its place in a run says: a fixed bar inside the
+  // first of a thousand rows is in view wherever the page is scrolled. The
+  // selectors of the rules that could fix an element, from every style sheet;
+  // null when a sheet cannot be read (another origin's, a nested rule): then no
+  // run is searched and every box is read. (A sticky box stays in its parent's;
+  // an absolute one beyond the siblings read around the viewport, or a fixed one
+  // in a shadow root, is not looked for.)
+  function fixedSelectors() {
+    const sels = [];
+    const scan = (rules) => {
+      for (const r of rules) {
+        if (r.selectorText !== undefined && r.style) {
+          const pos = r.style.getPropertyValue('position');
+          if (pos === 'fixed' || pos.includes('var(')) {
+            // A nested rule's selector is relative to its parent's; a pseudo-element is no element.
+            if (r.parentRule && r.parentRule.selectorText !== undefined) return false;
+            const sel = r.selectorText.replace(/::?(before|after|marker|backdrop|placeholder|selection|first-line|first-letter|file-selector-button)\b/gi, '');
+            sels.push(sel.trim() === '' ? '*' : sel);
+          }
+        }
+        if (r.cssRules && scan(r.cssRules) === false) return false;
+        if (r.styleSheet && scan(r.styleSheet.cssRules) === false) return false;
+      }
+      return true;
+    };
+    try {
+      for (const sheet of doc.styleSheets) if (scan(sheet.cssRules) === false) return null;
+      for (const sheet of doc.adoptedStyleSheets || []) if (scan(sheet.cssRules) === false) return null;
+    } catch (e) { return null; }
+    return sels;
+  }
+  // The elements those rules, style attributes or the UA sheet (dialogs,
+  // popovers) could fix: a superset, whatever overrides the rules.
+  function fixable(sels) {
+    const all = [...sels, '[style*="fixed" i]', '[popover]'];
+    const found = new Set(doc.getElementsByTagName('dialog'));
+    try {
+      for (const el of doc.querySelectorAll(all.join(','))) found.add(el);
+    } catch (e) {
+      for (const sel of all) { try { for (const el of doc.querySelectorAll(sel)) found.add(el); } catch (e2) {} }
+    }
+    return found;
+  }
+  const fixedSels = fixedSelectors();
+
   // Pass 1: every node in pre-order (shadow roots before children), with its
   // parent, and for elements whether their box meets the viewport.
   const nodes = [], parent = [], flag = [], pruned = [];
@@ -85,7 +130,7 @@
     if (t === TEXT || (t === ELEMENT && NO_TEXT.has(node.nodeName))) continue;
     const kids = node.childNodes;
     let from = 0, to = kids.length;
-    if (t === ELEMENT && node.childElementCount >= RUN) {
+    if (t === ELEMENT && fixedSels && node.childElementCount >= RUN) {
       const run = visibleRun(node, kids);
       if (run) { from = run[0]; to = run[1]; if (from > 0 || to < kids.length) pruned.push(i); }
     }
@@ -97,6 +142,19 @@
   }
   const n = nodes.length;
   TM.pass1 = performance.now() - T0; TM.visited = n; TM.pruned = pruned.length;
+  // What a searched run skipped and is in view all the same: only the full snapshot has it.
+  if (pruned.length) {
+    const seen = new Set(nodes);
+    const t = performance.now();
+    const escapees = fixable(fixedSels);
+    TM.fixable = escapees.size;
+    TM.fixableMs = performance.now() - t;
+    for (const el of escapees) {
+      if (seen.has(el)) continue;
+      const r = el.getBoundingClientRect();
+      if ((r.width > 0 || r.height > 0) && r.right >= 0 && r.bottom >= 0 && r.left <= VW && r.top <= VH) return null;
+    }
+  }
   const end = new Int32Array(n);
   for (let i = 0; i < n; i++) end[i] = i;
   for (let i = n - 1; i > 0; i--) if (end[i] > end[parent[i]]) end[parent[i]] = end[i];

@@ -10,7 +10,8 @@
 //! click listeners come from the probe (the snapshot reports them, a script in
 //! another world cannot see them). The walk gives up (`None`) on what it cannot
 //! read as the full snapshot would — a frame in view, generated content other
-//! than text, too many nodes — and the caller takes the full snapshot then.
+//! than text, too many nodes, a fixed box in view inside rows the search of a
+//! long run skipped — and the caller takes the full snapshot then.
 
 use futures_util::future::join_all;
 use serde::Deserialize;
