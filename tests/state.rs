@@ -237,13 +237,14 @@ fn a_fixed_bar_inside_a_far_row_of_a_long_run_is_in_the_state() {
         let env = env("/nested-out-of-flow.html").await;
         eval(&env, "scrollTo(0, 3000)").await;
         let tab = env.tab();
+        let page_content = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap()["page_content"].to_string();
         let (state, walked) = state_walked(tab, false).await;
-        let content = serde_json::from_str::<serde_json::Value>(&state).unwrap()["page_content"].to_string();
+        let content = page_content(&state);
         assert!(content.contains(r#"link \"Home\""#) && content.contains(r#"button \"Account\""#), "{content}");
         assert!(!walked, "the walk would have left the bar out");
         eval(&env, "document.getElementById('bar').style.display = 'none'").await;
         let (state, walked) = state_walked(tab, false).await;
-        let content = serde_json::from_str::<serde_json::Value>(&state).unwrap()["page_content"].to_string();
+        let content = page_content(&state);
         assert!(!content.contains("Account") && content.contains("Section 38"), "{content}");
         assert!(walked, "a page whose fixed boxes are hidden is walked");
         env.close().await;

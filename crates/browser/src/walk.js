@@ -107,7 +107,12 @@
     }
     return found;
   }
-  const fixedSels = fixedSelectors();
+  // Read once, when the first long run is met: most pages have none.
+  let fixedSels;
+  const searchable = () => {
+    if (fixedSels === undefined) fixedSels = fixedSelectors();
+    return fixedSels !== null;
+  };
 
   // Pass 1: every node in pre-order (shadow roots before children), with its
   // parent, and for elements whether their box meets the viewport.
@@ -130,7 +135,7 @@
     if (t === TEXT || (t === ELEMENT && NO_TEXT.has(node.nodeName))) continue;
     const kids = node.childNodes;
     let from = 0, to = kids.length;
-    if (t === ELEMENT && fixedSels && node.childElementCount >= RUN) {
+    if (t === ELEMENT && node.childElementCount >= RUN && searchable()) {
       const run = visibleRun(node, kids);
       if (run) { from = run[0]; to = run[1]; if (from > 0 || to < kids.length) pruned.push(i); }
     }
@@ -144,11 +149,11 @@
   TM.pass1 = performance.now() - T0; TM.visited = n; TM.pruned = pruned.length;
   // What a searched run skipped and is in view all the same: only the full snapshot has it.
   if (pruned.length) {
-    const seen = new Set(nodes);
     const t = performance.now();
     const escapees = fixable(fixedSels);
     TM.fixable = escapees.size;
     TM.fixableMs = performance.now() - t;
+    const seen = escapees.size ? new Set(nodes) : null;
     for (const el of escapees) {
       if (seen.has(el)) continue;
       const r = el.getBoundingClientRect();
