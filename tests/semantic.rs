@@ -565,3 +565,97 @@ fn semantic_from_the_dom_matches_the_accessibility_join() {
         assert!(differ.is_empty(), "{} pages differ:\n{}", differ.len(), differ.join("\n"));
     })
 }
+
+/// The semantic_v2 viewport scope of one capture: the outline of every node in
+/// scope (refs by backend node id, so two captures compare) and what it omits.
+async fn viewport_scope(tab: &sightline_browser::Tab, walk: bool) -> (String, bool) {
+    use sightline_page::semantic::{self, Scope, SemanticOptions};
+    let opts = sightline_browser::CaptureOptions {
+        whole_document: true,
+        semantic_walk: walk,
+        walk_small_pages: walk,
+        ..Default::default()
+    };
+    let mut c = tab.capture_with(opts).await.expect("capture");
+    let mut tree = semantic::build(&mut c.view, SemanticOptions::default());
+    if let Some(far) = c.far {
+        tree.far = far;
+    }
+    let plan = semantic::plan(&tree, &Scope::Viewport);
+    let outline = semantic::outline(&tree, &plan.ranked, |i| tree.nodes[i].backend_node_id.to_string());
+    (format!("{outline}\nomitted: {:?}", plan.omitted), c.far.is_some())
+}
+
+/// semantic_v2's viewport scope from the viewport walk, which keeps the near
+/// margin and counts what it leaves out (`far.js`), is the scope of a capture
+/// of the whole document: the same nodes, names and states, the same omission
+/// counts, on every fixture and on long pages scrolled.
+#[test]
+fn walk_counts_equal_the_full_capture_s() {
+    run(async {
+        // An inventory of 1,250 rows (the bench's 5,000-control page), built in the page.
+        const INVENTORY: &str = "document.body.innerHTML = '<h1>Inventory</h1>' + Array.from({length: 1250}, (_, i) => \
+            `<div class=row style='display:flex;gap:8px'><div class=c><b>SKU-${i}</b></div><div class=c><span>Qty ${i % 9 + 1}</span></div>\
+            <div class=c><button><span aria-hidden=true>+</span> Add ${i}</button></div><div class=c><button hidden>Remove ${i}</button></div>\
+            <div class=c><a href='#item-${i}'><span>Item ${i}</span></a></div><div class=c><label><input type=checkbox> <span>Select ${i}</span></label></div></div>`).join('')";
+        let mut pages: Vec<(String, String)> = vec![
+            ("/long.html".into(), "scrollTo(0, 3000)".into()),
+            ("/long.html".into(), "scrollTo(0, 9011)".into()),
+            ("/long.html".into(), "scrollTo(0, document.body.scrollHeight)".into()),
+            ("/nested-out-of-flow.html".into(), "scrollTo(0, 3000)".into()),
+            ("/semantic.html".into(), "scrollTo(0, 400)".into()),
+            ("/kinds.html".into(), INVENTORY.into()),
+            ("/kinds.html".into(), format!("{INVENTORY}; scrollTo(0, 20000)")),
+        ];
+        let dirs = [fixtures_dir(), fixtures_dir().join("fidelity")];
+        for dir in &dirs {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .expect("fixtures")
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| n.ends_with(".html"))
+                .collect();
+            names.sort();
+            let prefix = if dir.ends_with("fidelity") { "/fidelity/" } else { "/" };
+            pages.extend(names.into_iter().map(|n| (format!("{prefix}{n}"), String::new())));
+        }
+        let mut differ = Vec::new();
+        let mut counted = Vec::new();
+        for (path, setup) in &pages {
+            let env = env(path).await;
+            if !setup.is_empty() {
+                eval(&env, setup).await;
+            }
+            let tab = env.tab();
+            for attempt in 0..4 {
+                let (full, _) = viewport_scope(tab, false).await;
+                let (walked, was_counted) = viewport_scope(tab, true).await;
+                let (again, _) = viewport_scope(tab, false).await;
+                if full != again {
+                    assert!(attempt < 3, "{path} never held still");
+                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                    continue;
+                }
+                if was_counted {
+                    counted.push(format!("{path} {setup}"));
+                    if walked != full {
+                        differ.push(format!("{path} ({setup}):\n  full: {full}\n  walk: {walked}"));
+                    }
+                }
+                break;
+            }
+            env.close().await;
+        }
+        eprintln!("counted by the walk: {} of {} pages", counted.len(), pages.len());
+        assert!(counted.len() * 2 > pages.len(), "the walk counted only {counted:?}");
+        for must in ["/long.html scrollTo(0, 3000)", "/long.html scrollTo(0, 9011)"] {
+            assert!(counted.iter().any(|c| c == must), "{must} was not walked: {counted:?}");
+        }
+        assert!(counted.iter().filter(|c| c.starts_with("/kinds.html document")).count() == 2, "{counted:?}");
+        assert!(
+            differ.is_empty(),
+            "the walk's semantic_v2 differs on {} pages:\n{}",
+            differ.len(),
+            differ.join("\n")
+        );
+    })
+}

@@ -485,7 +485,7 @@ async fn semantic_against_the_ax_tree_once(tab: &Tab) -> Option<String> {
         .capture_with(sightline_browser::CaptureOptions { accessibility: true, ..Default::default() })
         .await
         .expect("capture");
-    let (mut served, _) = sightline_api::capture_semantic(tab, false, None).await.expect("semantic capture");
+    let (mut served, _) = sightline_api::capture_semantic(tab, false, None, false).await.expect("semantic capture");
     let (a, ao) = semantic_lines(&mut with_ax.view);
     let (d, dd) = semantic_lines(&mut served.view);
     if a == d && ao == dd {

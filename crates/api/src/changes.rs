@@ -65,7 +65,7 @@ pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<
     }
     let tab = session.tab_by_id(tab_id)?.tab.clone();
     let base = baseline(session, tab_id);
-    let (mut captured, tree) = snapshot::capture_semantic(&tab, req.screenshot, req.dom_node_limit).await?;
+    let (mut captured, tree) = snapshot::capture_semantic(&tab, req.screenshot, req.dom_node_limit, true).await?;
     let tree = Arc::new(tree);
     let screenshot = captured.screenshot.take();
     // The page may have navigated while the baseline was read or the capture ran.

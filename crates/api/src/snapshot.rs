@@ -174,8 +174,10 @@ pub(crate) fn semantic_response(
     v
 }
 
-/// The capture and semantic tree behind a semantic_v2 snapshot: the whole
-/// document (refs reach beyond the viewport) with roles, names and states read
+/// The capture and semantic tree behind a semantic_v2 snapshot: for the
+/// viewport scope (`viewport`) the viewport walk with its near margin, which
+/// counts what it leaves out, where the page allows it; else the whole
+/// document (refs reach beyond the viewport). Roles, names and states are read
 /// from the DOM ([`semantic::build`]), not from Chromium's accessibility tree,
 /// which costs as much as the whole document however few nodes are shown.
 /// Elements the DOM rules leave unnamed in view are still named by Chromium
@@ -184,14 +186,21 @@ pub async fn capture_semantic(
     tab: &sightline_browser::Tab,
     screenshot: bool,
     dom_node_limit: Option<usize>,
+    viewport: bool,
 ) -> Result<(sightline_browser::Captured, SemanticTree), sightline_browser::BrowserError> {
-    let mut captured =
-        tab.capture_with(CaptureOptions { screenshot, whole_document: true, ..CaptureOptions::default() }).await?;
+    // A node limit is over the whole document.
+    let semantic_walk = viewport && dom_node_limit.is_none();
+    let mut captured = tab
+        .capture_with(CaptureOptions { screenshot, whole_document: true, semantic_walk, ..CaptureOptions::default() })
+        .await?;
     let mut opts = SemanticOptions::default();
     if let Some(l) = dom_node_limit {
         opts.dom_node_limit = l;
     }
-    let tree = semantic::build(&mut captured.view, opts);
+    let mut tree = semantic::build(&mut captured.view, opts);
+    if let Some(far) = captured.far {
+        tree.far = far;
+    }
     Ok((captured, tree))
 }
 
@@ -228,7 +237,8 @@ pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<
     };
     let semantic = req.format == Format::SemanticV2;
     let (mut captured, tree) = if semantic {
-        let (c, t) = capture_semantic(&tab, req.screenshot, req.dom_node_limit).await?;
+        let viewport = req.query.is_none() && scope_target.is_none();
+        let (c, t) = capture_semantic(&tab, req.screenshot, req.dom_node_limit, viewport).await?;
         (c, Some(Arc::new(t)))
     } else {
         // Refs reach beyond the viewport.

@@ -170,7 +170,7 @@ pub async fn measure_semantic(browser: &Browser, a: &Opts, url: &str, label: Str
         tab.execute(&params).await?;
         let d1 = t.elapsed();
         let t = Instant::now();
-        let (c, tree) = sightline_api::capture_semantic(&tab, false, None).await?;
+        let (c, tree) = sightline_api::capture_semantic(&tab, false, None, true).await?;
         let plan = semantic::plan(&tree, &Scope::Viewport);
         let shown = &plan.ranked[..plan.ranked.len().min(300)];
         let outline = semantic::outline(&tree, shown, |i| format!("p1:{}", i + 1));

@@ -39,6 +39,17 @@ pub struct CaptureOptions {
     /// Take the viewport walk even on a page small enough that its full
     /// snapshot costs less (the equivalence tests compare the two there).
     pub walk_small_pages: bool,
+    /// For semantic_v2's viewport scope: the walk keeps the near margin too and
+    /// counts the semantic nodes it leaves out ([`Captured::far`]); where it
+    /// cannot, the whole document is captured.
+    pub semantic_walk: bool,
+}
+
+/// How the viewport walk is asked for.
+#[derive(Debug, Clone, Copy)]
+struct WalkMode {
+    small_pages_too: bool,
+    semantic: bool,
 }
 
 /// A capture and what was derived from it.
@@ -53,6 +64,9 @@ pub struct Captured {
     /// Whether the main frame was captured by the viewport walk (else by the
     /// full `DOMSnapshot`).
     pub walked: bool,
+    /// With [`CaptureOptions::semantic_walk`] and a walked page: the semantic
+    /// nodes the walk left out, by why the viewport scope omits them.
+    pub far: Option<sightline_page::semantic::FarCounts>,
     /// Wall time of the CDP calls, and of building the view.
     pub cdp_time: Duration,
     pub model_time: Duration,
@@ -119,10 +133,10 @@ impl Tab {
         &self,
         session: &SessionId,
         all_rects: bool,
-        walk: Option<bool>,
-    ) -> Result<(Snapshot, bool), BrowserError> {
-        let walked = if let (Some(small_pages_too), false) = (walk, all_rects) {
-            match tokio::time::timeout(WALK_LIMIT, self.walk(session, small_pages_too)).await {
+        walk: Option<WalkMode>,
+    ) -> Result<(Snapshot, bool, Option<sightline_page::semantic::FarCounts>), BrowserError> {
+        let walked = if let (Some(mode), false) = (walk, all_rects) {
+            match tokio::time::timeout(WALK_LIMIT, self.walk(session, mode.small_pages_too, mode.semantic)).await {
                 Ok(Ok(s)) => s,
                 Ok(Err(e)) => {
                     tracing::debug!(error = %e, "viewport walk failed; taking the full snapshot");
@@ -137,6 +151,10 @@ impl Tab {
             None
         };
         let walked_it = walked.is_some();
+        let (walked, far) = match walked {
+            Some((s, far)) => (Some(s), far),
+            None => (None, None),
+        };
         let mut world = None;
         let mut snap = match walked {
             Some(s) => s,
@@ -178,7 +196,7 @@ impl Tab {
                 snap.fill_rects(&found);
             }
         }
-        Ok((snap, walked_it))
+        Ok((snap, walked_it, far))
     }
 
     /// The DOM rects of a few elements, read in an isolated world (page scripts
@@ -291,7 +309,8 @@ impl Tab {
             )
         };
         // Whether to try the walk, and whether on small pages too.
-        let walk = (!(opts.whole_document || opts.accessibility || opts.all_rects)).then_some(opts.walk_small_pages);
+        let walk = (!(opts.accessibility || opts.all_rects) && (opts.semantic_walk || !opts.whole_document))
+            .then_some(WalkMode { small_pages_too: opts.walk_small_pages, semantic: opts.semantic_walk });
         let shot = async {
             if screenshot {
                 let s = match self.cdp_within(&self.session, &CaptureScreenshot::PNG, CAPTURE_LIMIT).await {
@@ -317,6 +336,8 @@ impl Tab {
                     None
                 }
             };
+            // The semantic count is the main document's: a frame's document is captured whole.
+            let walk = walk.filter(|w| !w.semantic || *s == self.session);
             let (snap, pointer, ax, focused) = tokio::join!(
                 self.snapshot(s, opts.all_rects, walk),
                 self.pointer_listeners(s, pointer_limit),
@@ -336,11 +357,13 @@ impl Tab {
         // Session index → frame index, for the frames we keep.
         let mut kept: Vec<Option<usize>> = vec![None; sessions.len()];
         let mut walked = false;
+        let mut far = None;
         for (i, snap) in snaps.into_iter().enumerate() {
             match snap {
-                Ok(((snapshot, was_walked), pointer_listeners, ax, focused)) => {
+                Ok(((snapshot, was_walked, far_counts), pointer_listeners, ax, focused)) => {
                     if i == 0 {
                         walked = was_walked;
+                        far = far_counts;
                     }
                     let owner = if i == 0 {
                         None
@@ -371,7 +394,7 @@ impl Tab {
         let model_time = t.elapsed();
         self.ax_names(&mut view, &frame_sessions).await;
         tracing::debug!(cdp = ?cdp_time, model = ?model_time, frames = frame_sessions.len(), elements = view.elements.len(), "captured");
-        Ok(Captured { view, screenshot, capture, sessions: frame_sessions, walked, cdp_time, model_time })
+        Ok(Captured { view, screenshot, capture, sessions: frame_sessions, walked, far, cdp_time, model_time })
     }
 
     /// Names for elements the DOM rules left unnamed, from Chromium's accessibility
@@ -445,6 +468,7 @@ impl Tab {
             capture,
             sessions: vec![self.session.clone()],
             walked: false,
+            far: None,
             cdp_time,
             model_time: t.elapsed(),
         }

@@ -138,17 +138,33 @@
     mark() { markedAt = now(); lastMutation = -1; pending.clear(); },
     pointerCount() { readReactTargets(); return pointerTargets.length + reactTargets.length; },
     clickCount() { return clickTargets.length; },
-    clickElementsInView() {
-      const out = [], w = innerWidth, h = innerHeight;
+    // `margin`: a fraction of the viewport added on each side (semantic_v2's near margin).
+    clickElementsInView(margin) {
+      const out = [], m = +margin || 0, w = innerWidth, h = innerHeight, mx = w * m, my = h * m;
       for (let i = 0; i < clickTargets.length; i++) {
         const e = clickTargets[i].deref();
         if (!e || !e.isConnected) continue;
         const b = e.getBoundingClientRect();
         // Without a box (display: none, a collapsed list) it is nowhere, not at (0, 0).
         if (b.width === 0 && b.height === 0 && e.getClientRects().length === 0) continue;
-        if (b.right >= 0 && b.bottom >= 0 && b.left <= w && b.top <= h) out[out.length] = e;
+        if (b.right >= -mx && b.bottom >= -my && b.left <= w + mx && b.top <= h + my) out[out.length] = e;
       }
       return out;
+    },
+    // Where every element with a click or pointer listener is in
+    // document.getElementsByTagName('*'): [its length, ...positions], so that
+    // a script in another world finds the same elements. Null when one is not
+    // there (in a shadow tree).
+    listenerOrdinals() {
+      readReactTargets();
+      const want = new Set();
+      for (const list of [clickTargets, pointerTargets]) {
+        for (let i = 0; i < list.length; i++) { const e = list[i].deref(); if (e && e.isConnected) want.add(e); }
+      }
+      for (let i = 0; i < reactTargets.length; i++) if (reactTargets[i].isConnected) want.add(reactTargets[i]);
+      const all = document.getElementsByTagName('*'), out = [all.length];
+      if (want.size) for (let i = 0; i < all.length; i++) if (want.has(all[i])) out[out.length] = i;
+      return out.length - 1 === want.size ? out : null;
     },
     pointerElements() {
       const out = [];

@@ -9,11 +9,14 @@
 // for their backend ids), or null where it could not give what the full snapshot
 // gives (a frame in view, generated content it cannot read, too many nodes): the
 // caller then takes the full snapshot.
-(function (frameId, styleNames) {
+(function (frameId, styleNames, semantic, far) {
   'use strict';
   const doc = document;
   const T0 = performance.now(), TM = {};
   const VW = innerWidth, VH = innerHeight, SX = scrollX, SY = scrollY;
+  // What is kept: the viewport, and for semantic_v2 its near margin too.
+  const MX = semantic ? VW * semantic.margin : 0, MY = semantic ? VH * semantic.margin : 0;
+  const meets = (r) => r.right >= -MX && r.bottom >= -MY && r.left <= VW + MX && r.top <= VH + MY;
   const SMALL = 64, MAX_KEPT = 6000;
   const ELEMENT = 1, TEXT = 3, DOCUMENT = 9, FRAGMENT = 11;
   const NO_TEXT = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
@@ -48,14 +51,14 @@
     };
     // First child whose top is below the viewport, and first whose top is in or below it.
     const search = (pred) => { let lo = 0, hi = els.length; while (lo < hi) { const m = (lo + hi) >> 1; if (pred(rect(m))) hi = m; else lo = m + 1; } return lo; };
-    let below = search((r) => r.top > VH);
-    let start = search((r) => r.top >= 0);
+    let below = search((r) => r.top > VH + MY);
+    let start = search((r) => r.top >= -MY);
     // Boxes of one line differ in top (baseline alignment), and children that
     // start above the viewport can reach into it: step out from both ends until
     // eight in a row are wholly outside.
-    for (let out = 0; start > 0 && out < 8; ) { start--; if (rect(start).bottom < 0) out++; else out = 0; }
+    for (let out = 0; start > 0 && out < 8; ) { start--; if (rect(start).bottom < -MY) out++; else out = 0; }
     for (let out = 0, j = below; j < els.length && out < 8; j++) {
-      if (rect(j).top > VH) out++; else { out = 0; below = j + 1; }
+      if (rect(j).top > VH + MY) out++; else { out = 0; below = j + 1; }
     }
     if (broken) return null;
     // In flow, a later child never sits wholly above an earlier one.
@@ -128,7 +131,7 @@
       const r = node.getBoundingClientRect();
       if (r.width === 0 && r.height === 0 && r.x === 0 && r.y === 0 && node.getClientRects().length === 0) {
         flag[i] = NO_BOX;
-      } else if (r.right >= 0 && r.bottom >= 0 && r.left <= VW && r.top <= VH) {
+      } else if (meets(r)) {
         flag[i] = IN_VIEW;
       }
     }
@@ -157,7 +160,7 @@
     for (const el of escapees) {
       if (seen.has(el)) continue;
       const r = el.getBoundingClientRect();
-      if ((r.width > 0 || r.height > 0) && r.right >= 0 && r.bottom >= 0 && r.left <= VW && r.top <= VH) return null;
+      if ((r.width > 0 || r.height > 0) && meets(r)) return null;
     }
   }
   const end = new Int32Array(n);
@@ -210,14 +213,14 @@
   // Text under kept elements: what is in view, and whitespace beside kept siblings.
   const textRects = new Map();
   const range = doc.createRange();
-  const meets = (r) => r.right >= 0 && r.bottom >= 0 && r.left <= VW && r.top <= VH;
   for (let i = 1; i < n; i++) {
     const node = nodes[i];
     if (node.nodeType !== TEXT || !keep[parent[i]]) continue;
     range.selectNodeContents(node);
     const rects = range.getClientRects();
     textRects.set(i, rects);
-    if (keep[i]) continue;
+    // A name is read from the start of an element's text, in view or not.
+    if (keep[i] || semantic) { keep[i] = 1; continue; }
     let yes = false;
     for (const r of rects) if (meets(r)) { yes = true; break; }
     if (!yes && rects.length && node.data.trim() === '') {
@@ -230,6 +233,19 @@
   for (let i = 0; i < n; i++) kept += keep[i];
   TM.keep = performance.now() - T0;
   if (kept > MAX_KEPT) return null;
+  // semantic_v2 counts what the walk left out (far.js).
+  let farCounts = null;
+  if (semantic) {
+    const keptSet = new Set();
+    for (let i = 0; i < n; i++) if (keep[i]) keptSet.add(nodes[i]);
+    const ords = semantic.listeners, all = doc.getElementsByTagName('*');
+    if (all.length !== ords[0]) return null;
+    const listeners = new Set();
+    for (let k = 1; k < ords.length; k++) listeners.add(all[ords[k]]);
+    farCounts = far(keptSet, semantic.tables, listeners);
+    TM.far = performance.now() - T0;
+    if (!farCounts) return null;
+  }
 
   // The snapshot.
   const strings = [], sidx = new Map();
@@ -321,6 +337,8 @@
       clickable = el.isContentEditable || el.hasAttribute('onclick') || el.hasAttribute('onmousedown') ||
         el.hasAttribute('onmouseup');
       if (!clickable && (name === 'A' || name === 'AREA' || name === 'a')) clickable = el.hasAttribute('href');
+      // Chromium's snapshot reports every enabled <input> as clickable (a hidden one too).
+      if (name === 'INPUT') clickable = true;
     }
     if (clickable) N.isClickable.index.push(k);
     if (flag[i] === NO_BOX) continue;
@@ -445,6 +463,7 @@
     }],
     strings,
     kept: keptIndices,
+    far: farCounts,
     timing: TM,
   }), ...keptElements];
 })

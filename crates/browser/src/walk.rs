@@ -18,11 +18,13 @@ use serde::Deserialize;
 use sightline_cdp::protocol::dom::DescribeNode;
 use sightline_cdp::protocol::runtime::{Evaluate, GetProperties};
 use sightline_cdp::SessionId;
+use sightline_page::semantic::{count_tables, FarCounts, SemanticOptions};
 use sightline_page::{DocumentSnapshot, Snapshot, COMPUTED_STYLES};
 
 use crate::{BrowserError, Tab};
 
 const WALK: &str = include_str!("walk.js");
+const FAR: &str = include_str!("far.js");
 
 /// Below this many elements in a document, its full snapshot is cheaper than
 /// the walk (measured with `sightline bench`: about 5 ms against 40 on a page
@@ -39,6 +41,9 @@ struct Walked {
     strings: Vec<String>,
     /// Node indices of the elements kept, in the order the walk returns them.
     kept: Vec<usize>,
+    /// semantic_v2's count of what the walk left out (`far.js`), when asked.
+    #[serde(default)]
+    far: Option<FarCounts>,
     #[serde(default)]
     timing: serde_json::Value,
 }
@@ -48,20 +53,33 @@ impl Tab {
     /// snapshot gives what the model reads.
     /// Unless `small_pages_too`, a page of fewer than [`WALK_FROM`] elements
     /// gets `None`: its full snapshot costs less than the walk's fixed calls.
+    /// With `semantic`, the walk keeps semantic_v2's near margin too and counts
+    /// the semantic nodes it left out (`far.js`); `None` where it cannot.
     pub(crate) async fn walk(
         &self,
         session: &SessionId,
         small_pages_too: bool,
-    ) -> Result<Option<Snapshot>, BrowserError> {
+        semantic: bool,
+    ) -> Result<Option<(Snapshot, Option<FarCounts>)>, BrowserError> {
         let Some(frame) = self.frame_of_session(session) else { return Ok(None) };
         let t0 = std::time::Instant::now();
+        let margin = if semantic { SemanticOptions::default().near_margin } else { 0.0 };
         // Click listeners first: too many in view and the walk is not worth it.
-        let clicks = self.click_listeners(session, small_pages_too).await;
+        let clicks = self.click_listeners(session, small_pages_too, margin).await;
         let Some(clicks) = clicks else { return Ok(None) };
         let t_clicks = t0.elapsed();
-        let args = serde_json::to_string(&(frame.0.as_str(), COMPUTED_STYLES))
+        let mode = if semantic {
+            // Which elements the page's own world saw get listeners: the count reads them as evidence.
+            const ORDINALS: &str = "window.__sightline ? window.__sightline.listenerOrdinals() : null";
+            let ords = self.cdp(session, &Evaluate::new(ORDINALS).by_value()).await?.result.value;
+            let Some(ords) = ords.filter(|v| v.is_array()) else { return Ok(None) };
+            serde_json::json!({ "margin": margin, "tables": count_tables(), "listeners": ords })
+        } else {
+            serde_json::Value::Null
+        };
+        let args = serde_json::to_string(&(frame.0.as_str(), COMPUTED_STYLES, mode))
             .map_err(|e| BrowserError::Unexpected(e.to_string()))?;
-        let expression = format!("({WALK})(...{args})");
+        let expression = format!("({WALK})(...{args}, ({FAR}))");
         // One call for the snapshot and the kept elements: the array's first item
         // is the JSON, the others the elements, released with their group.
         const GROUP: &str = "sightline-walk";
@@ -103,6 +121,10 @@ impl Tab {
         let read = read.await;
         self.release(session, GROUP);
         let Some((walked, ids)) = read? else { return Ok(None) };
+        if semantic && walked.far.is_none() {
+            return Ok(None);
+        }
+        let far = walked.far;
         let mut snap = Snapshot { documents: walked.documents, strings: walked.strings };
         tracing::debug!(clicks = ?t_clicks, walk_and_ids = ?t0.elapsed(), kept = walked.kept.len(), timing = %walked.timing, "walked");
         let Some(doc) = snap.documents.first_mut() else { return Ok(None) };
@@ -118,7 +140,7 @@ impl Tab {
                 doc.nodes.is_clickable.index.push(k);
             }
         }
-        Ok(Some(snap))
+        Ok(Some((snap, far)))
     }
 
     /// Backend ids of the elements in view with click, mousedown, mouseup or
@@ -128,6 +150,7 @@ impl Tab {
         &self,
         session: &SessionId,
         small_pages_too: bool,
+        margin: f64,
     ) -> Option<std::collections::HashSet<i64>> {
         // The page's own world can misreport either number; the only effect is
         // which of two equal captures is taken.
@@ -149,7 +172,8 @@ impl Tab {
             return None;
         }
         const GROUP: &str = "sightline-click";
-        let list = self.cdp(session, &Evaluate::new("window.__sightline.clickElementsInView()").in_group(GROUP)).await;
+        let read = format!("window.__sightline.clickElementsInView({margin})");
+        let list = self.cdp(session, &Evaluate::new(&read).in_group(GROUP)).await;
         let array = list.ok()?.result.object_id?;
         let props = self.cdp(session, &GetProperties { object_id: &array, own_properties: true }).await.ok()?;
         let objects: Vec<String> = props

@@ -20,6 +20,9 @@ macro_rules! roles {
         }
 
         impl Role {
+            /// Every known role's name.
+            pub const NAMES: &'static [&'static str] = &[$($name,)*];
+
             /// The role's name, as the wire and Chromium spell it.
             pub fn as_str(&self) -> &str {
                 match self {

@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 use crate::arena::{Arena, NodeId};
 use crate::aria;
 
-const NATIVE: &[&str] = &["a", "button", "input", "textarea", "select", "option", "summary"];
-const LABELABLE: &[&str] = &["input", "select", "textarea", "button", "meter", "output", "progress"];
+pub(crate) const NATIVE: &[&str] = &["a", "button", "input", "textarea", "select", "option", "summary"];
+pub(crate) const LABELABLE: &[&str] = &["input", "select", "textarea", "button", "meter", "output", "progress"];
 
 /// Why an element counts as interactive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

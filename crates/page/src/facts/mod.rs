@@ -13,6 +13,7 @@ use crate::capture::{AxNode, AxValue, Capture};
 use crate::text::{accessible_text, collapse, is_private_use};
 
 pub use candidates::Reason;
+pub(crate) use candidates::{LABELABLE, NATIVE};
 
 #[derive(Debug, Default)]
 pub(crate) struct Facts {

@@ -49,7 +49,7 @@ pub(super) fn is_container_role(r: &Role) -> bool {
 }
 
 /// Content roles kept as semantic nodes.
-fn is_content_role(r: &Role) -> bool {
+pub(super) fn is_content_role(r: &Role) -> bool {
     matches!(
         r,
         Role::Heading

@@ -11,6 +11,7 @@
 //! its visibility; [`plan`] and [`outline`] (`plan.rs`) rank, scope and show it.
 
 mod build;
+mod far;
 mod name;
 mod plan;
 mod props;
@@ -20,6 +21,7 @@ use crate::arena::NodeId;
 pub use crate::aria::{Role, State, StateValue};
 
 pub use build::build;
+pub use far::{count_tables, CountTables, FarCounts};
 pub use plan::{outline, plan, Omitted, Plan, Scope};
 
 /// The closed visibility vocabulary.
@@ -130,6 +132,9 @@ pub struct SemanticTree {
     pub partial: bool,
     /// DOM nodes left unprocessed when partial.
     pub unprocessed: usize,
+    /// Nodes of the page outside the capture (a viewport walk), counted where
+    /// the page was walked: the viewport scope omits them all.
+    pub far: FarCounts,
 }
 
 /// Options for building the tree.

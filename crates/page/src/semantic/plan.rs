@@ -66,6 +66,9 @@ pub fn plan(tree: &SemanticTree, scope: &Scope) -> Plan {
     let mut chosen: Vec<usize> = Vec::new();
     let scope_name = match scope {
         Scope::Viewport => {
+            omitted.css_hidden += tree.far.css_hidden;
+            omitted.offscreen += tree.far.offscreen;
+            omitted.no_layout += tree.far.no_layout;
             for (i, s) in tree.nodes.iter().enumerate() {
                 match s.visibility {
                     Visibility::InViewport | Visibility::NearViewport => chosen.push(i),

@@ -1,0 +1,361 @@
+// The semantic_v2 count of what the viewport walk left out: for every element
+// the walk did not keep, whether `semantic::build` would make it a node, and
+// if so why the viewport scope omits it (css_hidden, no_layout, offscreen).
+// It mirrors the rules of `facts/candidates.rs` (why an element is
+// interactive), `semantic/build.rs` (action, content and text nodes, hidden
+// subtrees) and `semantic/name.rs` (`direct_text`, `is_block`), over the whole
+// document; the equivalence test `semantic::walk_counts_equal_the_full_capture_s`
+// holds the two together. Where it cannot mirror them exactly (a shadow root, a
+// frame, an open modal dialog, a style sheet it cannot read, generated content
+// other than text, a kept element whose targets are out of the walk) it returns
+// null and the caller takes the full snapshot.
+//
+// Called from the walk (same isolated world) with the kept nodes, the tables of
+// roles and tags from Rust, and the elements the page's own world saw get
+// click or pointer listeners.
+(function (kept, T, listeners) {
+  'use strict';
+  const doc = document;
+  const SKIP = new Set(T.skip), NATIVE = new Set(T.native), LABELABLE = new Set(T.labelable);
+  const INTERACTIVE = new Set(T.interactive), CONTENT = new Set(T.content), TEXT_ROLE = new Set(T.text);
+  const FRAMES = new Set(['iframe', 'frame', 'object', 'embed', 'fencedframe', 'portal']);
+  if (doc.querySelector('dialog:modal')) return null;
+
+  // Which elements style rules could give a `cursor: pointer`, a `display`
+  // of none or contents, a hidden `visibility`, a zero `opacity`, or generated
+  // `::before`/`::after` content: reading every element's style would cost as
+  // much as the snapshot. A superset: a rule under any media query counts, and
+  // the computed style of each element found decides.
+  const sels = { cursor: [], display: [], visibility: [], opacity: [], content: ['q'] };
+  const KEYWORD = /var\(|inherit|unset|revert|initial/;
+  const elementOf = (sel) => sel
+    .replace(/::[a-z-]+(\([^)]*\))?|:(before|after|first-line|first-letter|-webkit-[a-z-]+|-moz-[a-z-]+)(\([^)]*\))?/gi, '')
+    .replace(/(^|[\s>+~,(])(?=\s*($|[>+~,)]))/g, '$1*');
+  const scan = (rules) => {
+    for (const r of rules) {
+      if (r.selectorText !== undefined && r.style) {
+        // A nested rule's selector is relative to its parent's.
+        if (r.parentRule && r.parentRule.selectorText !== undefined) return false;
+        const st = r.style, sel = elementOf(r.selectorText), all = st.getPropertyValue('all') !== '';
+        const cur = st.getPropertyValue('cursor'), dis = st.getPropertyValue('display');
+        const vis = st.getPropertyValue('visibility'), op = st.getPropertyValue('opacity');
+        if (all || cur.includes('pointer') || KEYWORD.test(cur)) sels.cursor.push(sel);
+        if (all || /none|contents/.test(dis) || KEYWORD.test(dis)) sels.display.push(sel);
+        if (all || (vis !== '' && vis !== 'visible')) sels.visibility.push(sel);
+        if (all || (op !== '' && !(parseFloat(op) >= 0.01))) sels.opacity.push(sel);
+        if (/::?(before|after)\b/i.test(r.selectorText) && st.getPropertyValue('content') !== '') sels.content.push(sel);
+      }
+      if (r.cssRules && scan(r.cssRules) === false) return false;
+      if (r.styleSheet && scan(r.styleSheet.cssRules) === false) return false;
+    }
+    return true;
+  };
+  try {
+    for (const sheet of doc.styleSheets) if (scan(sheet.cssRules) === false) return null;
+    for (const sheet of doc.adoptedStyleSheets || []) if (scan(sheet.cssRules) === false) return null;
+  } catch (e) { return null; }
+  const matching = (list, prop) => {
+    list = [...list, `[style*="${prop}" i]`, '[style*="all" i]'];
+    const found = new Set();
+    try { for (const el of doc.querySelectorAll(list.join(','))) found.add(el); } catch (e) {
+      for (const s of list) { try { for (const el of doc.querySelectorAll(s)) found.add(el); } catch (e2) { return null; } }
+    }
+    return found;
+  };
+  // What the UA style sheet does not render (besides what build.rs skips).
+  const UA_NONE = ['area', 'base', 'datalist', 'noembed', 'noframes', 'param', 'rp', 'input[type="hidden" i]',
+    '[hidden]', 'dialog:not([open])', 'source', 'track', 'noscript', 'slot', '[popover]:not(:popover-open)'];
+  const S = {
+    cursor: matching(sels.cursor, 'cursor'),
+    display: matching([...sels.display, ...UA_NONE], 'display'),
+    visibility: matching(sels.visibility, 'visibility'),
+    opacity: matching(sels.opacity, 'opacity'),
+    content: matching(sels.content, 'content'),
+  };
+  for (const k in S) if (!S[k]) return null;
+
+  // Text a person could read: not white space, icon-font glyphs or U+FFFD.
+  const VISIBLE_CHAR = /[^ \t\n\r\f\uE000-\uF8FF\uFFFD]/;
+  // Pass 1: every element in document order, with its parent and what the
+  // candidate rules read from its attributes.
+  const els = [], par = [], tags = [];
+  const ownText = [], semantic = [], label = [], evidence = [], inert = [], collapsed = [], skipped = [];
+  const stack = [doc.documentElement, -1];
+  while (stack.length) {
+    const p = stack.pop(), el = stack.pop();
+    if (el.shadowRoot) return null;
+    const i = els.length;
+    const tag = el.nodeName.toLowerCase();
+    if (FRAMES.has(tag)) return null;
+    els.push(el); par.push(p); tags.push(tag);
+    const up = p >= 0;
+    const attrs = el.hasAttributes();
+    let sem = false, lab = false;
+    if (NATIVE.has(tag)) {
+      sem = !(tag === 'input' && attrs && (el.getAttribute('type') || '').trim().toLowerCase() === 'hidden');
+    } else if (attrs) {
+      const role = el.getAttribute('role');
+      const first = role === null ? '' : role.trim().split(/\s+/)[0].toLowerCase();
+      if (first && INTERACTIVE.has(first)) sem = true;
+      else if (tag === 'label') {
+        const f = el.getAttribute('for');
+        if (f !== null) { const t = doc.getElementById(f); lab = !!t && LABELABLE.has(t.nodeName.toLowerCase()); }
+        else lab = !!el.querySelector(T.labelable.join(','));
+        sem = lab;
+      }
+      if (!sem) {
+        const ce = el.getAttribute('contenteditable');
+        sem = ce !== null && ['', 'true', 'plaintext-only'].includes(ce.trim().toLowerCase());
+      }
+    } else if (tag === 'label') {
+      lab = !!el.querySelector(T.labelable.join(','));
+      sem = lab;
+    }
+    semantic.push(sem); label.push(lab);
+    inert.push((attrs && el.hasAttribute('inert')) || (up && inert[p]));
+    // Closed <details>: Chromium lays out its content but does not render it.
+    const pe = up ? els[p] : null;
+    collapsed.push(up && (collapsed[p] || (tags[p] === 'details' && !pe.hasAttribute('open') &&
+      !(tag === 'summary' && pe.querySelector(':scope > summary') === el))));
+    skipped.push((up && skipped[p]) || SKIP.has(tag));
+    evidence.push(false);
+    let t = S.content.has(el);
+    for (let c = el.firstChild; c && !t; c = c.nextSibling) t = c.nodeType === 3 && VISIBLE_CHAR.test(c.data);
+    ownText.push(t);
+    const kids = el.children;
+    for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k], i);
+  }
+  const n = els.length;
+
+  // Computed style and layout, read only where a rule needs them.
+  const styles = new Map();
+  const cs = (i) => { let s = styles.get(i); if (!s) { s = getComputedStyle(els[i]); styles.set(i, s); } return s; };
+  const displayOf = (i) => (S.display.has(els[i]) ? cs(i).display : 'other');
+  const renderedMemo = new Int8Array(n);
+  // Neither it nor an ancestor is display: none (nor inside a closed <details>).
+  const rendered = (i) => {
+    if (i < 0) return true;
+    if (renderedMemo[i]) return renderedMemo[i] > 0;
+    const yes = !collapsed[i] && displayOf(i) !== 'none' && rendered(par[i]);
+    renderedMemo[i] = yes ? 1 : -1;
+    return yes;
+  };
+  // Chromium gives it a layout object (display: contents has none).
+  const hasLayout = (i) => i < 0 || (rendered(i) && displayOf(i) !== 'contents');
+  // Its computed visibility is visible (inherited unless a rule sets it).
+  const visMemo = new Int8Array(n);
+  const visible = (i) => {
+    if (i < 0) return true;
+    if (visMemo[i]) return visMemo[i] > 0;
+    const v = S.visibility.has(els[i]) ? cs(i).visibility : null;
+    const yes = v === null ? visible(par[i]) : v !== 'hidden' && v !== 'collapse';
+    visMemo[i] = yes ? 1 : -1;
+    return yes;
+  };
+
+  // Evidence of a click handler on a plain element (candidates.rs `has_evidence`).
+  const underSem = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = par[i];
+    underSem[i] = p >= 0 && (underSem[p] || semantic[p]) ? 1 : 0;
+    if (semantic[i] || underSem[i]) continue;
+    const tag = tags[i], el = els[i];
+    if (tag === 'html' || tag === 'body') continue;
+    // Chromium's snapshot reports every enabled <input> as clickable (a hidden one too).
+    let yes = listeners.has(el) || (tag === 'input' && !el.matches(':disabled'));
+    if (!yes && el.hasAttributes()) {
+      yes = el.hasAttribute('onclick') || el.hasAttribute('onmousedown') || el.hasAttribute('onmouseup');
+      if (!yes) {
+        const t = el.getAttribute('tabindex');
+        yes = t !== null && /^[+-]?\d+$/.test(t.trim()) && Number(t.trim()) >= 0;
+      }
+    }
+    if (!yes && S.cursor.has(el) && hasLayout(i) && cs(i).cursor === 'pointer') {
+      let lp = par[i];
+      while (lp >= 0 && !hasLayout(lp)) lp = par[lp];
+      yes = !(lp >= 0 && cs(lp).cursor === 'pointer');
+      // A display: contents parent passes its cursor on to children whose layout parent lacks it.
+    }
+    if (!yes && S.cursor.has(el) && rendered(i) && cs(i).display === 'contents' && cs(i).cursor === 'pointer') return null;
+    evidence[i] = yes;
+  }
+  // A container that holds targets is not one; kept elements must see the same.
+  const desc = new Uint8Array(n), keptDesc = new Uint8Array(n), textBelow = new Uint8Array(n);
+  for (let i = n - 1; i >= 0; i--) {
+    if (ownText[i]) textBelow[i] = 1;
+    const p = par[i];
+    if (p < 0) continue;
+    if (textBelow[i]) textBelow[p] = 1;
+    const target = semantic[i] || evidence[i];
+    if (target || desc[i]) desc[p] = 1;
+    if (kept.has(els[i]) && (target || keptDesc[i])) keptDesc[p] = 1;
+  }
+  const reason = (i) => !inert[i] && (semantic[i] || (evidence[i] && !desc[i]));
+  for (let i = 0; i < n; i++) {
+    if (evidence[i] && !semantic[i] && kept.has(els[i]) && desc[i] !== keptDesc[i]) return null;
+  }
+
+  // build.rs `own_hidden`.
+  const hasRenderedDescendant = (i) => {
+    const walker = doc.createTreeWalker(els[i], NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let c = walker.nextNode(), budget = 5000; c; c = walker.nextNode()) {
+      if (--budget === 0) return true;
+      if (c.nodeType === 3) { const k = index.get(c.parentElement); if (k !== undefined && rendered(k)) return true; }
+      else { const k = index.get(c); if (k !== undefined && hasLayout(k)) return true; }
+    }
+    return false;
+  };
+  const ownHidden = (i) => {
+    const el = els[i];
+    if (el.hasAttributes()) {
+      const ah = el.getAttribute('aria-hidden');
+      if (el.hasAttribute('hidden') || (ah !== null && ah.trim().toLowerCase() === 'true')) return true;
+    }
+    if (!hasLayout(i)) return hasLayout(par[i]) && !hasRenderedDescendant(i);
+    if (!visible(i)) return true;
+    return S.opacity.has(el) && !(parseFloat(cs(i).opacity) >= 0.01);
+  };
+
+  // name.rs `direct_text` is not empty: text of its own or of inline
+  // descendants that are no targets, or generated text.
+  const index = new Map();
+  for (let i = 0; i < n; i++) index.set(els[i], i);
+    let bail = false;
+  const generated = (i) => {
+    if (!S.content.has(els[i]) || !hasLayout(i)) return false;
+    for (const which of ['::before', '::after']) {
+      const ps = getComputedStyle(els[i], which);
+      const content = ps.content;
+      if (!content || content === 'none' || content === 'normal' || ps.display === 'none') continue;
+      const re = /\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|attr\(\s*([^)\s]+)\s*\))/y;
+      let m, at = 0, text = '';
+      while ((m = re.exec(content))) {
+        at = re.lastIndex;
+        if (m[3] !== undefined) text += els[i].getAttribute(m[3]) || '';
+        else text += (m[1] !== undefined ? m[1] : m[2]).replace(/\\(.)/g, '$1');
+      }
+      if (content.slice(at).trim() !== '') { bail = true; return false; }
+      if (VISIBLE_CHAR.test(text)) return true;
+    }
+    return false;
+  };
+  const directText = (i) => {
+    if (generated(i)) return true;
+    const todo = [i];
+    while (todo.length) {
+      const e = todo.pop();
+      for (let c = els[e].firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 3) {
+          if (VISIBLE_CHAR.test(c.data) && rendered(e) && visible(e)) return true;
+        } else if (c.nodeType === 1) {
+          const k = index.get(c);
+          if (k === undefined) continue;
+          const d = hasLayout(k) ? cs(k).display : 'inline';
+          if ((d === 'inline' || d === 'contents') && !reason(k) && !label[k] && !SKIP.has(tags[k])) {
+            if (generated(k)) return true;
+            if (textBelow[k]) todo.push(k);
+          }
+        }
+      }
+    }
+    return false;
+  };
+  const isBlock = (i) => hasLayout(i) && !['inline', 'contents', ''].includes(cs(i).display);
+
+  // The implicit role of a content element (aria/role.rs `implicit_content_role`).
+  const implicit = (i) => {
+    const tag = tags[i], el = els[i];
+    switch (tag) {
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'p': return 'paragraph';
+      case 'li': return 'listitem';
+      case 'ul': case 'ol': case 'menu': return 'list';
+      case 'img': { const a = el.getAttribute('alt'); return a !== null && a.trim() !== '' ? 'image' : null; }
+      case 'td': return 'cell';
+      case 'th': return 'columnheader';
+      case 'table': return 'table';
+      case 'caption': return 'caption';
+      case 'dialog': return 'dialog';
+      case 'main': return 'main';
+      case 'nav': return 'navigation';
+      case 'header': return 'banner';
+      case 'footer': return 'contentinfo';
+      case 'aside': return 'complementary';
+      case 'form': return 'form';
+      case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : null;
+      case 'figure': return 'figure';
+      case 'blockquote': return 'blockquote';
+      case 'article': return 'article';
+      case 'pre': case 'code': return 'code';
+      case 'label': return 'label';
+      case 'legend': return 'legend';
+      case 'dt': return 'term';
+      case 'dd': return 'definition';
+      case 'details': case 'fieldset': return 'group';
+      default: return null;
+    }
+  };
+  const contentRole = (i) => {
+    const role = els[i].getAttribute('role');
+    if (role !== null) {
+      const first = role.trim().split(/\s+/)[0].toLowerCase();
+      if (first && first !== 'presentation' && first !== 'none' && first !== 'generic' && CONTENT.has(first)) return first;
+    }
+    return implicit(i);
+  };
+  // The layout box, or that of what is laid out inside (interactive `element_rect`).
+  const range = doc.createRange();
+  const hasBox = (i) => {
+    if (hasLayout(i)) { const r = els[i].getBoundingClientRect(); if (r.width >= 0.5 && r.height >= 0.5) return true; }
+    const walker = doc.createTreeWalker(els[i], NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let c = walker.nextNode(), budget = 2000; c && --budget > 0; c = walker.nextNode()) {
+      let r;
+      if (c.nodeType === 3) {
+        { const k = index.get(c.parentElement); if (k === undefined || !rendered(k)) continue; }
+        range.selectNodeContents(c); r = range.getBoundingClientRect();
+      } else {
+        const k = index.get(c);
+        if (k === undefined || !hasLayout(k)) continue;
+        r = c.getBoundingClientRect();
+      }
+      if (r.width >= 0.5 && r.height >= 0.5) return true;
+    }
+    return false;
+  };
+
+  // Pass 2: build.rs `visit` in document order, with what each element passes
+  // on: inside a hidden subtree (2: not known yet, read when needed), inside
+  // an action, under a text-role node.
+  const outHidden = new Uint8Array(n), outAction = new Uint8Array(n), outText = new Uint8Array(n);
+  const hiddenIn = (i) => (par[i] < 0 ? false : hiddenOut(par[i]));
+  const hiddenOut = (i) => {
+    if (outHidden[i] === 2) outHidden[i] = hiddenIn(i) || ownHidden(i) ? 1 : 0;
+    return outHidden[i] === 1;
+  };
+  const counts = { css_hidden: 0, no_layout: 0, offscreen: 0 };
+  for (let i = 0; i < n; i++) {
+    const p = par[i];
+    const inAction = p >= 0 && outAction[p] === 1, inText = p >= 0 && outText[p] === 1;
+    if (skipped[i]) continue;
+    const isAction = reason(i) && !label[i] && !inAction;
+    const role = isAction || inAction ? null : contentRole(i);
+    const isContent = role !== null;
+    const isText = !isAction && !isContent && !inAction && !inText && textBelow[i] === 1 && isBlock(i) && directText(i);
+    if (bail) return null;
+    if (!(isAction || isContent || isText)) {
+      outHidden[i] = 2; outAction[i] = inAction ? 1 : 0; outText[i] = inText ? 1 : 0;
+      continue;
+    }
+    const hidden = hiddenIn(i) || ownHidden(i);
+    const far = !kept.has(els[i]);
+    if (hidden) {
+      if (far) counts.css_hidden++;
+      outHidden[i] = 1; outAction[i] = inAction || isAction ? 1 : 0; outText[i] = inText ? 1 : 0;
+      continue;
+    }
+    if (far) { if (hasBox(i)) counts.offscreen++; else counts.no_layout++; }
+    outHidden[i] = 0; outAction[i] = inAction || isAction ? 1 : 0;
+    outText[i] = isContent && TEXT_ROLE.has(role) ? 1 : 0;
+  }
+  return counts;
+})
