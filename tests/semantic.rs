@@ -651,11 +651,6 @@ fn walk_counts_equal_the_full_capture_s() {
             assert!(counted.iter().any(|c| c == must), "{must} was not walked: {counted:?}");
         }
         assert!(counted.iter().filter(|c| c.starts_with("/kinds.html document")).count() == 2, "{counted:?}");
-        assert!(
-            differ.is_empty(),
-            "the walk's semantic_v2 differs on {} pages:\n{}",
-            differ.len(),
-            differ.join("\n")
-        );
+        assert!(differ.is_empty(), "the walk's semantic_v2 differs on {} pages:\n{}", differ.len(), differ.join("\n"));
     })
 }
