@@ -28,9 +28,24 @@
   // the computed style of each element found decides.
   const sels = { cursor: [], display: [], visibility: [], opacity: [], content: ['q'] };
   const KEYWORD = /var\(|inherit|unset|revert|initial/;
-  const elementOf = (sel) => sel
-    .replace(/::[a-z-]+(\([^)]*\))?|:(before|after|first-line|first-letter|-webkit-[a-z-]+|-moz-[a-z-]+)(\([^)]*\))?/gi, '')
-    .replace(/(^|[\s>+~,(])(?=\s*($|[>+~,)]))/g, '$1*');
+  // The elements a selector's pseudo-elements belong to: each selector of the
+  // list without them, `*` where a compound is left empty (`div > ::before`).
+  const elementOf = (list) => {
+    const out = [];
+    let depth = 0, from = 0;
+    const piece = (p) => {
+      p = p.replace(/::[a-z-]+(\([^)]*\))?|:(before|after|first-line|first-letter|-webkit-[a-z-]+|-moz-[a-z-]+)(\([^)]*\))?/gi, '').trimStart();
+      out.push(p.trim() === '' ? '*' : /[\s>+~]$/.test(p) ? p + '*' : p);
+    };
+    for (let k = 0; k < list.length; k++) {
+      const ch = list[k];
+      if (ch === '(') depth++;
+      else if (ch === ')') depth--;
+      else if (ch === ',' && depth === 0) { piece(list.slice(from, k)); from = k + 1; }
+    }
+    piece(list.slice(from));
+    return out.join(',');
+  };
   const scan = (rules) => {
     for (const r of rules) {
       if (r.selectorText !== undefined && r.style) {
