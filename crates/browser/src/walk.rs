@@ -79,7 +79,9 @@ impl Tab {
         };
         let args = serde_json::to_string(&(frame.0.as_str(), COMPUTED_STYLES, mode))
             .map_err(|e| BrowserError::Unexpected(e.to_string()))?;
-        let expression = format!("({WALK})(...{args}, ({FAR}))");
+        // The count's source is parsed only when it runs.
+        let far = if semantic { FAR } else { "null" };
+        let expression = format!("({WALK})(...{args}, ({far}))");
         // One call for the snapshot and the kept elements: the array's first item
         // is the JSON, the others the elements, released with their group.
         const GROUP: &str = "sightline-walk";
