@@ -26,7 +26,9 @@
   // `::before`/`::after` content: reading every element's style would cost as
   // much as the snapshot. A superset: a rule under any media query counts, and
   // the computed style of each element found decides.
-  const sels = { cursor: [], display: [], visibility: [], opacity: [], content: ['q'] };
+  // `layout` holds every rule that sets `display` at all, or a float or an
+  // absolute position (which make an element a block), for `displayOf`.
+  const sels = { cursor: [], display: [], visibility: [], opacity: [], content: ['q'], layout: [] };
   const KEYWORD = /var\(|inherit|unset|revert|initial/;
   // The elements a selector's pseudo-elements belong to: each selector of the
   // list without them, `*` where a compound is left empty (`div > ::before`).
@@ -50,7 +52,8 @@
     for (const r of rules) {
       if (r.selectorText !== undefined && r.style) {
         // A nested rule's selector is relative to its parent's.
-        if (r.parentRule && r.parentRule.selectorText !== undefined) return false;
+        // Within @scope, `:scope` and the scoping root are not what the document's query sees.
+        if (r.parentRule && (r.parentRule.selectorText !== undefined || r.parentRule.constructor.name === 'CSSScopeRule')) return false;
         const st = r.style, sel = elementOf(r.selectorText), all = st.getPropertyValue('all') !== '';
         const cur = st.getPropertyValue('cursor'), dis = st.getPropertyValue('display');
         const vis = st.getPropertyValue('visibility'), op = st.getPropertyValue('opacity');
@@ -58,6 +61,8 @@
         if (all || /none|contents/.test(dis) || KEYWORD.test(dis)) sels.display.push(sel);
         if (all || (vis !== '' && vis !== 'visible')) sels.visibility.push(sel);
         if (all || (op !== '' && !(parseFloat(op) >= 0.01))) sels.opacity.push(sel);
+        const fl = st.getPropertyValue('float'), pos = st.getPropertyValue('position');
+        if (all || dis !== '' || (fl !== '' && fl !== 'none') || /absolute|fixed/.test(pos) || KEYWORD.test(fl) || KEYWORD.test(pos)) sels.layout.push(sel);
         if (/::?(before|after)\b/i.test(r.selectorText) && st.getPropertyValue('content') !== '') sels.content.push(sel);
       }
       if (r.cssRules && scan(r.cssRules) === false) return false;
@@ -69,23 +74,40 @@
     for (const sheet of doc.styleSheets) if (scan(sheet.cssRules) === false) return null;
     for (const sheet of doc.adoptedStyleSheets || []) if (scan(sheet.cssRules) === false) return null;
   } catch (e) { return null; }
-  const matching = (list, prop) => {
-    list = [...list, `[style*="${prop}" i]`, '[style*="all" i]'];
+  // Elements whose style attribute could set one of `props` (or `all`).
+  const styled = [...doc.querySelectorAll('[style]')];
+  const matching = (list, props) => {
     const found = new Set();
+    for (const el of styled) {
+      const text = el.getAttribute('style').toLowerCase();
+      if (text.includes('all') || props.some((p) => text.includes(p))) found.add(el);
+    }
+    if (list.length === 0) return found;
     try { for (const el of doc.querySelectorAll(list.join(','))) found.add(el); } catch (e) {
       for (const s of list) { try { for (const el of doc.querySelectorAll(s)) found.add(el); } catch (e2) { return null; } }
     }
     return found;
   };
-  // What the UA style sheet does not render (besides what build.rs skips).
-  const UA_NONE = ['area', 'base', 'datalist', 'noembed', 'noframes', 'param', 'rp', 'input[type="hidden" i]',
-    '[hidden]', 'dialog:not([open])', 'source', 'track', 'noscript', 'slot', '[popover]:not(:popover-open)'];
+  // What the UA style sheet does not render (besides what build.rs skips) is
+  // found in pass 1: these tags, `[hidden]`, `<input type=hidden>`, a closed
+  // <dialog>, a popover not showing.
+  const UA_NONE = new Set(['area', 'base', 'datalist', 'noembed', 'noframes', 'param', 'source', 'track', 'noscript',
+    'slot', 'audio', 'ruby', 'rb', 'rp', 'rt', 'rtc']);
+  // The tags Chromium's UA sheet gives a display other than inline (the rest
+  // of what is not inline is in UA_NONE).
+  const UA_NOT_INLINE = new Set(['address', 'article', 'aside', 'blockquote', 'body', 'center', 'dd', 'details', 'dir',
+    'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'frame', 'frameset', 'h1', 'h2', 'h3', 'h4',
+    'h5', 'h6', 'header', 'hgroup', 'hr', 'html', 'legend', 'listing', 'main', 'menu', 'nav', 'ol', 'optgroup', 'option',
+    'p', 'plaintext', 'pre', 'search', 'section', 'summary', 'ul', 'xmp', 'button', 'input', 'marquee', 'meter',
+    'progress', 'select', 'textarea', 'caption', 'col', 'colgroup', 'li', 'table', 'tbody', 'td', 'th', 'tfoot', 'thead',
+    'tr', 'dialog']);
   const S = {
-    cursor: matching(sels.cursor, 'cursor'),
-    display: matching([...sels.display, ...UA_NONE], 'display'),
-    visibility: matching(sels.visibility, 'visibility'),
-    opacity: matching(sels.opacity, 'opacity'),
-    content: matching(sels.content, 'content'),
+    cursor: matching(sels.cursor, ['cursor']),
+    display: matching(sels.display, ['display']),
+    visibility: matching(sels.visibility, ['visibility']),
+    opacity: matching(sels.opacity, ['opacity']),
+    content: matching(sels.content, ['content']),
+    layout: matching(sels.layout, ['display', 'float', 'position']),
   };
   for (const k in S) if (!S[k]) return null;
 
@@ -95,12 +117,12 @@
   // candidate rules read from its attributes.
   const els = [], par = [], tags = [];
   const ownText = [], semantic = [], label = [], evidence = [], inert = [], collapsed = [], skipped = [];
-  const stack = [doc.documentElement, -1];
-  while (stack.length) {
-    const p = stack.pop(), el = stack.pop();
+  const HTML = 'http://www.w3.org/1999/xhtml';
+  for (let el = doc.documentElement, p = -1; el; ) {
     if (el.shadowRoot) return null;
     const i = els.length;
-    const tag = el.nodeName.toLowerCase();
+    const html = el.namespaceURI === HTML && el.prefix === null;
+    const tag = html ? el.localName : el.nodeName.toLowerCase();
     if (FRAMES.has(tag)) return null;
     els.push(el); par.push(p); tags.push(tag);
     const up = p >= 0;
@@ -137,8 +159,18 @@
     let t = S.content.has(el);
     for (let c = el.firstChild; c && !t; c = c.nextSibling) t = c.nodeType === 3 && VISIBLE_CHAR.test(c.data);
     ownText.push(t);
-    const kids = el.children;
-    for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k], i);
+    // What the UA sheet may not render, or gives a display other than its
+    // tag's (a presentational `align` floats it): its computed style decides.
+    if (UA_NONE.has(tag) || !html || (attrs && (el.hasAttribute('hidden') || el.hasAttribute('popover') ||
+      el.hasAttribute('align') || (tag === 'input' && (el.getAttribute('type') || '').trim().toLowerCase() === 'hidden') ||
+      (tag === 'dialog' && !el.hasAttribute('open'))))) { S.display.add(el); S.layout.add(el); }
+    // The next element in document order.
+    const first = el.firstElementChild;
+    if (first) { el = first; p = i; continue; }
+    let k = i;
+    while (k >= 0 && !els[k].nextElementSibling) k = par[k];
+    if (k < 0) break;
+    el = els[k].nextElementSibling; p = par[k];
   }
   const n = els.length;
 
@@ -146,6 +178,23 @@
   const styles = new Map();
   const cs = (i) => { let s = styles.get(i); if (!s) { s = getComputedStyle(els[i]); styles.set(i, s); } return s; };
   const displayOf = (i) => (S.display.has(els[i]) ? cs(i).display : 'other');
+  // Its computed display where it matters whether that is inline: read where
+  // a rule could set it, else the UA sheet's, made a block in a flex or grid
+  // container (whose children Chromium blockifies past display: contents).
+  const fullMemo = new Array(n);
+  const fullDisplay = (i) => {
+    let d = fullMemo[i];
+    if (d !== undefined) return d;
+    if (S.layout.has(els[i])) d = cs(i).display;
+    else if (UA_NOT_INLINE.has(tags[i])) d = 'block';
+    else {
+      let lp = par[i];
+      while (lp >= 0 && displayOf(lp) === 'contents') lp = par[lp];
+      d = lp >= 0 && /flex|grid|box/.test(fullDisplay(lp)) ? 'block' : 'inline';
+    }
+    fullMemo[i] = d;
+    return d;
+  };
   const renderedMemo = new Int8Array(n);
   // Neither it nor an ancestor is display: none (nor inside a closed <details>).
   const rendered = (i) => {
@@ -265,7 +314,7 @@
         } else if (c.nodeType === 1) {
           const k = index.get(c);
           if (k === undefined) continue;
-          const d = hasLayout(k) ? cs(k).display : 'inline';
+          const d = hasLayout(k) ? fullDisplay(k) : 'inline';
           if ((d === 'inline' || d === 'contents') && !reason(k) && !label[k] && !SKIP.has(tags[k])) {
             if (generated(k)) return true;
             if (textBelow[k]) todo.push(k);
@@ -275,7 +324,7 @@
     }
     return false;
   };
-  const isBlock = (i) => hasLayout(i) && !['inline', 'contents', ''].includes(cs(i).display);
+  const isBlock = (i) => hasLayout(i) && !['inline', 'contents', ''].includes(fullDisplay(i));
 
   // The implicit role of a content element (aria/role.rs `implicit_content_role`).
   const implicit = (i) => {

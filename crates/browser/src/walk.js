@@ -5,8 +5,8 @@
 // their ancestors, small subtrees in view whole, what has no box under kept
 // elements (options, <head>), the text in view, and what kept elements refer to
 // by id (labels, aria-labelledby…). Paint order is computed from the CSS stacking
-// rules. It returns `[json, ...keptElements]` (the kept elements in node order,
-// for their backend ids), or null where it could not give what the full snapshot
+// rules. It returns `[json, ...roots]` (the elements to describe for the kept
+// elements' backend ids, see `describe`), or null where it could not give what the full snapshot
 // gives (a frame in view, generated content it cannot read, too many nodes): the
 // caller then takes the full snapshot.
 (function (frameId, styleNames, semantic, far) {
@@ -376,6 +376,38 @@
   if (bail) return null;
   TM.emit = performance.now() - T0;
 
+  // What the caller describes for backend ids: a kept element whose small
+  // subtree is mostly kept goes whole (one `DOM.describeNode` of depth -1,
+  // its elements in tree order), any other kept element on its own. Each
+  // entry pairs an element's position in its subtree (0: the root) with its
+  // position in `kept`.
+  const describe = [], describeRoots = [];
+  {
+    const GROUP_MAX = 300;
+    const keptPos = new Map();
+    keptElements.forEach((el, p) => keptPos.set(el, p));
+    const covered = new Uint8Array(keptElements.length);
+    keptElements.forEach((el, p) => {
+      if (covered[p]) return;
+      const below = el.getElementsByTagName('*');
+      const size = below.length + 1;
+      if (size > 1 && size <= GROUP_MAX) {
+        const pairs = [[0, p]];
+        for (let j = 0; j < below.length; j++) {
+          const q = keptPos.get(below[j]);
+          if (q !== undefined && !covered[q]) pairs.push([j + 1, q]);
+        }
+        if (pairs.length * 2 >= size) {
+          for (const [, q] of pairs) covered[q] = 1;
+          describe.push(pairs); describeRoots.push(el);
+          return;
+        }
+      }
+      covered[p] = 1;
+      describe.push([[0, p]]); describeRoots.push(el);
+    });
+  }
+
   // Paint order: Chromium numbers paint layers in the order it paints them and
   // gives every box the number of its layer.
   const root = { k: 0, sc: true, stacked: true, z: 0, children: [], order: -1, top: false };
@@ -463,7 +495,8 @@
     }],
     strings,
     kept: keptIndices,
+    describe,
     far: farCounts,
     timing: TM,
-  }), ...keptElements];
+  }), ...describeRoots];
 })

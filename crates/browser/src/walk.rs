@@ -41,11 +41,22 @@ struct Walked {
     strings: Vec<String>,
     /// Node indices of the elements kept, in the order the walk returns them.
     kept: Vec<usize>,
+    /// For each element returned after the JSON: pairs of (an element's
+    /// position in that element's subtree, tree order, 0 for itself; its
+    /// position in `kept`). More than one pair: describe the whole subtree.
+    describe: Vec<Vec<(usize, usize)>>,
     /// semantic_v2's count of what the walk left out (`far.js`), when asked.
     #[serde(default)]
     far: Option<FarCounts>,
     #[serde(default)]
     timing: serde_json::Value,
+}
+
+/// The walked document's node name of node `k`.
+fn node_name(walked: &Walked, k: usize) -> Option<&str> {
+    let doc = walked.documents.first()?;
+    let s = *doc.nodes.node_name.get(k)?;
+    walked.strings.get(usize::try_from(s).ok()?).map(String::as_str)
 }
 
 impl Tab {
@@ -110,13 +121,32 @@ impl Tab {
             let walked: Walked =
                 serde_json::from_str(&json).map_err(|e| BrowserError::Unexpected(format!("walk: {e}")))?;
             objects.sort_by_key(|o| o.0);
-            let mut ids: Vec<Option<i64>> = Vec::with_capacity(objects.len());
-            for chunk in objects.chunks(128) {
-                let got = join_all(chunk.iter().map(|(_, o)| async move {
-                    self.cdp(session, &DescribeNode::object(o)).await.ok().map(|d| d.node.backend_node_id.0)
+            if objects.len() != walked.describe.len() {
+                return Ok(None);
+            }
+            // A small subtree kept whole is one call, not one per element.
+            let mut ids: Vec<Option<i64>> = vec![None; walked.kept.len()];
+            let jobs: Vec<_> = objects.iter().map(|(_, o)| o).zip(&walked.describe).collect();
+            for chunk in jobs.chunks(128) {
+                let got = join_all(chunk.iter().map(|(o, pairs)| async move {
+                    let call = if pairs.len() > 1 { DescribeNode::subtree(o) } else { DescribeNode::object(o) };
+                    self.cdp(session, &call).await.ok()
                 }))
                 .await;
-                ids.extend(got);
+                for ((_, pairs), reply) in chunk.iter().zip(got) {
+                    let Some(reply) = reply else { return Ok(None) };
+                    let elements = reply.node.elements_in_order();
+                    for &(at, p) in pairs.iter() {
+                        let (Some(node), Some(slot)) = (elements.get(at), ids.get_mut(p)) else { return Ok(None) };
+                        // The subtree read back must be the one the walk saw.
+                        let name = walked.kept.get(p).and_then(|&k| node_name(&walked, k));
+                        if !name.is_some_and(|n| n.eq_ignore_ascii_case(&node.node_name)) {
+                            tracing::debug!(at, expected = ?name, got = %node.node_name, "described subtree differs");
+                            return Ok(None);
+                        }
+                        *slot = Some(node.backend_node_id.0);
+                    }
+                }
             }
             Ok::<_, BrowserError>(Some((walked, ids)))
         };

@@ -43,15 +43,23 @@ pub struct DescribeNode<'a> {
     pub backend_node_id: Option<BackendNodeId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object_id: Option<&'a str>,
+    /// How deep `children` go: `-1` for the whole subtree (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<i32>,
 }
 
 impl<'a> DescribeNode<'a> {
     pub fn backend(id: BackendNodeId) -> Self {
-        DescribeNode { backend_node_id: Some(id), object_id: None }
+        DescribeNode { backend_node_id: Some(id), object_id: None, depth: None }
     }
 
     pub fn object(id: &'a str) -> Self {
-        DescribeNode { backend_node_id: None, object_id: Some(id) }
+        DescribeNode { backend_node_id: None, object_id: Some(id), depth: None }
+    }
+
+    /// The node and its whole light-DOM subtree (`children`, recursively).
+    pub fn subtree(id: &'a str) -> Self {
+        DescribeNode { backend_node_id: None, object_id: Some(id), depth: Some(-1) }
     }
 }
 
@@ -70,6 +78,29 @@ pub struct Node {
     /// Flat `[name, value, name, value, …]`.
     #[serde(default)]
     pub attributes: Vec<String>,
+    /// 1 for an element, 3 for text, …
+    #[serde(default)]
+    pub node_type: i64,
+    #[serde(default)]
+    pub node_name: String,
+    /// Light-DOM children, as deep as the request's `depth` (whitespace-only text left out).
+    #[serde(default)]
+    pub children: Vec<Node>,
+}
+
+impl Node {
+    /// The node and its descendant elements in tree order (the node itself first, whatever its type).
+    pub fn elements_in_order(&self) -> Vec<&Node> {
+        let mut out = vec![self];
+        let mut stack: Vec<&Node> = self.children.iter().rev().collect();
+        while let Some(n) = stack.pop() {
+            if n.node_type == 1 {
+                out.push(n);
+            }
+            stack.extend(n.children.iter().rev());
+        }
+        out
+    }
 }
 
 impl Command for DescribeNode<'_> {
