@@ -27,7 +27,7 @@
   // much as the snapshot. A superset: a rule under any media query counts, and
   // the computed style of each element found decides.
   // `layout` holds every rule that sets `display` at all, or a float or an
-  // absolute position (which make an element a block), for `displayOf`.
+  // absolute position (which make an element a block), for `fullDisplay`.
   const sels = { cursor: [], display: [], visibility: [], opacity: [], content: ['q'], layout: [] };
   const KEYWORD = /var\(|inherit|unset|revert|initial/;
   // The elements a selector's pseudo-elements belong to: each selector of the
@@ -107,17 +107,24 @@
     visibility: matching(sels.visibility, ['visibility']),
     opacity: matching(sels.opacity, ['opacity']),
     content: matching(sels.content, ['content']),
-    layout: matching(sels.layout, ['display', 'float', 'position']),
   };
   for (const k in S) if (!S[k]) return null;
+  // Rules that could set a display are matched only for the elements whose
+  // display is asked (many, and often broad, on real pages).
+  const layoutStyled = matching([], ['display', 'float', 'position']);
+  const layoutList = sels.layout.join(',');
+  try { if (layoutList) doc.createDocumentFragment().querySelector(layoutList); } catch (e) { return null; }
+  const layoutRuled = (el) => S.display.has(el) || layoutStyled.has(el) || (layoutList !== '' && el.matches(layoutList));
 
   // Text a person could read: not white space, icon-font glyphs or U+FFFD.
   const VISIBLE_CHAR = /[^ \t\n\r\f\uE000-\uF8FF\uFFFD]/;
   // Pass 1: every element in document order, with its parent and what the
   // candidate rules read from its attributes.
-  const els = [], par = [], tags = [];
+  const els = [], par = [], tags = [], roles = [];
   const ownText = [], semantic = [], label = [], evidence = [], inert = [], collapsed = [], skipped = [];
   const HTML = 'http://www.w3.org/1999/xhtml';
+  // The elements with an attribute pass 1 reads (one query instead of a read per element).
+  const marked = new Set(doc.querySelectorAll('[role],[contenteditable],[inert],[hidden],[popover],[align]'));
   for (let el = doc.documentElement, p = -1; el; ) {
     if (el.shadowRoot) return null;
     const i = els.length;
@@ -126,13 +133,18 @@
     if (FRAMES.has(tag)) return null;
     els.push(el); par.push(p); tags.push(tag);
     const up = p >= 0;
-    const attrs = el.hasAttributes();
+    const attrs = marked.has(el);
+    const hiddenInput = tag === 'input' && (el.getAttribute('type') || '').trim().toLowerCase() === 'hidden';
+    let first = '';
+    if (attrs) {
+      const role = el.getAttribute('role');
+      first = role === null ? '' : role.trim().split(/\s+/)[0].toLowerCase();
+    }
+    roles.push(first);
     let sem = false, lab = false;
     if (NATIVE.has(tag)) {
-      sem = !(tag === 'input' && attrs && (el.getAttribute('type') || '').trim().toLowerCase() === 'hidden');
-    } else if (attrs) {
-      const role = el.getAttribute('role');
-      const first = role === null ? '' : role.trim().split(/\s+/)[0].toLowerCase();
+      sem = !hiddenInput;
+    } else {
       if (first && INTERACTIVE.has(first)) sem = true;
       else if (tag === 'label') {
         const f = el.getAttribute('for');
@@ -140,13 +152,10 @@
         else lab = !!el.querySelector(T.labelable.join(','));
         sem = lab;
       }
-      if (!sem) {
+      if (!sem && attrs) {
         const ce = el.getAttribute('contenteditable');
         sem = ce !== null && ['', 'true', 'plaintext-only'].includes(ce.trim().toLowerCase());
       }
-    } else if (tag === 'label') {
-      lab = !!el.querySelector(T.labelable.join(','));
-      sem = lab;
     }
     semantic.push(sem); label.push(lab);
     inert.push((attrs && el.hasAttribute('inert')) || (up && inert[p]));
@@ -161,12 +170,12 @@
     ownText.push(t);
     // What the UA sheet may not render, or gives a display other than its
     // tag's (a presentational `align` floats it): its computed style decides.
-    if (UA_NONE.has(tag) || !html || (attrs && (el.hasAttribute('hidden') || el.hasAttribute('popover') ||
-      el.hasAttribute('align') || (tag === 'input' && (el.getAttribute('type') || '').trim().toLowerCase() === 'hidden') ||
-      (tag === 'dialog' && !el.hasAttribute('open'))))) { S.display.add(el); S.layout.add(el); }
+    if (UA_NONE.has(tag) || !html || hiddenInput || tag === 'dialog' ||
+      (attrs && (el.hasAttribute('hidden') || el.hasAttribute('popover') || el.hasAttribute('align')))) S.display.add(el);
+
     // The next element in document order.
-    const first = el.firstElementChild;
-    if (first) { el = first; p = i; continue; }
+    const child = el.firstElementChild;
+    if (child) { el = child; p = i; continue; }
     let k = i;
     while (k >= 0 && !els[k].nextElementSibling) k = par[k];
     if (k < 0) break;
@@ -185,7 +194,7 @@
   const fullDisplay = (i) => {
     let d = fullMemo[i];
     if (d !== undefined) return d;
-    if (S.layout.has(els[i])) d = cs(i).display;
+    if (layoutRuled(els[i])) d = cs(i).display;
     else if (UA_NOT_INLINE.has(tags[i])) d = 'block';
     else {
       let lp = par[i];
@@ -360,11 +369,8 @@
     }
   };
   const contentRole = (i) => {
-    const role = els[i].getAttribute('role');
-    if (role !== null) {
-      const first = role.trim().split(/\s+/)[0].toLowerCase();
-      if (first && first !== 'presentation' && first !== 'none' && first !== 'generic' && CONTENT.has(first)) return first;
-    }
+    const first = roles[i];
+    if (first && first !== 'presentation' && first !== 'none' && first !== 'generic' && CONTENT.has(first)) return first;
     return implicit(i);
   };
   // The layout box, or that of what is laid out inside (interactive `element_rect`).
