@@ -6,7 +6,8 @@
 //! little of it is in view. The walk (`walk.js`, in the isolated world) visits
 //! the document once reading boxes, and returns a snapshot of the same shape
 //! holding what the viewport shows and its context, so the same pure page model
-//! reads it. Backend ids are asked for its elements alone (`DOM.describeNode`),
+//! reads it. Backend ids are asked for its elements alone (`DOM.describeNode`;
+//! a small subtree kept whole or nearly is one call of depth -1),
 //! click listeners come from the probe (the snapshot reports them, a script in
 //! another world cannot see them). The walk gives up (`None`) on what it cannot
 //! read as the full snapshot would — a frame in view, generated content other

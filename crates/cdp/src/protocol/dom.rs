@@ -172,3 +172,25 @@ impl Command for SetFileInputFiles<'_> {
     const METHOD: &'static str = "DOM.setFileInputFiles";
     type Response = Empty;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subtree described with depth -1 lists its elements in tree order,
+    /// text nodes left out (the walk pairs kept elements by that order).
+    #[test]
+    fn a_described_subtree_gives_its_elements_in_tree_order() {
+        let reply: DescribeNodeReply = serde_json::from_value(serde_json::json!({"node": {
+            "backendNodeId": 1, "nodeType": 1, "nodeName": "DIV", "children": [
+                {"backendNodeId": 2, "nodeType": 1, "nodeName": "B", "children": [
+                    {"backendNodeId": 3, "nodeType": 3, "nodeName": "#text"},
+                    {"backendNodeId": 4, "nodeType": 1, "nodeName": "I"}]},
+                {"backendNodeId": 5, "nodeType": 8, "nodeName": "#comment"},
+                {"backendNodeId": 6, "nodeType": 1, "nodeName": "SPAN"}]}}))
+        .expect("reply");
+        let order: Vec<(i64, &str)> =
+            reply.node.elements_in_order().iter().map(|n| (n.backend_node_id.0, n.node_name.as_str())).collect();
+        assert_eq!(order, vec![(1, "DIV"), (2, "B"), (4, "I"), (6, "SPAN")]);
+    }
+}
