@@ -12,8 +12,9 @@
 //
 // Called from the walk (same isolated world) with the kept nodes, the tables of
 // roles and tags from Rust, and the elements the page's own world saw get
-// click or pointer listeners.
-(function (kept, T, listeners) {
+// click or pointer listeners, and the walk's `elementOf` (what element a
+// selector's pseudo-elements belong to).
+(function (kept, T, listeners, elementOf) {
   'use strict';
   const doc = document;
   const SKIP = new Set(T.skip), NATIVE = new Set(T.native), LABELABLE = new Set(T.labelable);
@@ -30,24 +31,6 @@
   // absolute position (which make an element a block), for `fullDisplay`.
   const sels = { cursor: [], display: [], visibility: [], opacity: [], content: ['q'], layout: [] };
   const KEYWORD = /var\(|inherit|unset|revert|initial/;
-  // The elements a selector's pseudo-elements belong to: each selector of the
-  // list without them, `*` where a compound is left empty (`div > ::before`).
-  const elementOf = (list) => {
-    const out = [];
-    let depth = 0, from = 0;
-    const piece = (p) => {
-      p = p.replace(/::[a-z-]+(\([^)]*\))?|:(before|after|first-line|first-letter|-webkit-[a-z-]+|-moz-[a-z-]+)(\([^)]*\))?/gi, '').trimStart();
-      out.push(p.trim() === '' ? '*' : /[\s>+~]$/.test(p) ? p + '*' : p);
-    };
-    for (let k = 0; k < list.length; k++) {
-      const ch = list[k];
-      if (ch === '(') depth++;
-      else if (ch === ')') depth--;
-      else if (ch === ',' && depth === 0) { piece(list.slice(from, k)); from = k + 1; }
-    }
-    piece(list.slice(from));
-    return out.join(',');
-  };
   const scan = (rules) => {
     for (const r of rules) {
       if (r.selectorText !== undefined && r.style) {

@@ -17,6 +17,24 @@
   // What is kept: the viewport, and for semantic_v2 its near margin too.
   const MX = semantic ? VW * semantic.margin : 0, MY = semantic ? VH * semantic.margin : 0;
   const meets = (r) => r.right >= -MX && r.bottom >= -MY && r.left <= VW + MX && r.top <= VH + MY;
+  // The elements a selector's pseudo-elements belong to: each selector of the
+  // list without them, `*` where a compound is left empty (`div > ::before`).
+  const elementOf = (list) => {
+    const out = [];
+    let depth = 0, from = 0;
+    const piece = (p) => {
+      p = p.replace(/::[a-z-]+(\([^)]*\))?|:(before|after|first-line|first-letter|-webkit-[a-z-]+|-moz-[a-z-]+)(\([^)]*\))?/gi, '').trimStart();
+      out.push(p.trim() === '' ? '*' : /[\s>+~]$/.test(p) ? p + '*' : p);
+    };
+    for (let k = 0; k < list.length; k++) {
+      const ch = list[k];
+      if (ch === '(') depth++;
+      else if (ch === ')') depth--;
+      else if (ch === ',' && depth === 0) { piece(list.slice(from, k)); from = k + 1; }
+    }
+    piece(list.slice(from));
+    return out.join(',');
+  };
   const SMALL = 64, MAX_KEPT = 6000;
   const ELEMENT = 1, TEXT = 3, DOCUMENT = 9, FRAGMENT = 11;
   const NO_TEXT = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
@@ -83,8 +101,7 @@
           if (pos === 'fixed' || pos.includes('var(')) {
             // A nested rule's selector is relative to its parent's; a pseudo-element is no element.
             if (r.parentRule && r.parentRule.selectorText !== undefined) return false;
-            const sel = r.selectorText.replace(/::?(before|after|marker|backdrop|placeholder|selection|first-line|first-letter|file-selector-button)\b/gi, '');
-            sels.push(sel.trim() === '' ? '*' : sel);
+            sels.push(elementOf(r.selectorText));
           }
         }
         if (r.cssRules && scan(r.cssRules) === false) return false;
@@ -242,7 +259,7 @@
     if (all.length !== ords[0]) return null;
     const listeners = new Set();
     for (let k = 1; k < ords.length; k++) listeners.add(all[ords[k]]);
-    farCounts = far(keptSet, semantic.tables, listeners);
+    farCounts = far(keptSet, semantic.tables, listeners, elementOf);
     TM.far = performance.now() - T0;
     if (!farCounts) return null;
   }
