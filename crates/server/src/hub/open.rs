@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use sightline_api::{Api, ApiOptions, BindParams, GetStateParams, TabAddress, TabId, TargetId};
+use sightline_api::{Api, ApiOptions, BindParams, GetStateParams, TabAddress, TabId, TargetId, ToolCode};
 use sightline_browser::{Browser, BrowserOptions};
 use sightline_cdp::LaunchOptions;
 
@@ -71,7 +71,46 @@ impl Pool {
 impl Hub {
     /// Open a session's browser side: a context and tab (viewport and storage
     /// state as asked), its first State Object taken (screenshot as asked).
+    /// A shared browser found dead on the way (it crashed an instant before
+    /// the hub noticed) is started again and the session opened on the new one.
     pub(super) async fn open(
+        &self,
+        id: String,
+        viewport: Option<(u32, u32)>,
+        storage_state: Option<Value>,
+        screenshot: bool,
+    ) -> Result<Opened, ServerError> {
+        match self.open_once(id.clone(), viewport, storage_state.clone(), screenshot).await {
+            Err(e) if self.shared_browser_died(&e).await => {
+                tracing::warn!(error = %e, "the browser died while a session opened; opening it on a new one");
+                self.open_once(id, viewport, storage_state, screenshot).await
+            }
+            r => r,
+        }
+    }
+
+    /// Whether `e` came from a shared browser that is gone (its connection
+    /// closes within a moment of the failure).
+    async fn shared_browser_died(&self, e: &ServerError) -> bool {
+        if matches!(self.cfg.source, BrowserSource::Grid(_))
+            || !matches!(e.tool_code(), ToolCode::BrowserError | ToolCode::BrowserCrashed)
+        {
+            return false;
+        }
+        let until = Instant::now() + Duration::from_millis(500);
+        loop {
+            let dead = self.shared.lock().await.as_ref().is_some_and(|b| b.client().is_closed());
+            if dead {
+                return true;
+            }
+            if Instant::now() > until {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn open_once(
         &self,
         id: String,
         viewport: Option<(u32, u32)>,
