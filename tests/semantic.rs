@@ -607,17 +607,7 @@ fn walk_counts_equal_the_full_capture_s() {
             ("/kinds.html".into(), INVENTORY.into()),
             ("/kinds.html".into(), format!("{INVENTORY}; scrollTo(0, 20000)")),
         ];
-        let dirs = [fixtures_dir(), fixtures_dir().join("fidelity")];
-        for dir in &dirs {
-            let mut names: Vec<String> = std::fs::read_dir(dir)
-                .expect("fixtures")
-                .filter_map(|e| e.ok()?.file_name().into_string().ok())
-                .filter(|n| n.ends_with(".html"))
-                .collect();
-            names.sort();
-            let prefix = if dir.ends_with("fidelity") { "/fidelity/" } else { "/" };
-            pages.extend(names.into_iter().map(|n| (format!("{prefix}{n}"), String::new())));
-        }
+        pages.extend(fixture_pages().into_iter().map(|p| (p, String::new())));
         let mut differ = Vec::new();
         let mut counted = Vec::new();
         for (path, setup) in &pages {

@@ -288,17 +288,7 @@ fn rects_on_demand_give_the_state_of_a_full_capture() {
             // A page that lies to scripts in its own world about boxes and styles.
             ("/hostile/liar.html".into(), ""),
         ];
-        let dirs = [fixtures_dir(), fixtures_dir().join("fidelity")];
-        for dir in &dirs {
-            let mut names: Vec<String> = std::fs::read_dir(dir)
-                .expect("fixtures")
-                .filter_map(|e| e.ok()?.file_name().into_string().ok())
-                .filter(|n| n.ends_with(".html"))
-                .collect();
-            names.sort();
-            let prefix = if dir.ends_with("fidelity") { "/fidelity/" } else { "/" };
-            pages.extend(names.into_iter().map(|n| (format!("{prefix}{n}"), "")));
-        }
+        pages.extend(fixture_pages().into_iter().map(|p| (p, "")));
         let mut compared = 0;
         let mut differ = Vec::new();
         let mut walked = Vec::new();

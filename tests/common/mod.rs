@@ -50,6 +50,21 @@ extern "C" fn kill_browser() {
     }
 }
 
+/// Every fixture page (`/name.html`, then `/fidelity/name.html`), sorted, as served.
+pub fn fixture_pages() -> Vec<String> {
+    let mut pages = Vec::new();
+    for (dir, prefix) in [(fixtures_dir(), "/"), (fixtures_dir().join("fidelity"), "/fidelity/")] {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("fixtures")
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".html"))
+            .collect();
+        names.sort();
+        pages.extend(names.into_iter().map(|n| format!("{prefix}{n}")));
+    }
+    pages
+}
+
 pub fn fixtures_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }

@@ -407,8 +407,10 @@
     keptElements.forEach((el, p) => {
       if (covered[p]) return;
       const below = el.getElementsByTagName('*');
-      const size = below.length + 1;
-      if (size > 1 && size <= GROUP_MAX) {
+      // Indexing stops counting where the index is: a big subtree is not counted whole.
+      const small = below[0] !== undefined && below[GROUP_MAX - 1] === undefined;
+      const size = small ? below.length + 1 : 0;
+      if (small) {
         const pairs = [[0, p]];
         for (let j = 0; j < below.length; j++) {
           const q = keptPos.get(below[j]);
