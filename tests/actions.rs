@@ -192,6 +192,32 @@ fn failed_navigation_keeps_the_state_and_the_page() {
     })
 }
 
+/// A blank tab's first load is not intercepted (nothing there to keep): when it
+/// fails, Chromium's error page that committed in its place is undone, and the
+/// tab is blank again, as it was.
+#[test]
+fn a_failed_first_load_leaves_a_blank_tab_blank() {
+    run(async {
+        let mut env =
+            sightline_api::Env::new(tab().await, sightline_api::EnvOptions { screenshot: false }).await.expect("env");
+        let blank = env.state().clone();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let dead = format!("http://127.0.0.1:{port}/");
+        let s = step(&mut env, json!({"action": "navigate", "url": dead})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::NavigationFailed), "{:?}", s.error);
+        assert!(s.error.as_ref().unwrap().message.contains("ERR_CONNECTION_REFUSED"), "{:?}", s.error);
+        assert_eq!(s.url, "about:blank");
+        assert_eq!(s.state_hash, blank.state_hash);
+        assert_eq!(eval(&env, "location.href").await, "about:blank");
+        // The tab loads pages as before, and from then on a failed load is intercepted.
+        let s = step(&mut env, json!({"action": "navigate", "url": url("/form.html")})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        let s = step(&mut env, json!({"action": "navigate", "url": dead})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::NavigationFailed), "{:?}", s.error);
+        assert_eq!(eval(&env, "location.pathname").await, "/form.html");
+    })
+}
+
 #[test]
 fn every_error_code_leaves_the_state_unchanged() {
     run(async {

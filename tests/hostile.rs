@@ -823,6 +823,18 @@ fn a_refused_connection_through_the_proxy_is_a_failed_navigation() {
     let (typed, _) = p.ask(br#"{"action":"input_text","element_index":1,"text":"!"}"#, ACT);
     assert_eq!(error_code(&typed), "", "{typed}");
     assert_eq!(p.finish(), 0);
+    // The first load of a blank tab (not intercepted): the proxy's answer
+    // committed in its place is undone, and the tab is blank again.
+    let mut p = Proc::start(&["env", &format!("http://{dead}/"), "--no-screenshot"]);
+    let first = p.read(ACT);
+    assert_eq!(error_code(&first), "NAVIGATION_FAILED", "{first}");
+    assert!(first["error"]["message"].as_str().unwrap_or_default().contains("ERR_CONNECTION_REFUSED"), "{first}");
+    assert_eq!(first["url"], "about:blank", "{first}");
+    assert_eq!(first["page_content"], "", "{first}");
+    let nav = json!({"action": "navigate", "url": url("/form.html")});
+    let (loaded, _) = p.ask(nav.to_string().as_bytes(), ACT);
+    assert_eq!(error_code(&loaded), "", "{loaded}");
+    assert_eq!(p.finish(), 0);
 }
 
 /// Sightline's own scripts run in an isolated world: a page that redefines the

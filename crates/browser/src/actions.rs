@@ -588,9 +588,15 @@ impl Tab {
         // Unavailable when the current page is itself an error page: then there is nothing to restore.
         let before = self.call(&page::GetNavigationHistory {}).await.ok();
         self.state.lock().unwrap().nav_error = None;
+        // A document that fails to load is held at its response and aborted, so
+        // Chromium's error page never replaces the page the tab shows. A blank tab
+        // has nothing to keep: interception (which costs the browser and the page
+        // a loader swap each time it is turned on or off) is skipped, and a failed
+        // load there is undone afterwards (see `undo_in_blank`).
+        let blank = self.state.lock().unwrap().blank;
         let documents =
             [fetch::RequestPattern { url_pattern: "*", resource_type: "Document", request_stage: "Response" }];
-        let intercept = self.call(&fetch::Enable { patterns: &documents }).await.is_ok();
+        let intercept = !blank && self.call(&fetch::Enable { patterns: &documents }).await.is_ok();
         let since = self.mark().await;
         let nav = tokio::time::timeout(self.opts.settle.load_timeout, self.navigate_leaving(url)).await;
         if frozen || self.is_frozen() {
@@ -615,6 +621,9 @@ impl Tab {
                 Some(crate::LoadFailure::TimedOut(self.opts.settle.load_timeout))
             }
         };
+        if blank {
+            return self.undo_in_blank(url, before.as_ref(), failure, since).await;
+        }
         let aborted = self.state.lock().unwrap().nav_error.take();
         if intercept {
             let _ = self.call(&fetch::Disable {}).await;
@@ -632,6 +641,33 @@ impl Tab {
             }
         }
         self.wait_after(since).await
+    }
+
+    /// The end of a navigation from a blank tab, not intercepted: a load that
+    /// failed (Chromium's error page, or the egress proxy's answer, committed in
+    /// its place) is undone, so the tab is blank again, and reported.
+    async fn undo_in_blank(
+        &self,
+        url: &str,
+        before: Option<&page::NavigationHistory>,
+        failure: Option<crate::LoadFailure>,
+        since: Instant,
+    ) -> Result<(), BrowserError> {
+        let failure = match failure {
+            Some(f) => Some(f),
+            None => {
+                // The proxy's answer is read from its response event, which the
+                // load's own events follow: once the page is stable it has been seen.
+                self.wait_after(since).await?;
+                self.state.lock().unwrap().nav_error.take()
+            }
+        };
+        let Some(reason) = failure else { return Ok(()) };
+        self.state.lock().unwrap().nav_error = None;
+        if let Some(before) = before {
+            self.restore_history(before).await?;
+        }
+        Err(BrowserError::NavigationFailed { url: url.to_string(), reason })
     }
 
     /// `Page.navigate`, answering "Leave" to the `beforeunload` dialog the page

@@ -61,6 +61,14 @@ impl LoadFailure {
         }
         LoadFailure::Net(out)
     }
+
+    /// The failure Sightline's egress proxy reports in its own answer's headers
+    /// (a connection it could not make, or a request its policy refused), if any.
+    pub fn from_proxy_headers<'a>(header: impl Fn(&str) -> Option<&'a str>) -> Option<LoadFailure> {
+        header("x-sightline-egress-error")
+            .map(|e| LoadFailure::Net(format!("net::{e}")))
+            .or_else(|| header("x-sightline-refused").map(|r| LoadFailure::Refused { rule: r.to_string() }))
+    }
 }
 
 impl std::fmt::Display for LoadFailure {

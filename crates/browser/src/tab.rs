@@ -84,8 +84,13 @@ pub(crate) struct Tracker {
     /// An open JavaScript dialog, and the session whose page opened it.
     pub dialog: Option<(sightline_page::JsDialog, SessionId)>,
     pub dialog_tx: Option<tokio::sync::watch::Sender<bool>>,
-    /// Why the last intercepted main-frame navigation failed (see `Tab::navigate`).
+    /// Why the last main-frame navigation failed (see `Tab::navigate`): its
+    /// intercepted response, or the egress proxy's answer in its place.
     pub nav_error: Option<crate::LoadFailure>,
+    /// The tab is one we opened and still shows the blank page it was opened
+    /// with: no document has committed in it since (so no page script ever
+    /// ran there, and a failed load has nothing to preserve but a blank page).
+    pub blank: bool,
     /// Out-of-process frames attached and not yet done loading, since when.
     pub oopif_loading: HashMap<FrameId, Instant>,
     /// Page scripts stopped because the page stopped answering ([`Tab::unstick`]).
@@ -153,7 +158,12 @@ impl Tab {
         let created = client
             .execute(None, &target::CreateTarget { url: "about:blank", browser_context_id: Some(&context_id) })
             .await?;
-        Tab::attach_session(browser, created.target_id, Some(context_id), owned_context, opts).await
+        let tab = Tab::attach_session(browser, created.target_id, Some(context_id), owned_context, opts).await?;
+        // Only a tab we created starts blank; a popup's page runs its opener's scripts.
+        let mut st = tab.state.lock().unwrap();
+        st.blank = st.navigations == 0;
+        drop(st);
+        Ok(tab)
     }
 
     /// Attach a flattened session to a page target and start following it.
@@ -538,6 +548,21 @@ async fn track(
                     st.inflight.insert(v.request_id, now);
                 }
             }
+            network::ResponseReceived::METHOD => {
+                // The egress proxy answers a failed or refused connection itself; for
+                // the main frame's document that is a failed load, not a page. (Loads
+                // that are intercepted are aborted before this; see `Tab::navigate`.)
+                let Some(v) = ev.decode::<network::ResponseReceived>() else { continue };
+                if v.kind.as_deref() != Some("Document") || ev.session.as_ref() != Some(&page) {
+                    continue;
+                }
+                if let Some(failed) = crate::LoadFailure::from_proxy_headers(|h| v.header(h)) {
+                    let mut st = state.lock().unwrap();
+                    if v.frame_id.is_some() && v.frame_id == st.main_frame {
+                        st.nav_error = Some(failed);
+                    }
+                }
+            }
             network::LoadingFinished::METHOD | network::LoadingFailed::METHOD => {
                 let id = match ev.decode::<network::LoadingFinished>() {
                     Some(v) => v.request_id,
@@ -585,6 +610,7 @@ async fn track(
                 if v.frame.parent_id.is_none() && ev.session.as_ref() == Some(&page) {
                     st.main_frame = Some(v.frame.id);
                     st.navigations += 1;
+                    st.blank = false;
                     st.file_chooser = None;
                     // Requests of the old document no longer matter.
                     st.inflight.retain(|_, t| now.duration_since(*t) < Duration::from_millis(50));
@@ -604,12 +630,7 @@ async fn track(
                     .as_deref()
                     .filter(|_| v.response_status_code.is_none())
                     .map(crate::LoadFailure::from_fetch_reason)
-                    .or_else(|| {
-                        v.header("x-sightline-egress-error").map(|e| crate::LoadFailure::Net(format!("net::{e}")))
-                    })
-                    .or_else(|| {
-                        v.header("x-sightline-refused").map(|r| crate::LoadFailure::Refused { rule: r.to_string() })
-                    });
+                    .or_else(|| crate::LoadFailure::from_proxy_headers(|h| v.header(h)));
                 let main = {
                     let mut st = state.lock().unwrap();
                     let main = v.frame_id.is_some() && v.frame_id == st.main_frame;

@@ -51,3 +51,34 @@ pub struct LoadingFailed {
 impl EventParams for LoadingFailed {
     const METHOD: &'static str = "Network.loadingFailed";
 }
+
+/// `Network.responseReceived` (the fields we read).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResponseReceived {
+    pub request_id: String,
+    /// `Network.ResourceType`: `Document`, `XHR`, …
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub frame_id: Option<crate::FrameId>,
+    pub response: Response,
+}
+
+impl EventParams for ResponseReceived {
+    const METHOD: &'static str = "Network.responseReceived";
+}
+
+impl ResponseReceived {
+    /// A response header, by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.response.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).and_then(|(_, v)| v.as_str())
+    }
+}
+
+/// `Network.Response` (the fields we read).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Response {
+    #[serde(default)]
+    pub headers: serde_json::Map<String, serde_json::Value>,
+}
