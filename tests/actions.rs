@@ -209,12 +209,23 @@ fn a_failed_first_load_leaves_a_blank_tab_blank() {
         assert_eq!(s.url, "about:blank");
         assert_eq!(s.state_hash, blank.state_hash);
         assert_eq!(eval(&env, "location.href").await, "about:blank");
-        // The tab loads pages as before, and from then on a failed load is intercepted.
+        // Not intercepted: the error page committed, then the blank page came back.
+        assert!(env.tab().navigation_count() >= 2, "{}", env.tab().navigation_count());
+        // The tab loads pages as before; once it shows one, a failed load is
+        // intercepted (nothing commits).
         let s = step(&mut env, json!({"action": "navigate", "url": url("/form.html")})).await.state;
         assert!(s.error.is_none(), "{:?}", s.error);
+        let loaded = env.tab().navigation_count();
         let s = step(&mut env, json!({"action": "navigate", "url": dead})).await.state;
         assert_eq!(code(&s), Some(ErrorCode::NavigationFailed), "{:?}", s.error);
         assert_eq!(eval(&env, "location.pathname").await, "/form.html");
+        assert_eq!(env.tab().navigation_count(), loaded);
+        // A tab navigated the moment it is open (no capture first) fails the same way.
+        let t = tab().await;
+        let failed = t.navigate(&dead).await;
+        assert!(matches!(failed, Err(sightline_browser::BrowserError::NavigationFailed { .. })), "{failed:?}");
+        assert_eq!(t.evaluate("location.href").await.unwrap(), "about:blank");
+        t.navigate(&url("/form.html")).await.expect("a page loads after");
     })
 }
 

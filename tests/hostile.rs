@@ -835,6 +835,14 @@ fn a_refused_connection_through_the_proxy_is_a_failed_navigation() {
     let (loaded, _) = p.ask(nav.to_string().as_bytes(), ACT);
     assert_eq!(error_code(&loaded), "", "{loaded}");
     assert_eq!(p.finish(), 0);
+    // A first load that worked, whose page then went on by itself to an address
+    // that fails: the agent's navigation did not fail (the proxy's answer to the
+    // page's own load is not taken for it).
+    let moves = format!("{}?to=http://{dead}/", url("/hostile/moves-on.html"));
+    let mut p = Proc::start(&["env", &moves, "--no-screenshot"]);
+    let first = p.read(ACT);
+    assert_eq!(error_code(&first), "", "{first}");
+    assert_eq!(p.finish(), 0);
 }
 
 /// Sightline's own scripts run in an isolated world: a page that redefines the

@@ -587,7 +587,11 @@ impl Tab {
     async fn navigate_from(&self, url: &str, frozen: bool) -> Result<(), BrowserError> {
         // Unavailable when the current page is itself an error page: then there is nothing to restore.
         let before = self.call(&page::GetNavigationHistory {}).await.ok();
-        self.state.lock().unwrap().nav_error = None;
+        {
+            let mut st = self.state.lock().unwrap();
+            st.nav_error = None;
+            st.proxy_failure = None;
+        }
         // A document that fails to load is held at its response and aborted, so
         // Chromium's error page never replaces the page the tab shows. A blank tab
         // has nothing to keep: interception (which costs the browser and the page
@@ -603,8 +607,12 @@ impl Tab {
             // Committed (or failed): whichever document is there now runs again.
             self.thaw().await;
         }
+        let mut loader = None;
         let failure = match nav {
-            Ok(Ok(v)) => v.error_text.filter(|t| !t.is_empty()).map(crate::LoadFailure::Other),
+            Ok(Ok(v)) => {
+                loader = v.loader_id;
+                v.error_text.filter(|t| !t.is_empty()).map(crate::LoadFailure::Other)
+            }
             Ok(Err(e)) => match e {
                 // The page opened another dialog while unloading: that dialog is the next state.
                 BrowserError::DialogOpen => {
@@ -614,7 +622,12 @@ impl Tab {
                 BrowserError::Cdp(sightline_cdp::CdpError::Protocol { message, .. }) => {
                     Some(crate::LoadFailure::Other(message))
                 }
-                other => return Err(other),
+                other => {
+                    if intercept {
+                        let _ = self.client.execute(Some(&self.session), &fetch::Disable {}).await;
+                    }
+                    return Err(other);
+                }
             },
             Err(_) => {
                 let _ = self.call(&page::StopLoading {}).await;
@@ -622,7 +635,7 @@ impl Tab {
             }
         };
         if blank {
-            return self.undo_in_blank(url, before.as_ref(), failure, since).await;
+            return self.undo_in_blank(url, before.as_ref(), failure, loader, since).await;
         }
         let aborted = self.state.lock().unwrap().nav_error.take();
         if intercept {
@@ -646,28 +659,51 @@ impl Tab {
     /// The end of a navigation from a blank tab, not intercepted: a load that
     /// failed (Chromium's error page, or the egress proxy's answer, committed in
     /// its place) is undone, so the tab is blank again, and reported.
+    /// `loader`: the new document's, from `Page.navigate`'s reply.
     async fn undo_in_blank(
         &self,
         url: &str,
         before: Option<&page::NavigationHistory>,
         failure: Option<crate::LoadFailure>,
+        loader: Option<String>,
         since: Instant,
     ) -> Result<(), BrowserError> {
         let failure = match failure {
             Some(f) => Some(f),
             None => {
-                // The proxy's answer is read from its response event, which the
-                // load's own events follow: once the page is stable it has been seen.
+                // The proxy's answer is read from its response event, which comes
+                // before the reply to `Page.navigate`: once the page is stable it
+                // has been seen. Only this navigation's own document counts (not
+                // one the page went on to load by itself meanwhile).
                 self.wait_after(since).await?;
-                self.state.lock().unwrap().nav_error.take()
+                let proxied = self.state.lock().unwrap().proxy_failure.take();
+                proxied.filter(|(l, _)| loader.as_ref() == Some(l)).map(|(_, f)| f)
             }
         };
         let Some(reason) = failure else { return Ok(()) };
-        self.state.lock().unwrap().nav_error = None;
-        if let Some(before) = before {
-            self.restore_history(before).await?;
-        }
+        self.blank_again(before).await?;
         Err(BrowserError::NavigationFailed { url: url.to_string(), reason })
+    }
+
+    /// Back to the blank page a failed first load replaced: its history entry
+    /// if it is still there, else a new blank page (Chromium may have replaced
+    /// the entry of a tab's initial blank page). The tab counts as blank again.
+    async fn blank_again(&self, before: Option<&page::NavigationHistory>) -> Result<(), BrowserError> {
+        let now = self.call(&page::GetNavigationHistory {}).await.ok();
+        let kept = match (before.and_then(|b| b.current()), &now) {
+            (Some(id), Some(now)) => now.entries.iter().any(|e| e.id == id),
+            _ => false,
+        };
+        match before {
+            Some(before) if kept => self.restore_history(before).await?,
+            _ => {
+                let since = Instant::now();
+                self.call(&page::Navigate { url: "about:blank" }).await?;
+                self.wait_after(since).await?;
+            }
+        }
+        self.state.lock().unwrap().blank = true;
+        Ok(())
     }
 
     /// `Page.navigate`, answering "Leave" to the `beforeunload` dialog the page

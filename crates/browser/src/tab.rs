@@ -84,9 +84,11 @@ pub(crate) struct Tracker {
     /// An open JavaScript dialog, and the session whose page opened it.
     pub dialog: Option<(sightline_page::JsDialog, SessionId)>,
     pub dialog_tx: Option<tokio::sync::watch::Sender<bool>>,
-    /// Why the last main-frame navigation failed (see `Tab::navigate`): its
-    /// intercepted response, or the egress proxy's answer in its place.
+    /// Why the last intercepted main-frame navigation failed (see `Tab::navigate`).
     pub nav_error: Option<crate::LoadFailure>,
+    /// The last main-frame document that was the egress proxy's answer to a
+    /// failed or refused load (not intercepted: a blank tab's first load), by loader.
+    pub proxy_failure: Option<(String, crate::LoadFailure)>,
     /// The tab is one we opened and still shows the blank page it was opened
     /// with: no document has committed in it since (so no page script ever
     /// ran there, and a failed load has nothing to preserve but a blank page).
@@ -552,14 +554,16 @@ async fn track(
                 // The egress proxy answers a failed or refused connection itself; for
                 // the main frame's document that is a failed load, not a page. (Loads
                 // that are intercepted are aborted before this; see `Tab::navigate`.)
-                let Some(v) = ev.decode::<network::ResponseReceived>() else { continue };
-                if v.kind.as_deref() != Some("Document") || ev.session.as_ref() != Some(&page) {
+                let document =
+                    ev.decode::<network::ResponseKind>().is_some_and(|k| k.kind.as_deref() == Some("Document"));
+                if !document || ev.session.as_ref() != Some(&page) {
                     continue;
                 }
+                let Some(v) = ev.decode::<network::ResponseReceived>() else { continue };
                 if let Some(failed) = crate::LoadFailure::from_proxy_headers(|h| v.header(h)) {
                     let mut st = state.lock().unwrap();
                     if v.frame_id.is_some() && v.frame_id == st.main_frame {
-                        st.nav_error = Some(failed);
+                        st.proxy_failure = Some((v.loader_id, failed));
                     }
                 }
             }

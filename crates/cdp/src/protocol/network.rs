@@ -57,6 +57,9 @@ impl EventParams for LoadingFailed {
 #[serde(rename_all = "camelCase")]
 pub struct ResponseReceived {
     pub request_id: String,
+    /// The loader of the document the response belongs to (for a document: its own).
+    #[serde(default)]
+    pub loader_id: String,
     /// `Network.ResourceType`: `Document`, `XHR`, …
     #[serde(rename = "type", default)]
     pub kind: Option<String>,
@@ -74,6 +77,18 @@ impl ResponseReceived {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.response.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).and_then(|(_, v)| v.as_str())
     }
+}
+
+/// `Network.responseReceived`, its resource type only: read before the whole
+/// event, so that a subresource's headers are not decoded for nothing.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ResponseKind {
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+}
+
+impl EventParams for ResponseKind {
+    const METHOD: &'static str = "Network.responseReceived";
 }
 
 /// `Network.Response` (the fields we read).

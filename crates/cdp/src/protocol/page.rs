@@ -158,6 +158,9 @@ pub struct NavigateReply {
     /// Set when the navigation failed (`net::ERR_…`).
     #[serde(default)]
     pub error_text: Option<String>,
+    /// The loader of the new document (none for a same-document navigation).
+    #[serde(default)]
+    pub loader_id: Option<String>,
 }
 
 impl Command for Navigate<'_> {
