@@ -839,7 +839,7 @@ fn a_refused_connection_through_the_proxy_is_a_failed_navigation() {
     // that fails: the agent's navigation did not fail (the proxy's answer to the
     // page's own load is not taken for it).
     let moves = format!("{}?to=http://{dead}/", url("/hostile/moves-on.html"));
-    let mut p = Proc::start(&["env", &moves, "--no-screenshot"]);
+    let p = Proc::start(&["env", &moves, "--no-screenshot"]);
     let first = p.read(ACT);
     assert_eq!(error_code(&first), "", "{first}");
     assert_eq!(p.finish(), 0);
