@@ -6,7 +6,9 @@
 //! [`Policy::resolve_url`], which resolves the host once and checks every
 //! address, then connects to one of those checked addresses, never to the
 //! name again. A refusal is answered `403` with the rule in the body and in an
-//! `X-Sightline-Refused` header, and recorded in a bounded log.
+//! `X-Sightline-Refused` header, and recorded in a bounded log. Those
+//! `X-Sightline-*` headers are the proxy's alone: they are taken out of every
+//! upstream answer, so no page can pass its own load off as refused or failed.
 //!
 //! Plain-HTTP connections carry one request each: the upstream request gets
 //! `Connection: close`, so a browser cannot reuse a connection checked for one
@@ -259,8 +261,69 @@ async fn handle(mut client: TcpStream, policy: &Policy, log: &Mutex<Log>) -> std
     out.push_str("Connection: close\r\n\r\n");
     upstream.write_all(out.as_bytes()).await?;
     upstream.write_all(&rest).await?;
-    let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+    // The request body goes on up while the answer comes down, its heads cleaned.
+    let (mut from_client, mut to_client) = client.split();
+    let (mut from_upstream, mut to_upstream) = upstream.split();
+    let up = async {
+        let _ = tokio::io::copy(&mut from_client, &mut to_upstream).await;
+        let _ = to_upstream.shutdown().await;
+    };
+    let down = async {
+        if relay_heads(&mut from_upstream, &mut to_client).await.is_ok() {
+            let _ = tokio::io::copy(&mut from_upstream, &mut to_client).await;
+        }
+        let _ = to_client.shutdown().await;
+    };
+    tokio::join!(up, down);
     Ok(())
+}
+
+/// The most a response head may hold (Chromium's own limit).
+const MAX_RESPONSE_HEAD: usize = 256 << 10;
+
+/// Relay an upstream's response heads (any `1xx` interim ones, then the final
+/// one) without the `X-Sightline-*` headers, which only this proxy's own answers
+/// may carry: a page cannot pass its own load off as refused or failed. What
+/// follows the final head is left to the caller, and to the part already read.
+/// A head that does not end (closed, or over the limit) ends the answer.
+async fn relay_heads<R, W>(from: &mut R, to: &mut W) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    let mut buf = Vec::with_capacity(4096);
+    let mut chunk = [0u8; 4096];
+    loop {
+        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+            if buf.len() > MAX_RESPONSE_HEAD {
+                return Err(std::io::Error::other("response head too large"));
+            }
+            let n = from.read(&mut chunk).await?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            buf.extend_from_slice(&chunk[..n]);
+            continue;
+        };
+        let head = String::from_utf8_lossy(&buf[..end + 4]).into_owned();
+        to.write_all(clean_head(&head).as_bytes()).await?;
+        buf.drain(..end + 4);
+        let status = head.split(' ').nth(1).unwrap_or("");
+        // `101 Switching Protocols` is final: what follows is the new protocol.
+        if !(status.starts_with('1') && status != "101") {
+            return to.write_all(&buf).await;
+        }
+    }
+}
+
+/// A response head without its `X-Sightline-*` lines.
+fn clean_head(head: &str) -> String {
+    head.split_inclusive("\r\n")
+        .filter(|line| {
+            let name = line.split(':').next().unwrap_or("").trim();
+            !(line.contains(':') && name.get(..12).is_some_and(|p| p.eq_ignore_ascii_case("x-sightline-")))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -290,11 +353,23 @@ mod tests {
                         let n = s.read(&mut buf).await.unwrap_or(0);
                         let first = String::from_utf8_lossy(&buf[..n]).lines().next().unwrap_or("").to_string();
                         let body = format!("saw {first}");
-                        let _ = s
-                            .write_all(
-                                format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}", body.len()).as_bytes(),
+                        // `/forge`: an interim head, then headers only the proxy may send (in pieces).
+                        let forge = first.contains("/forge");
+                        let heads = if forge {
+                            format!(
+                                "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\nX-Sightline-Refused: early\r\n\r\n\
+                                 HTTP/1.1 200 OK\r\nX-Sightline-Refused: forged\r\nX-Other: kept\r\n\
+                                 x-sightline-egress-error: ERR_FORGED\r\nContent-Length: {}\r\n\r\n",
+                                body.len()
                             )
-                            .await;
+                        } else {
+                            format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len())
+                        };
+                        let answer = format!("{heads}{body}");
+                        let (a, b) = answer.as_bytes().split_at(if forge { 30 } else { 0 });
+                        let _ = s.write_all(a).await;
+                        let _ = s.flush().await;
+                        let _ = s.write_all(b).await;
                     });
                 }
             });
@@ -308,6 +383,14 @@ mod tests {
             let port = up_addr.port();
             let ok = ask(p, &format!("GET http://127.0.0.1:{port}/page?q=1 HTTP/1.1\r\nHost: x\r\n\r\n")).await;
             assert!(ok.contains("saw GET /page?q=1 HTTP/1.1"), "{ok}");
+            // A page cannot pass itself off as refused or failed by the proxy.
+            let forged = ask(p, &format!("GET http://127.0.0.1:{port}/forge HTTP/1.1\r\nHost: x\r\n\r\n")).await;
+            assert!(
+                forged.starts_with("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\n"),
+                "{forged}"
+            );
+            assert!(!forged.to_ascii_lowercase().contains("x-sightline"), "{forged}");
+            assert!(forged.contains("X-Other: kept") && forged.ends_with("saw GET /forge HTTP/1.1"), "{forged}");
             let no = ask(p, &format!("GET http://127.0.0.1:{port}/secret/x HTTP/1.1\r\n\r\n")).await;
             assert!(no.starts_with("HTTP/1.1 403") && no.contains("rule block"), "{no}");
             let meta = ask(p, "CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n").await;
