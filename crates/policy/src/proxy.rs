@@ -283,9 +283,11 @@ const MAX_RESPONSE_HEAD: usize = 256 << 10;
 
 /// Relay an upstream's response heads (any `1xx` interim ones, then the final
 /// one) without the `X-Sightline-*` headers, which only this proxy's own answers
-/// may carry: a page cannot pass its own load off as refused or failed. What
-/// follows the final head is left to the caller, and to the part already read.
-/// A head that does not end (closed, or over the limit) ends the answer.
+/// may carry: a page cannot pass its own load off as refused or failed. Every
+/// other byte goes through as it came (header values need not be UTF-8; lines
+/// may end in a bare LF, as Chromium accepts). What follows the final head is
+/// left to the caller. A head that does not end (closed, or over the limit)
+/// ends the answer.
 async fn relay_heads<R, W>(from: &mut R, to: &mut W) -> std::io::Result<()>
 where
     R: tokio::io::AsyncRead + Unpin,
@@ -294,7 +296,7 @@ where
     let mut buf = Vec::with_capacity(4096);
     let mut chunk = [0u8; 4096];
     loop {
-        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+        let Some(end) = head_end(&buf) else {
             if buf.len() > MAX_RESPONSE_HEAD {
                 return Err(std::io::Error::other("response head too large"));
             }
@@ -305,24 +307,36 @@ where
             buf.extend_from_slice(&chunk[..n]);
             continue;
         };
-        let head = String::from_utf8_lossy(&buf[..end + 4]).into_owned();
-        to.write_all(clean_head(&head).as_bytes()).await?;
-        buf.drain(..end + 4);
-        let status = head.split(' ').nth(1).unwrap_or("");
+        let head: Vec<u8> = buf.drain(..end).collect();
+        to.write_all(&clean_head(&head)).await?;
+        let status = head.split(|b| *b == b' ').nth(1).unwrap_or_default();
         // `101 Switching Protocols` is final: what follows is the new protocol.
-        if !(status.starts_with('1') && status != "101") {
+        if !(status.starts_with(b"1") && status != b"101") {
             return to.write_all(&buf).await;
         }
     }
 }
 
+/// Where the head ends: just past its blank line (CRLF or bare LF).
+fn head_end(buf: &[u8]) -> Option<usize> {
+    let mut line = 0;
+    for (i, b) in buf.iter().enumerate() {
+        if *b == b'\n' {
+            if line > 0 && matches!(&buf[line..i], b"" | b"\r") {
+                return Some(i + 1);
+            }
+            line = i + 1;
+        }
+    }
+    None
+}
+
 /// A response head without its `X-Sightline-*` lines.
-fn clean_head(head: &str) -> String {
-    head.split_inclusive("\r\n")
-        .filter(|line| {
-            let name = line.split(':').next().unwrap_or("").trim();
-            !(line.contains(':') && name.get(..12).is_some_and(|p| p.eq_ignore_ascii_case("x-sightline-")))
-        })
+fn clean_head(head: &[u8]) -> Vec<u8> {
+    head.split_inclusive(|b| *b == b'\n')
+        .filter(|line| !line.get(..12).is_some_and(|p| p.eq_ignore_ascii_case(b"x-sightline-")))
+        .flatten()
+        .copied()
         .collect()
 }
 
@@ -365,8 +379,15 @@ mod tests {
                         } else {
                             format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len())
                         };
-                        let answer = format!("{heads}{body}");
-                        let (a, b) = answer.as_bytes().split_at(if forge { 30 } else { 0 });
+                        let mut answer = format!("{heads}{body}").into_bytes();
+                        if first.contains("/lf") {
+                            answer = [
+                                &b"HTTP/1.1 200 OK\nX-Name: caf\xe9\nX-Sightline-Refused: lf\nContent-Length: "[..],
+                                format!("{}\n\n{body}", body.len()).as_bytes(),
+                            ]
+                            .concat();
+                        }
+                        let (a, b) = answer.split_at(if forge { 30 } else { 0 });
                         let _ = s.write_all(a).await;
                         let _ = s.flush().await;
                         let _ = s.write_all(b).await;
@@ -391,6 +412,19 @@ mod tests {
             );
             assert!(!forged.to_ascii_lowercase().contains("x-sightline"), "{forged}");
             assert!(forged.contains("X-Other: kept") && forged.ends_with("saw GET /forge HTTP/1.1"), "{forged}");
+            // Bare-LF lines and a header value that is not UTF-8 go through as they came.
+            let mut s = TcpStream::connect(p).await.unwrap();
+            s.write_all(format!("GET http://127.0.0.1:{port}/lf HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+                .await
+                .unwrap();
+            let mut lf = Vec::new();
+            let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut lf)).await;
+            assert!(lf.starts_with(b"HTTP/1.1 200 OK\nX-Name: caf\xe9\nContent-Length: "), "{lf:?}");
+            assert!(
+                lf.ends_with(b"saw GET /lf HTTP/1.1")
+                    && !lf.to_ascii_lowercase().windows(11).any(|w| w == b"x-sightline"),
+                "{lf:?}"
+            );
             let no = ask(p, &format!("GET http://127.0.0.1:{port}/secret/x HTTP/1.1\r\n\r\n")).await;
             assert!(no.starts_with("HTTP/1.1 403") && no.contains("rule block"), "{no}");
             let meta = ask(p, "CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n").await;
