@@ -552,11 +552,15 @@ async fn track(
             }
             network::ResponseReceived::METHOD => {
                 // The egress proxy answers a failed or refused connection itself; for
-                // the main frame's document that is a failed load, not a page. (Loads
-                // that are intercepted are aborted before this; see `Tab::navigate`.)
+                // the main frame's document that is a failed load, not a page. Only a
+                // blank tab's first load is read here: every other one is intercepted,
+                // and aborted before this (see `Tab::navigate`).
+                if ev.session.as_ref() != Some(&page) || !state.lock().unwrap().blank {
+                    continue;
+                }
                 let document =
                     ev.decode::<network::ResponseKind>().is_some_and(|k| k.kind.as_deref() == Some("Document"));
-                if !document || ev.session.as_ref() != Some(&page) {
+                if !document {
                     continue;
                 }
                 let Some(v) = ev.decode::<network::ResponseReceived>() else { continue };
