@@ -12,8 +12,17 @@
 //! episode succeeds, and writes its row to `target/miniwob/TASK.tsv`; `./x miniwob` prints them
 //! as the README's table.
 //!
+//! The table at the end names every task the wheel ships (`miniwob/html/miniwob/*.html`)
+//! exactly once: played by a policy (one test each), or out of reach with its cause (what the
+//! protocol's actions or Sightline's states cannot do for it yet). `table_names_every_shipped_task`
+//! fails when the wheel ships a task the table does not name, or the table names one it does not
+//! ship, and writes each out-of-reach task's row to `target/miniwob/TASK.out` (task, cause).
+//!
 //! Episodes are seeded: `?seed=S` on the task URL (see `harness::SEED_LINE`), S = 1 for every
 //! task, so a failure replays with the same problems.
+
+// The table below is one macro call that recurses once per task.
+#![recursion_limit = "512"]
 
 #[path = "miniwob/harness.rs"]
 mod harness;
@@ -114,78 +123,139 @@ fn play(task: &str, policy: policies::Policy) {
     assert!(failures.is_empty(), "{task}: {ok}/{n} episodes succeeded\n{}", failures.join("\n"));
 }
 
-macro_rules! tasks {
-    ($($name:ident => $page:literal,)*) => {
-        $(
-            #[test]
-            fn $name() {
-                play($page, policies::$name);
-            }
-        )*
+/// One row of the table: a task page and how the suite treats it.
+enum Entry {
+    /// Played by the policy of the same name (its test too).
+    Play,
+    /// Out of reach, with its cause in a short sentence.
+    Out(&'static str),
+}
+
+/// `"page" => play(policy)` makes the test `policy` that plays the page with `policies::policy`;
+/// `"page" => out("cause")` names a task out of reach. Both become rows of `TABLE`.
+macro_rules! table {
+    (@rows [$($rows:tt)*]) => {
+        const TABLE: &[(&str, Entry)] = &[$($rows)*];
+    };
+    (@rows [$($rows:tt)*] $page:literal => play($name:ident), $($rest:tt)*) => {
+        #[test]
+        fn $name() {
+            play($page, policies::$name);
+        }
+        table!(@rows [$($rows)* ($page, Entry::Play),] $($rest)*);
+    };
+    (@rows [$($rows:tt)*] $page:literal => out($cause:literal), $($rest:tt)*) => {
+        table!(@rows [$($rows)* ($page, Entry::Out($cause)),] $($rest)*);
+    };
+    ($($t:tt)*) => {
+        table!(@rows [] $($t)*);
     };
 }
 
-tasks! {
-    click_button => "click-button",
-    unicode_test => "unicode-test",
-    click_button_sequence => "click-button-sequence",
-    click_test => "click-test",
-    click_test_2 => "click-test-2",
-    click_link => "click-link",
-    click_checkboxes => "click-checkboxes",
-    click_checkboxes_large => "click-checkboxes-large",
-    click_checkboxes_transfer => "click-checkboxes-transfer",
-    click_checkboxes_soft => "click-checkboxes-soft",
-    click_option => "click-option",
-    choose_list => "choose-list",
-    click_widget => "click-widget",
-    click_dialog => "click-dialog",
-    click_dialog_2 => "click-dialog-2",
-    click_tab => "click-tab",
-    click_tab_2 => "click-tab-2",
-    click_collapsible => "click-collapsible",
-    click_collapsible_2 => "click-collapsible-2",
-    enter_text => "enter-text",
-    enter_text_dynamic => "enter-text-dynamic",
-    enter_text_2 => "enter-text-2",
-    enter_password => "enter-password",
-    focus_text => "focus-text",
-    focus_text_2 => "focus-text-2",
-    login_user => "login-user",
-    enter_date => "enter-date",
-    read_table => "read-table",
-    find_word => "find-word",
-    simple_arithmetic => "simple-arithmetic",
-    simple_algebra => "simple-algebra",
-    copy_paste => "copy-paste",
-    odd_or_even => "odd-or-even",
-    guess_number => "guess-number",
-    use_autocomplete => "use-autocomplete",
-    navigate_tree => "navigate-tree",
-    click_menu => "click-menu",
-    form_sequence_2 => "form-sequence-2",
-    form_sequence_3 => "form-sequence-3",
-    multi_layouts => "multi-layouts",
-    login_user_popup => "login-user-popup",
-    search_engine => "search-engine",
-    multi_orderings => "multi-orderings",
-    enter_time => "enter-time",
-    copy_paste_2 => "copy-paste-2",
-    text_transform => "text-transform",
-    generate_number => "generate-number",
-    phone_book => "phone-book",
-    sign_agreement => "sign-agreement",
-    click_scroll_list => "click-scroll-list",
-    choose_date => "choose-date",
-    click_tab_2_easy => "click-tab-2-easy",
-    click_tab_2_medium => "click-tab-2-medium",
-    click_tab_2_hard => "click-tab-2-hard",
-    click_collapsible_nodelay => "click-collapsible-nodelay",
-    click_collapsible_2_nodelay => "click-collapsible-2-nodelay",
-    use_autocomplete_nodelay => "use-autocomplete-nodelay",
-    scroll_text => "scroll-text",
-    scroll_text_2 => "scroll-text-2",
-    choose_date_easy => "choose-date-easy",
-    choose_date_medium => "choose-date-medium",
-    choose_date_nodelay => "choose-date-nodelay",
+/// The wheel's tasks (`miniwob/html/miniwob/*.html`) against the table: none left out, none
+/// named that is not shipped, none named twice. Writes the out-of-reach rows for `./x miniwob`.
+#[test]
+fn table_names_every_shipped_task() {
+    let dir = harness::wheel_html().join("miniwob");
+    let entries = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e} (run `./x miniwob`, which installs PyPI's miniwob==1.1.0)", dir.display()));
+    let mut shipped: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".html").map(str::to_string))
+        .collect();
+    shipped.sort();
+    let mut named: Vec<&str> = TABLE.iter().map(|(page, _)| *page).collect();
+    named.sort_unstable();
+    let twice: Vec<&str> = named.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+    let missing: Vec<&str> = shipped.iter().map(String::as_str).filter(|t| !named.contains(t)).collect();
+    let unknown: Vec<&str> = named.iter().copied().filter(|t| !shipped.iter().any(|s| s == t)).collect();
+    assert!(
+        twice.is_empty() && missing.is_empty() && unknown.is_empty(),
+        "the table must name each of the {} shipped tasks once\nnot in the table: {missing:?}\nnot shipped: {unknown:?}\nnamed twice: {twice:?}",
+        shipped.len()
+    );
+    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/miniwob");
+    let _ = std::fs::create_dir_all(&out);
+    for (page, entry) in TABLE {
+        if let Entry::Out(cause) = entry {
+            let _ = std::fs::write(out.join(format!("{page}.out")), format!("{page}\t{cause}\n"));
+        }
+    }
+    let played = TABLE.iter().filter(|(_, e)| matches!(e, Entry::Play)).count();
+    assert!(played > 0);
+}
+
+table! {
+    "click-button" => play(click_button),
+    "unicode-test" => play(unicode_test),
+    "click-button-sequence" => play(click_button_sequence),
+    "click-test" => play(click_test),
+    "click-test-2" => play(click_test_2),
+    "click-link" => play(click_link),
+    "click-checkboxes" => play(click_checkboxes),
+    "click-checkboxes-large" => play(click_checkboxes_large),
+    "click-checkboxes-transfer" => play(click_checkboxes_transfer),
+    "click-checkboxes-soft" => play(click_checkboxes_soft),
+    "click-option" => play(click_option),
+    "choose-list" => play(choose_list),
+    "click-widget" => play(click_widget),
+    "click-dialog" => play(click_dialog),
+    "click-dialog-2" => play(click_dialog_2),
+    "click-tab" => play(click_tab),
+    "click-tab-2" => play(click_tab_2),
+    "click-collapsible" => play(click_collapsible),
+    "click-collapsible-2" => play(click_collapsible_2),
+    "enter-text" => play(enter_text),
+    "enter-text-dynamic" => play(enter_text_dynamic),
+    "enter-text-2" => play(enter_text_2),
+    "enter-password" => play(enter_password),
+    "focus-text" => play(focus_text),
+    "focus-text-2" => play(focus_text_2),
+    "login-user" => play(login_user),
+    "enter-date" => play(enter_date),
+    "read-table" => play(read_table),
+    "find-word" => play(find_word),
+    "simple-arithmetic" => play(simple_arithmetic),
+    "simple-algebra" => play(simple_algebra),
+    "copy-paste" => play(copy_paste),
+    "odd-or-even" => play(odd_or_even),
+    "guess-number" => play(guess_number),
+    "use-autocomplete" => play(use_autocomplete),
+    "navigate-tree" => play(navigate_tree),
+    "click-menu" => play(click_menu),
+    "form-sequence-2" => play(form_sequence_2),
+    "form-sequence-3" => play(form_sequence_3),
+    "multi-layouts" => play(multi_layouts),
+    "login-user-popup" => play(login_user_popup),
+    "search-engine" => play(search_engine),
+    "multi-orderings" => play(multi_orderings),
+    "enter-time" => play(enter_time),
+    "copy-paste-2" => play(copy_paste_2),
+    "text-transform" => play(text_transform),
+    "generate-number" => play(generate_number),
+    "phone-book" => play(phone_book),
+    "sign-agreement" => play(sign_agreement),
+    "click-scroll-list" => play(click_scroll_list),
+    "choose-date" => play(choose_date),
+    "click-tab-2-easy" => play(click_tab_2_easy),
+    "click-tab-2-medium" => play(click_tab_2_medium),
+    "click-tab-2-hard" => play(click_tab_2_hard),
+    "click-collapsible-nodelay" => play(click_collapsible_nodelay),
+    "click-collapsible-2-nodelay" => play(click_collapsible_2_nodelay),
+    "use-autocomplete-nodelay" => play(use_autocomplete_nodelay),
+    "scroll-text" => play(scroll_text),
+    "scroll-text-2" => play(scroll_text_2),
+    "choose-date-easy" => play(choose_date_easy),
+    "choose-date-medium" => play(choose_date_medium),
+    "choose-date-nodelay" => play(choose_date_nodelay),
+    "click-test-transfer" => play(click_test_transfer),
+    "button-delay" => play(button_delay),
+    "buy-ticket" => play(buy_ticket),
+    "read-table-2" => play(read_table_2),
+    "find-greatest" => play(find_greatest),
+    "use-colorwheel" => play(use_colorwheel),
+    "use-spinner" => play(use_spinner),
+    "order-food" => play(order_food),
+    "book-flight" => play(book_flight),
+    "book-flight-nodelay" => play(book_flight_nodelay),
 }

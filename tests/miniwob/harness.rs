@@ -117,6 +117,9 @@ pub struct Element {
     pub role: String,
     /// The name page_content shows ("" when none).
     pub name: String,
+    /// The hint page_content shows for an unnamed control (`[7]clickable hint:"star"`): what a
+    /// person sees of it (an icon's file name, an SVG title, a class token), "" when none.
+    pub hint: String,
     /// The rest of the marker's text in page_content up to the next marker (`value="…"`, `checked`).
     pub extra: String,
     /// page_content line number (0-based).
@@ -151,9 +154,9 @@ impl State {
         let page_content = raw["page_content"].as_str().unwrap_or_default().to_string();
         let elements = markers(&page_content)
             .into_iter()
-            .map(|(index, role, name, extra, line)| {
+            .map(|Marker { index, role, name, hint, extra, line }| {
                 let desc = raw["element_index"][index.to_string()].clone();
-                Element { index, role, name, extra, line, desc }
+                Element { index, role, name, hint, extra, line, desc }
             })
             .collect();
         Ok(State { raw, page_content, elements })
@@ -222,38 +225,18 @@ impl State {
     }
 }
 
-/// `text` without its `[N]role "name"` markers (and the state words after them).
+/// `text` without its `[N]role "name" hint:"…"` markers (and the state words after them).
 pub fn strip_markers(text: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(open) = rest.find('[') {
         out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 && after[digits..].starts_with(']') {
-            let skip = {
-                let tail = &after[digits + 1..];
-                let role_len = tail.bytes().take_while(|c| c.is_ascii_alphanumeric() || *c == b'-').count();
-                let mut k = digits + 1 + role_len;
-                if after[k..].starts_with(" \"") {
-                    let mut esc = false;
-                    for (i, c) in after[k + 2..].char_indices() {
-                        if esc {
-                            esc = false;
-                        } else if c == '\\' {
-                            esc = true;
-                        } else if c == '"' {
-                            k += 2 + i + 1;
-                            break;
-                        }
-                    }
-                }
-                k + 1
-            };
-            rest = &rest[(open + skip).min(rest.len())..];
-        } else {
-            out.push('[');
-            rest = after;
+        match marker_at(&rest[open..]) {
+            Some(m) => rest = &rest[open + m.len..],
+            None => {
+                out.push('[');
+                rest = &rest[open + 1..];
+            }
         }
     }
     out.push_str(rest);
@@ -268,60 +251,107 @@ fn number_after(text: &str, label: &str) -> Option<f64> {
     rest[..end].parse().ok()
 }
 
-/// Every `[N]role "name"` marker in page_content: (index, role, name, text up to the next marker, line).
-fn markers(text: &str) -> Vec<(u64, String, String, String, usize)> {
-    let mut out: Vec<(u64, String, String, String, usize)> = Vec::new();
-    for (line_no, line) in text.lines().enumerate() {
-        let b = line.as_bytes();
-        let mut i = 0;
-        let mut last_end: Option<usize> = None;
-        while i < b.len() {
-            if b[i] != b'[' {
-                i += 1;
-                continue;
-            }
-            let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
-            if digits == 0 || b.get(i + 1 + digits) != Some(&b']') {
-                i += 1;
-                continue;
-            }
-            let index: u64 = line[i + 1..i + 1 + digits].parse().unwrap_or(0);
-            let mut j = i + 2 + digits;
-            let role_len = b[j..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'-').count();
-            if role_len == 0 {
-                i += 1;
-                continue;
-            }
-            if let (Some(prev), Some(last)) = (last_end, out.last_mut()) {
-                last.3 = line[prev..i].trim().to_string();
-            }
-            let role = line[j..j + role_len].to_string();
-            j += role_len;
-            let mut name = String::new();
-            if line[j..].starts_with(" \"") {
-                j += 2;
-                let mut chars = line[j..].char_indices();
-                while let Some((k, c)) = chars.next() {
-                    match c {
-                        '\\' => {
-                            if let Some((_, n)) = chars.next() {
-                                name.push(n);
-                            }
-                        }
-                        '"' => {
-                            j += k + 1;
-                            break;
-                        }
-                        c => name.push(c),
-                    }
+/// One marker of page_content.
+struct Marker {
+    index: u64,
+    role: String,
+    name: String,
+    hint: String,
+    /// The text up to the next marker.
+    extra: String,
+    /// 0-based line number.
+    line: usize,
+}
+
+/// A marker's parts at the start of `text`, and its length in bytes.
+struct Parsed {
+    index: u64,
+    role: String,
+    name: String,
+    hint: String,
+    len: usize,
+}
+
+/// The quoted string (`\"` escapes) at the start of `text`, which starts right after the
+/// opening quote: its content and the bytes up to and including the closing quote.
+fn quoted_at(text: &str) -> (String, usize) {
+    let mut content = String::new();
+    let mut chars = text.char_indices();
+    while let Some((k, c)) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some((_, n)) = chars.next() {
+                    content.push(n);
                 }
             }
-            out.push((index, role, name, String::new(), line_no));
-            last_end = Some(j.min(line.len()));
-            i = j.max(i + 1);
+            '"' => return (content, k + 1),
+            c => content.push(c),
+        }
+    }
+    (content, text.len())
+}
+
+/// `[N]role`, then an optional ` "name"`, then an optional ` hint:"…"`, at the start of `text`.
+fn marker_at(text: &str) -> Option<Parsed> {
+    let b = text.as_bytes();
+    if b.first() != Some(&b'[') {
+        return None;
+    }
+    let digits = b[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 || b.get(1 + digits) != Some(&b']') {
+        return None;
+    }
+    let index: u64 = text[1..1 + digits].parse().ok()?;
+    let mut j = 2 + digits;
+    let role_len = b[j..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'-').count();
+    if role_len == 0 {
+        return None;
+    }
+    let role = text[j..j + role_len].to_string();
+    j += role_len;
+    let mut name = String::new();
+    if text[j..].starts_with(" \"") {
+        let (n, len) = quoted_at(&text[j + 2..]);
+        name = n;
+        j += 2 + len;
+    }
+    let mut hint = String::new();
+    if text[j..].starts_with(" hint:\"") {
+        let (h, len) = quoted_at(&text[j + 7..]);
+        hint = h;
+        j += 7 + len;
+    }
+    Some(Parsed { index, role, name, hint, len: j })
+}
+
+/// Every `[N]role "name" hint:"…"` marker in page_content.
+fn markers(text: &str) -> Vec<Marker> {
+    let mut out: Vec<Marker> = Vec::new();
+    for (line_no, line) in text.lines().enumerate() {
+        let mut i = 0;
+        let mut last_end: Option<usize> = None;
+        while i < line.len() {
+            let Some(m) = line[i..].starts_with('[').then(|| marker_at(&line[i..])).flatten() else {
+                i += line[i..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            };
+            if let (Some(prev), Some(last)) = (last_end, out.last_mut()) {
+                last.extra = line[prev..i].trim().to_string();
+            }
+            let end = i + m.len;
+            out.push(Marker {
+                index: m.index,
+                role: m.role,
+                name: m.name,
+                hint: m.hint,
+                extra: String::new(),
+                line: line_no,
+            });
+            last_end = Some(end.min(line.len()));
+            i = end.max(i + 1);
         }
         if let (Some(prev), Some(last)) = (last_end, out.last_mut()) {
-            last.3 = line[prev..].trim().to_string();
+            last.extra = line[prev..].trim().to_string();
         }
     }
     out

@@ -931,23 +931,41 @@ const MONTHS: [&str; 12] = [
 pub fn choose_date(env: &mut Env) -> Result<()> {
     let q = env.state.query();
     let date = between(&q, "Select ", " as the date").ok_or_else(|| bad("choose-date", &env.state))?.to_string();
-    let parts: Vec<i32> = date.split('/').filter_map(|p| p.parse().ok()).collect();
-    let [month, day, year] = parts[..] else { return Err(bad("choose-date", &env.state)) };
-    let target = year * 12 + month - 1;
     let field = nth(&env.state, "textbox", 0)?;
     press(env, &field)?;
+    pick_date(env, &date)?;
+    submit(env)
+}
+
+/// In an open jQuery UI datepicker, page with Prev / Next to the month of `date`
+/// (MM/DD/YYYY) and click its day.
+fn pick_date(env: &mut Env, date: &str) -> Result<()> {
+    let parts: Vec<i32> = date.split('/').filter_map(|p| p.parse().ok()).collect();
+    let [month, day, year] = parts[..] else { return Err(env.state.not_found(format!("a date in {date:?}"))) };
+    let target = year * 12 + month - 1;
     for _ in 0..24 {
-        let shown = env.state.task_text().lines().find_map(|l| {
-            let (m, y) = l.trim().split_once(' ')?;
-            let m = MONTHS.iter().position(|x| *x == m)? as i32;
-            Some(y.parse::<i32>().ok()? * 12 + m)
+        // The header reads "December 2016", beside the Prev / Next controls; the picker can
+        // show below the reward display (book-flight), so the whole page is read.
+        let shown = env.state.page_content.lines().skip(1).find_map(|l| {
+            let words: Vec<String> = crate::harness::strip_markers(l).split(' ').map(str::to_string).collect();
+            words.windows(2).find_map(|w| {
+                let m = MONTHS.iter().position(|x| *x == w[0])? as i32;
+                Some(w[1].parse::<i32>().ok()? * 12 + m)
+            })
         });
         let shown = shown.ok_or_else(|| env.state.not_found("the datepicker's month".into()))?;
         if shown == target {
-            click(env, "link", &day.to_string())?;
-            return submit(env);
+            return click(env, "link", &day.to_string());
         }
-        click(env, "a", if shown > target { "Prev" } else { "Next" })?;
+        let go = if shown > target { "Prev" } else { "Next" };
+        let s = &env.state;
+        let e = s
+            .elements
+            .iter()
+            .find(|e| e.name == go)
+            .cloned()
+            .ok_or_else(|| s.not_found(format!("the datepicker's {go}")))?;
+        press(env, &e)?;
     }
     Err(env.state.not_found(format!("the month of {date}")))
 }
@@ -1048,4 +1066,363 @@ pub fn scroll_text_2(env: &mut Env) -> Result<()> {
         |i| serde_json::json!({"action": "scroll", "direction": direction, "pixels": 5000, "element_index": i}),
     )?;
     submit(env)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tasks beyond the first 62
+
+/// Click button ONE / TWO (the page's "transfer" variant of click-test-2).
+pub fn click_test_transfer(env: &mut Env) -> Result<()> {
+    click_test_2(env)
+}
+
+/// Click button ONE, wait N seconds, then click button TWO. The page times the two clicks;
+/// the second is sent N seconds after the first was sent (both take the same way through).
+pub fn button_delay(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let secs: u64 = between(&q, "wait ", " second")
+        .and_then(|n| n.trim().parse().ok())
+        .ok_or_else(|| bad("button-delay", &env.state))?;
+    let one = env.state.get("button", "ONE")?.clone();
+    let sent = std::time::Instant::now();
+    press(env, &one)?;
+    let until = sent + std::time::Duration::from_secs(secs);
+    std::thread::sleep(until.saturating_duration_since(std::time::Instant::now()));
+    click(env, "button", "TWO")
+}
+
+/// "2h 42m" as minutes.
+fn duration_minutes(text: &str) -> Option<u32> {
+    let mut total = 0;
+    for part in text.split_whitespace() {
+        if let Some(h) = part.strip_suffix('h') {
+            total += h.parse::<u32>().ok()? * 60;
+        } else if let Some(m) = part.strip_suffix('m') {
+            total += m.parse::<u32>().ok()?;
+        } else {
+            return None;
+        }
+    }
+    Some(total)
+}
+
+/// The number after the last `$` in a name ("Book for $1826").
+fn dollars(name: &str) -> Option<f64> {
+    name.rsplit('$').next()?.trim().replace(',', "").parse().ok()
+}
+
+/// Pick the offer the instruction asks for among `(index, minutes, price)`: `want` names the
+/// measure ("cheapest", "shortest", "longest", "most expensive").
+fn best_offer(offers: &[(Element, u32, f64)], want: &str) -> Option<Element> {
+    let by = |f: &dyn Fn(&(Element, u32, f64)) -> f64| {
+        offers.iter().min_by(|a, b| f(a).total_cmp(&f(b))).map(|o| o.0.clone())
+    };
+    if want.contains("cheapest") {
+        by(&|o| o.2)
+    } else if want.contains("most expensive") {
+        by(&|o| -o.2)
+    } else if want.contains("shortest") {
+        by(&|o| f64::from(o.1))
+    } else if want.contains("longest") {
+        by(&|o| -f64::from(o.1))
+    } else {
+        None
+    }
+}
+
+/// Each button whose name has a price, with the duration read from the nearest
+/// `Duration: …` line above it.
+fn offers(s: &State) -> Vec<(Element, u32, f64)> {
+    let lines: Vec<&str> = s.page_content.lines().collect();
+    s.with_role("button")
+        .filter_map(|b| {
+            let price = dollars(&b.name)?;
+            let minutes = lines[..=b.line].iter().rev().find_map(|l| {
+                let at = l.find("Duration:")? + "Duration:".len();
+                duration_minutes(strip_markers_line(&l[at..]).trim())
+            })?;
+            Some((b.clone(), minutes, price))
+        })
+        .collect()
+}
+
+fn strip_markers_line(text: &str) -> String {
+    crate::harness::strip_markers(text)
+}
+
+/// Buy the ticket with the cheapest cost / most expensive cost / shortest / longest duration.
+pub fn buy_ticket(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let want = between(&q, "Buy the ticket with the ", ".").ok_or_else(|| bad("buy-ticket", &env.state))?.to_string();
+    let list = offers(&env.state);
+    let pick = best_offer(&list, &want).ok_or_else(|| env.state.not_found(format!("the ticket with the {want}")))?;
+    press(env, &pick)
+}
+
+/// Enter the value that corresponds with each label (two of the table's rows) and submit.
+pub fn read_table_2(env: &mut Env) -> Result<()> {
+    let s = env.state.clone();
+    let table: Vec<(String, String)> = s
+        .task_text()
+        .lines()
+        .filter(|l| !l.contains('['))
+        .filter_map(|l| l.split_once(" | ").map(|(k, v)| (k.trim().to_string(), v.trim().to_string())))
+        .collect();
+    for field in s.with_role("textbox") {
+        let label = s.text_before(field).trim_end_matches(':').trim().to_string();
+        let value = table
+            .iter()
+            .find(|(k, _)| *k == label)
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| s.not_found(format!("a table row {label:?}")))?;
+        let now = textbox_after(&env.state, &label)?;
+        type_into(env, &now, &value)?;
+    }
+    submit(env)
+}
+
+/// Turn each card over (a click shows its number and hides the others), remember the
+/// numbers, turn the greatest over again, Submit.
+pub fn find_greatest(env: &mut Env) -> Result<()> {
+    let cards = env.state.with_role("clickable").count();
+    let mut best: Option<(usize, i64)> = None;
+    for i in 0..cards {
+        let card = nth(&env.state, "clickable", i)?;
+        press(env, &card)?;
+        let shown = nth(&env.state, "clickable", i)?;
+        let n: i64 =
+            shown.name.trim().parse().map_err(|_| env.state.not_found(format!("a number on card {}", i + 1)))?;
+        if best.is_none_or(|(_, b)| n > b) {
+            best = Some((i, n));
+        }
+    }
+    let (i, _) = best.ok_or_else(|| env.state.not_found("a card".into()))?;
+    if i + 1 != cards {
+        let card = nth(&env.state, "clickable", i)?;
+        press(env, &card)?;
+    }
+    submit(env)
+}
+
+/// CSS's names for the colors the task asks for, as a person who knows them would type them.
+const CSS_COLORS: &[(&str, &str)] = &[
+    ("black", "000000"),
+    ("white", "FFFFFF"),
+    ("aqua", "00FFFF"),
+    ("blue", "0000FF"),
+    ("gray", "808080"),
+    ("green", "008000"),
+    ("lime", "00FF00"),
+    ("maroon", "800000"),
+    ("navy", "000080"),
+    ("olive", "808000"),
+    ("purple", "800080"),
+    ("red", "FF0000"),
+    ("silver", "C0C0C0"),
+    ("teal", "008080"),
+    ("yellow", "FFFF00"),
+    ("pink", "FFC0CB"),
+    ("magenta", "FF00FF"),
+    ("gold", "FFD700"),
+    ("orange", "FFA500"),
+];
+
+/// Select COLOR with the color picker and hit Submit: type the color's code into the
+/// picker's field (jscolor's text box takes a hex code).
+pub fn use_colorwheel(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let name = between(&q, "Select ", " with the color picker").ok_or_else(|| bad("use-colorwheel", &env.state))?;
+    let hex = CSS_COLORS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, h)| *h)
+        .ok_or_else(|| bad("use-colorwheel", &env.state))?;
+    let field = nth(&env.state, "textbox", 0)?;
+    type_into(env, &field, hex)?;
+    submit(env)
+}
+
+/// Select N with the spinner and hit Submit. The field ignores keys (the page cancels every
+/// keydown); the arrows step by one: click the one hinted "up" or "down" |N| times.
+pub fn use_spinner(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let n: i64 = between(&q, "Select ", " with the spinner")
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| bad("use-spinner", &env.state))?;
+    let dir = if n >= 0 { "up" } else { "down" };
+    for _ in 0..n.unsigned_abs() {
+        let s = &env.state;
+        let arrow = s
+            .elements
+            .iter()
+            .find(|e| e.hint.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == dir))
+            .cloned()
+            .ok_or_else(|| s.not_found(format!("the spinner's arrow hinted {dir:?}")))?;
+        press(env, &arrow)?;
+    }
+    submit(env)
+}
+
+/// The food items the page lists now: each item's `-` and `+` controls with the text that
+/// names the item (its name, `(image: vegan)` for each type) before the `-`.
+fn food_items(s: &State) -> Vec<(String, Element)> {
+    let mut out = Vec::new();
+    for (k, e) in s.elements.iter().enumerate() {
+        if e.role != "clickable" || e.name != "+" || k == 0 {
+            continue;
+        }
+        let minus = &s.elements[k - 1];
+        if minus.name != "-" {
+            continue;
+        }
+        let desc = match k.checked_sub(2).map(|p| &s.elements[p]) {
+            Some(prev) if prev.line == minus.line => prev.extra.clone(),
+            _ => s.text_before(minus),
+        };
+        out.push((desc, e.clone()));
+    }
+    out
+}
+
+/// Order one of each item: A, B — or — Order N items that are TYPE; then Order!.
+pub fn order_food(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let (names, typed): (Vec<String>, Option<(u32, String)>) =
+        if let Some(list) = q.strip_prefix("Order one of each item: ") {
+            (list.split(", ").map(|n| n.trim().to_string()).collect(), None)
+        } else if let Some(rest) = q.strip_prefix("Order ") {
+            let (n, kind) = rest.split_once(" items that are ").ok_or_else(|| bad("order-food", &env.state))?;
+            (Vec::new(), Some((n.parse().map_err(|_| bad("order-food", &env.state))?, kind.trim().to_string())))
+        } else {
+            return Err(bad("order-food", &env.state));
+        };
+    let mut left: Vec<String> = names.clone();
+    let mut done_typed = typed.is_none();
+    for _ in 0..16 {
+        let items = food_items(&env.state);
+        for (desc, plus) in items {
+            let name_hit = left.iter().position(|n| desc.contains(n.as_str()));
+            if let Some(at) = name_hit {
+                left.remove(at);
+                press(env, &plus)?;
+            } else if let (false, Some((n, kind))) = (done_typed, &typed) {
+                if desc.contains(&format!("(image: {kind})")) {
+                    for _ in 0..*n {
+                        let again = food_items(&env.state)
+                            .into_iter()
+                            .find(|(d, _)| *d == desc)
+                            .map(|(_, p)| p)
+                            .ok_or_else(|| env.state.not_found(format!("the + of {desc:?}")))?;
+                        press(env, &again)?;
+                    }
+                    done_typed = true;
+                }
+            }
+        }
+        if left.is_empty() && done_typed {
+            if let Some(order) = env.state.find("button", "Order!").cloned() {
+                return press(env, &order);
+            }
+        }
+        // Scroll the menu: the box that holds the items shown now.
+        let anchor = env
+            .state
+            .with_role("clickable")
+            .filter(|e| e.name == "+")
+            .last()
+            .cloned()
+            .ok_or_else(|| env.state.not_found("the menu".into()))?;
+        let pick = picker(&env.state, &anchor);
+        env.act_on(
+            pick,
+            |i| serde_json::json!({"action": "scroll", "direction": "down", "pixels": 150, "element_index": i}),
+        )?;
+    }
+    Err(env.state.not_found(format!("the items {left:?} in the menu")))
+}
+
+/// Type `text` into the textbox labelled `label` and click the autocomplete suggestion that
+/// contains it ("Pullman, WA" → "Pullman, WA (PUW)"; "DHN" → "Dothan, AL (DHN)").
+fn autocomplete(env: &mut Env, label: &str, text: &str) -> Result<()> {
+    let field = env.state.get("textbox", label)?.clone();
+    type_into(env, &field, text)?;
+    let code = format!("({text})");
+    let s = &env.state;
+    let pick = s
+        .with_role("clickable")
+        .find(|e| e.name.starts_with(text) || e.name.ends_with(&code))
+        .cloned()
+        .ok_or_else(|| s.not_found(format!("a suggestion for {text:?}")))?;
+    press(env, &pick)
+}
+
+/// Book the cheapest / shortest one-way flight from: A to: B on MM/DD/YYYY.
+pub fn book_flight(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let want = between(&q, "Book the ", " one-way").ok_or_else(|| bad("book-flight", &env.state))?.to_string();
+    let from = between(&q, "from: ", " to: ").ok_or_else(|| bad("book-flight", &env.state))?.to_string();
+    let to = between(&q, " to: ", " on ").ok_or_else(|| bad("book-flight", &env.state))?.to_string();
+    let date = q.rsplit(" on ").next().unwrap_or_default().trim_end_matches('.').to_string();
+    autocomplete(env, "From:", &from)?;
+    autocomplete(env, "To:", &to)?;
+    let s = &env.state;
+    let field = s
+        .with_role("textbox")
+        .find(|e| e.name.is_empty() && e.extra.contains("readonly"))
+        .cloned()
+        .ok_or_else(|| s.not_found("the departure date field".into()))?;
+    press(env, &field)?;
+    pick_date(env, &date)?;
+    click(env, "button", "Search")?;
+    // The results scroll in a box that shows a flight or two at a time: read them all on the
+    // way down, then come back up to the first one of the best value.
+    let mut seen: Vec<(Element, u32, f64)> = Vec::new();
+    for _ in 0..30 {
+        seen.extend(offers(&env.state));
+        if scroll_box_below(&env.state) == Some(0) {
+            break;
+        }
+        scroll_results(env, "down")?;
+    }
+    let best = best_offer(&seen, &want).ok_or_else(|| env.state.not_found(format!("the {want} flight")))?;
+    let value = seen.iter().find(|o| o.0.index == best.index && o.0.name == best.name).map(|o| (o.1, o.2));
+    let is_best = |o: &(Element, u32, f64)| {
+        value.is_some_and(|(m, p)| if want.contains("cheapest") { o.2 == p } else { o.1 == m })
+    };
+    for _ in 0..30 {
+        if let Some(o) = offers(&env.state).into_iter().find(is_best) {
+            return press(env, &o.0);
+        }
+        scroll_results(env, "up")?;
+    }
+    Err(env.state.not_found(format!("the {want} flight again")))
+}
+
+/// `[scroll box: A above, B below]`: B in pixels, for the last box page_content shows.
+fn scroll_box_below(s: &State) -> Option<u64> {
+    let at = s.page_content.rfind("[scroll box: ")?;
+    let rest = &s.page_content[at..];
+    let below = between(rest, "above, ", "px below")?;
+    below.trim().parse().ok()
+}
+
+/// Scroll the box holding the visible booking buttons by about one flight.
+fn scroll_results(env: &mut Env, direction: &str) -> Result<()> {
+    let s = &env.state;
+    let anchor = s
+        .with_role("button")
+        .filter(|b| dollars(&b.name).is_some())
+        .last()
+        .cloned()
+        .ok_or_else(|| s.not_found("a flight in the results".into()))?;
+    let pick = picker(s, &anchor);
+    env.act_on(
+        pick,
+        |i| serde_json::json!({"action": "scroll", "direction": direction, "pixels": 100, "element_index": i}),
+    )?;
+    Ok(())
+}
+
+pub fn book_flight_nodelay(env: &mut Env) -> Result<()> {
+    book_flight(env)
 }
