@@ -128,7 +128,7 @@ impl Tab {
                     x: (x + cap.view.scroll.0).round() as i64,
                     y: (y + cap.view.scroll.1).round() as i64,
                     include_user_agent_shadow_dom: false,
-                    ignore_pointer_events_none: true,
+                    ignore_pointer_events_none: false,
                 },
             )
             .await;
@@ -145,7 +145,8 @@ impl Tab {
         if let Some(h) = found {
             // The click lands on the element or inside it; an ancestor (the page's <body>)
             // under the point means the element is not there any more.
-            let inside = view.contains(e.node, h);
+            // A hidden control is clicked through what stands for it (its label, its widget).
+            let inside = view.contains(e.node, h) || e.proxy.is_some_and(|p| view.contains(p, h));
             // A transparent control on top (a styled file input, a custom checkbox) takes the click for the element.
             if inside || view.node(h).is_some_and(|n| n.opacity_hidden()) {
                 return Ok(());

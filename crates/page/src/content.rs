@@ -348,17 +348,20 @@ pub fn token(e: &Element) -> String {
     let is_text = e.accepts_text;
     if !e.label.is_empty() {
         let _ = write!(s, " {}", quote(&e.label));
+    } else if let Some(h) = &e.hint {
+        let _ = write!(s, " hint:{}", quote(h));
     }
     if let Some(c) = d.checked {
         s.push_str(if c { " checked" } else { " unchecked" });
     }
     if is_text {
-        let v = if e.reason == Reason::Editable { d.text_content.clone() } else { d.value.clone() };
+        let editable = e.reason == Reason::Editable || !matches!(d.tag.as_str(), "input" | "textarea");
+        let v = if editable { d.text_content.clone() } else { d.value.clone() };
         match v.filter(|v| !v.is_empty()) {
             Some(v) if d.type_.as_deref() == Some("password") => {
                 let _ = write!(s, " value={}", quote(&"•".repeat(v.chars().count().min(16))));
             }
-            Some(v) if d.tag == "textarea" || e.reason == Reason::Editable => {
+            Some(v) if d.tag == "textarea" || editable => {
                 // Multi-line values keep their line breaks (escaped) and spaces.
                 let v = v.trim_end_matches(['\n', ' ']);
                 let _ = write!(s, " value={}", quote(&cut(v, 200)));

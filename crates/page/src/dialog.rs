@@ -49,6 +49,8 @@ fn control(index: ElementIndex, control: DialogControl, label: &str, value: Opti
         range: None,
         dialog: Some(control),
         label_for: None,
+        proxy: None,
+        hint: None,
     }
 }
 

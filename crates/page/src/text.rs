@@ -337,9 +337,9 @@ pub fn white_space_of(arena: &Arena, id: NodeId) -> WhiteSpace {
 /// `dom_fallback`, use DOM text when nothing is rendered (the options of a closed
 /// `<select>` have no boxes).
 pub fn visible_text(arena: &Arena, id: NodeId, limit: usize, dom_fallback: bool) -> String {
-    let s = collect(arena, id, limit, false, false);
+    let s = collect(arena, id, limit, Mode::default());
     if s.is_empty() && dom_fallback {
-        return collect(arena, id, limit, true, false);
+        return collect(arena, id, limit, Mode { dom: true, ..Mode::default() });
     }
     s
 }
@@ -348,7 +348,69 @@ pub fn visible_text(arena: &Arena, id: NodeId, limit: usize, dom_fallback: bool)
 /// what the author hid from assistive technology (`aria-hidden="true"`
 /// descendants: decorative glyphs, the "1." before a chapter title).
 pub fn accessible_text(arena: &Arena, id: NodeId, limit: usize) -> String {
-    collect(arena, id, limit, false, true)
+    collect(arena, id, limit, Mode { skip_aria_hidden: true, ..Mode::default() })
+}
+
+/// The text of an element as accessible-name computation reads its content
+/// (accname's "name from content"): rendered text without `aria-hidden`
+/// descendants, an image's `alt` where the image is, and an embedded
+/// control's value where the control is (`Remind me in [5] minutes`), except
+/// `skip`'s own (a control named by the label that holds it). With
+/// `dom_fallback`, DOM text when nothing is rendered (an `aria-labelledby`
+/// target may be hidden).
+pub fn name_text(arena: &Arena, id: NodeId, limit: usize, skip: Option<NodeId>, dom_fallback: bool) -> String {
+    let mode = Mode { skip_aria_hidden: true, name: true, skip, ..Mode::default() };
+    let s = collect(arena, id, limit, mode);
+    if s.trim().is_empty() && dom_fallback {
+        return collect(arena, id, limit, Mode { dom: true, ..mode });
+    }
+    s
+}
+
+/// How [`collect`] reads a subtree.
+#[derive(Debug, Clone, Copy, Default)]
+struct Mode {
+    /// DOM text, not rendered text.
+    dom: bool,
+    skip_aria_hidden: bool,
+    /// Name from content: images by their alt, embedded controls by their value.
+    name: bool,
+    /// An element left out whole (the control a label names).
+    skip: Option<NodeId>,
+}
+
+/// An embedded control's value as its label's text reads it: a text field's
+/// value, a select's chosen option, a range's or number's value.
+fn embedded_value(arena: &Arena, id: NodeId) -> Option<String> {
+    let n = arena.node(id);
+    match n.tag.as_str() {
+        "input" => {
+            let t = n.attr("type").map(|t| t.trim().to_ascii_lowercase()).unwrap_or_default();
+            match t.as_str() {
+                "checkbox" | "radio" | "hidden" | "file" | "image" | "submit" | "button" | "reset" | "color" => None,
+                _ => n.input_value.clone().or_else(|| n.attr("value").map(str::to_string)),
+            }
+        }
+        "textarea" => n.text_value.clone().or_else(|| n.input_value.clone()),
+        "select" => {
+            let mut stack: Vec<NodeId> = n.children.iter().rev().copied().collect();
+            let mut first = None;
+            while let Some(c) = stack.pop() {
+                let m = arena.node(c);
+                if m.tag == "option" {
+                    if m.selected {
+                        return Some(collect(arena, c, 200, Mode { dom: true, ..Mode::default() }));
+                    }
+                    first.get_or_insert(c);
+                } else if m.tag == "optgroup" {
+                    stack.extend(m.children.iter().rev().copied());
+                }
+            }
+            first.map(|o| collect(arena, o, 200, Mode { dom: true, ..Mode::default() }))
+        }
+        _ => None,
+    }
+    .filter(|v| !v.trim().is_empty())
 }
 
 enum Step {
@@ -356,7 +418,8 @@ enum Step {
     Exit(Display),
 }
 
-fn collect(arena: &Arena, id: NodeId, limit: usize, dom: bool, skip_aria_hidden: bool) -> String {
+fn collect(arena: &Arena, id: NodeId, limit: usize, mode: Mode) -> String {
+    let Mode { dom, skip_aria_hidden, .. } = mode;
     let mut flow = Flow::one_line(limit);
     let mut stack = vec![Step::Enter(id)];
     while let Some(step) = stack.pop() {
@@ -381,7 +444,11 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, dom: bool, skip_aria_hidden:
                 let text = if dom {
                     Some(n.value.as_str())
                 } else {
-                    n.layout.as_ref().filter(|l| l.style.visible && !n.opacity_hidden).and_then(|l| l.text.as_deref())
+                    // A name reads transparent text too (Chromium's tree keeps it).
+                    n.layout
+                        .as_ref()
+                        .filter(|l| l.style.visible && (!n.opacity_hidden || mode.name))
+                        .and_then(|l| l.text.as_deref())
                 };
                 if let Some(t) = text {
                     let ws = if dom { WhiteSpace::Collapse } else { white_space_of(arena, c) };
@@ -401,6 +468,22 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, dom: bool, skip_aria_hidden:
         }
         if skip_aria_hidden && c != id && n.aria_hidden() {
             continue;
+        }
+        if mode.skip == Some(c) {
+            continue;
+        }
+        if mode.name && c != id {
+            let shown = dom || n.layout.as_ref().is_some_and(|l| l.style.visible);
+            if n.tag == "img" {
+                if let Some(alt) = n.attr("alt").map(str::trim).filter(|a| !a.is_empty() && shown) {
+                    flow.text(&format!(" {alt} "), WhiteSpace::Collapse);
+                }
+                continue;
+            }
+            if let Some(v) = embedded_value(arena, c).filter(|_| shown) {
+                flow.text(&format!(" {v} "), WhiteSpace::Collapse);
+                continue;
+            }
         }
         if let Some(g) = &n.generated {
             if n.layout.as_ref().is_some_and(|l| l.style.visible) && !n.opacity_hidden {

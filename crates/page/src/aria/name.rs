@@ -4,30 +4,33 @@
 //! index's full name rule (`interactive::name`) and semantic_v2 start from these.
 
 use crate::arena::{Arena, NodeId};
-use crate::text::{collapse, cut, visible_text};
+use crate::text::{collapse, cut, name_text, visible_text};
 
 /// Collapsed, and `None` when nothing is left.
 pub(crate) fn non_empty(s: Option<&str>) -> Option<String> {
     s.map(collapse).filter(|s| !s.is_empty())
 }
 
-/// The name an author gave an element: `aria-label`, else `aria-labelledby`.
+/// The name an author gave an element: `aria-labelledby` (accname's step 2B),
+/// else `aria-label` (2C).
 pub(crate) fn aria_label(arena: &Arena, id: NodeId) -> Option<String> {
-    non_empty(arena.node(id).attr("aria-label")).map(|l| cut(&l, 80)).or_else(|| labelledby(arena, id))
+    labelledby(arena, id).or_else(|| non_empty(arena.node(id).attr("aria-label")).map(|l| cut(&l, 80)))
 }
 
-/// The text of the elements `aria-labelledby` points at.
+/// The text of the elements `aria-labelledby` points at (or the legacy
+/// spelling `aria-labeledby`, which Chromium honours), read as a name reads
+/// content: `aria-hidden` parts left out, images by their alt.
 pub(crate) fn labelledby(arena: &Arena, id: NodeId) -> Option<String> {
     let n = arena.node(id);
-    let ids = n.attr("aria-labelledby")?;
+    let ids = n.attr("aria-labelledby").or_else(|| n.attr("aria-labeledby"))?;
     let text: Vec<String> = ids
         .split_whitespace()
         .filter_map(|want| {
-            arena
-                .nodes
-                .iter()
-                .position(|m| m.doc == n.doc && m.attr("id") == Some(want))
-                .map(|m| visible_text(arena, m as NodeId, 200, true))
+            arena.nodes.iter().position(|m| m.doc == n.doc && m.attr("id") == Some(want)).map(|m| {
+                let m = m as NodeId;
+                // A target that is itself a name's author source gives that name.
+                non_empty(arena.node(m).attr("aria-label")).unwrap_or_else(|| name_text(arena, m, 200, None, true))
+            })
         })
         .collect();
     let t = collapse(&text.join(" "));
@@ -91,7 +94,7 @@ mod tests {
     use crate::testing::{arena, by_id, el, text};
 
     #[test]
-    fn aria_label_then_labelledby_in_the_order_written() {
+    fn labelledby_then_aria_label_in_the_order_written() {
         let a = arena(vec![
             el("span", &[("id", "first")], vec![text("Billing")]),
             el("span", &[("id", "second")], vec![text(" address ")]),
@@ -99,7 +102,7 @@ mod tests {
             el("div", &[("id", "by"), ("aria-labelledby", "second first missing")], vec![]),
             el("div", &[("id", "blank"), ("aria-label", "   ")], vec![]),
         ]);
-        assert_eq!(aria_label(&a, by_id(&a, "both")).as_deref(), Some("Own name"));
+        assert_eq!(aria_label(&a, by_id(&a, "both")).as_deref(), Some("Billing"), "labelledby comes first");
         assert_eq!(aria_label(&a, by_id(&a, "by")).as_deref(), Some("address Billing"));
         assert_eq!(aria_label(&a, by_id(&a, "blank")), None);
     }

@@ -38,20 +38,152 @@ pub(crate) fn is_interactive_role(role: &Role) -> bool {
     )
 }
 
-/// The first token of the `role` attribute, lowercased, as written
-/// (`presentation` and `none` included).
+/// Every token the `role` attribute may name (WAI-ARIA 1.2 and 1.3, DPUB-ARIA,
+/// Graphics-ARIA): Chromium takes the first of these in the attribute and skips
+/// any other word (`role="foo button"` is a button; `role="foo"` is no role).
+const ARIA_ROLES: &[&str] = &[
+    "alert",
+    "alertdialog",
+    "application",
+    "article",
+    "banner",
+    "blockquote",
+    "button",
+    "caption",
+    "cell",
+    "checkbox",
+    "code",
+    "columnheader",
+    "combobox",
+    "comment",
+    "complementary",
+    "contentinfo",
+    "definition",
+    "deletion",
+    "dialog",
+    "directory",
+    "document",
+    "emphasis",
+    "feed",
+    "figure",
+    "form",
+    "generic",
+    "grid",
+    "gridcell",
+    "group",
+    "heading",
+    "image",
+    "img",
+    "insertion",
+    "link",
+    "list",
+    "listbox",
+    "listitem",
+    "log",
+    "main",
+    "mark",
+    "marquee",
+    "math",
+    "menu",
+    "menubar",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "meter",
+    "navigation",
+    "none",
+    "note",
+    "option",
+    "paragraph",
+    "presentation",
+    "progressbar",
+    "radio",
+    "radiogroup",
+    "region",
+    "row",
+    "rowgroup",
+    "rowheader",
+    "scrollbar",
+    "search",
+    "searchbox",
+    "sectionfooter",
+    "sectionheader",
+    "separator",
+    "slider",
+    "spinbutton",
+    "status",
+    "strong",
+    "subscript",
+    "suggestion",
+    "superscript",
+    "switch",
+    "tab",
+    "table",
+    "tablist",
+    "tabpanel",
+    "term",
+    "textbox",
+    "time",
+    "timer",
+    "toolbar",
+    "tooltip",
+    "tree",
+    "treegrid",
+    "treeitem",
+    "graphics-document",
+    "graphics-object",
+    "graphics-symbol",
+];
+
+/// Whether a `role` token names a role Chromium knows (`doc-*` from DPUB-ARIA included).
+fn is_aria_role(token: &str) -> bool {
+    ARIA_ROLES.contains(&token) || (token.starts_with("doc-") && token.len() > 4)
+}
+
+/// The first valid token of the `role` attribute, lowercased (`presentation`
+/// and `none` included); `None` when no token is a role.
 pub(crate) fn role_attr(arena: &Arena, id: NodeId) -> Option<Role> {
-    arena
-        .node(id)
-        .attr("role")
-        .and_then(|r| r.split_whitespace().next())
-        .map(|r| Role::from_name(&r.to_ascii_lowercase()))
+    let written = arena.node(id).attr("role")?;
+    written.split_ascii_whitespace().map(str::to_ascii_lowercase).find(|t| is_aria_role(t)).map(|t| Role::from_name(&t))
+}
+
+/// Whether the element can take focus or carries a global ARIA attribute:
+/// then a `presentation` or `none` role is ignored (WAI-ARIA's conflict
+/// resolution, as Chromium applies it) and its own role stays.
+fn presentation_overridden(arena: &Arena, id: NodeId) -> bool {
+    let n = arena.node(id);
+    let focusable = match n.tag.as_str() {
+        "button" | "select" | "textarea" | "summary" | "iframe" => true,
+        "input" => input_type(arena, id) != "hidden",
+        "a" | "area" => n.has_attr("href"),
+        _ => false,
+    } || n.has_attr("tabindex")
+        || is_editable_attr(n.attr("contenteditable"));
+    const GLOBAL: &[&str] = &["aria-label", "aria-labelledby", "aria-describedby", "aria-live", "aria-owns"];
+    focusable || GLOBAL.iter().any(|a| n.has_attr(a))
 }
 
 /// The role the accessibility tree takes from the `role` attribute:
-/// [`role_attr`], except that `presentation`, `none` and `generic` give no role.
+/// [`role_attr`], except that `generic` gives no role, nor do `presentation` and
+/// `none` (on an element that cannot take focus they hide the implicit role;
+/// on one that can, they are ignored).
 pub(crate) fn explicit_role(arena: &Arena, id: NodeId) -> Option<Role> {
     role_attr(arena, id).filter(|r| !matches!(r, Role::Presentation | Role::None | Role::Generic))
+}
+
+/// [`role_attr`] with `presentation` and `none` dropped where Chromium ignores
+/// them (a focusable element, one with a global ARIA attribute).
+fn attr_role_in_effect(arena: &Arena, id: NodeId) -> Option<Role> {
+    role_attr(arena, id)
+        .filter(|r| !(matches!(r, Role::Presentation | Role::None) && presentation_overridden(arena, id)))
+}
+
+/// Whether an input's `list` names a `<datalist>` of its document (HTML-AAM:
+/// only then is it a combobox).
+fn has_datalist(arena: &Arena, id: NodeId) -> bool {
+    let n = arena.node(id);
+    let Some(list) = n.attr("list").map(str::trim).filter(|l| !l.is_empty()) else { return false };
+    arena.nodes.iter().any(|m| m.doc == n.doc && m.tag == "datalist" && m.attr("id") == Some(list))
 }
 
 /// The `type` of an `<input>`, lowercased; `text` when missing or empty.
@@ -73,7 +205,7 @@ pub(crate) fn is_editable_attr(v: Option<&str>) -> bool {
 /// ([`role_attr`]), else the implicit role of a control (`<a href>` → link,
 /// `<select>` → combobox or listbox, `<input type=range>` → slider…).
 pub(crate) fn role_of(arena: &Arena, id: NodeId) -> Option<Role> {
-    if let Some(r) = role_attr(arena, id) {
+    if let Some(r) = attr_role_in_effect(arena, id) {
         return Some(r);
     }
     let n = arena.node(id);
@@ -95,9 +227,9 @@ pub(crate) fn role_of(arena: &Arena, id: NodeId) -> Option<Role> {
             "button" | "submit" | "reset" | "image" => Role::Button,
             "range" => Role::Slider,
             "number" => Role::Spinbutton,
-            "search" if !n.has_attr("list") => Role::Searchbox,
+            "search" if !has_datalist(arena, id) => Role::Searchbox,
             "hidden" | "file" | "color" => return None,
-            _ if n.has_attr("list") => Role::Combobox,
+            _ if has_datalist(arena, id) => Role::Combobox,
             _ => Role::Textbox,
         },
         _ if is_editable_attr(n.attr("contenteditable")) => Role::Textbox,
@@ -149,7 +281,7 @@ pub(crate) fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<Role> {
         "figure" => Role::Figure,
         "blockquote" => Role::Blockquote,
         "article" => Role::Article,
-        "pre" | "code" => Role::Code,
+        "code" => Role::Code,
         "label" => Role::Label,
         "legend" => Role::Legend,
         "dt" => Role::Term,
@@ -192,6 +324,7 @@ mod tests {
             el("div", &[("id", "b"), ("role", " Button link")], vec![]),
             el("div", &[("id", "g"), ("role", "generic")], vec![]),
             el("div", &[("id", "x"), ("role", "doc-subtitle")], vec![]),
+            el("div", &[("id", "bogus"), ("role", "bogus")], vec![]),
             el("div", &[("id", "n")], vec![]),
         ]);
         // The element index reports the first token as written, lowercased.
@@ -199,6 +332,7 @@ mod tests {
         assert_eq!(role_attr(&a, by_id(&a, "b")), Some(Role::Button));
         assert_eq!(role_attr(&a, by_id(&a, "x")), Some(Role::Other("doc-subtitle".into())));
         assert_eq!(role_attr(&a, by_id(&a, "n")), None);
+        assert_eq!(role_attr(&a, by_id(&a, "bogus")), None, "no token is a role");
         // The accessibility tree takes no role from presentation, none or generic.
         assert_eq!(explicit_role(&a, by_id(&a, "p")), None);
         assert_eq!(explicit_role(&a, by_id(&a, "g")), None);
@@ -211,13 +345,20 @@ mod tests {
         let a = arena(vec![
             el("button", &[("id", "b"), ("role", "presentation")], vec![text("Go")]),
             el("details", &[], vec![el("summary", &[("id", "s"), ("role", "none")], vec![text("More")])]),
+            el("h2", &[("id", "h"), ("role", "none")], vec![text("Plain")]),
+            el("h2", &[("id", "hf"), ("role", "none"), ("tabindex", "0")], vec![text("Focusable")]),
+            el("div", &[("id", "foo"), ("role", "foo link")], vec![]),
+            el("button", &[("id", "unknown"), ("role", "foo")], vec![]),
         ]);
-        // The descriptor reports what the author wrote…
-        assert_eq!(role_of(&a, by_id(&a, "b")), Some(Role::Presentation));
-        assert_eq!(role_of(&a, by_id(&a, "s")), Some(Role::None));
-        // …and a summary stays the button Chromium makes of it.
-        assert_eq!(role(&a, by_id(&a, "s")), Some(Role::Button));
-        assert_eq!(role(&a, by_id(&a, "b")), Some(Role::Presentation));
+        // A focusable element keeps its own role: presentation and none are ignored…
+        assert_eq!(role_of(&a, by_id(&a, "b")), Some(Role::Button));
+        assert_eq!(role_of(&a, by_id(&a, "s")), Some(Role::Button));
+        assert_eq!(role(&a, by_id(&a, "hf")), Some(Role::Heading));
+        // …one that cannot take focus loses it.
+        assert_eq!(role(&a, by_id(&a, "h")), Some(Role::None));
+        // The first token that is a role counts; words that are none are skipped.
+        assert_eq!(role_of(&a, by_id(&a, "foo")), Some(Role::Link));
+        assert_eq!(role_of(&a, by_id(&a, "unknown")), Some(Role::Button));
     }
 
     #[test]
@@ -229,6 +370,8 @@ mod tests {
             el("select", &[("id", "many"), ("size", "4")], vec![]),
             el("input", &[("id", "search"), ("type", "search")], vec![]),
             el("input", &[("id", "suggest"), ("type", "search"), ("list", "l")], vec![]),
+            el("datalist", &[("id", "l")], vec![]),
+            el("input", &[("id", "dangling"), ("list", "nothing")], vec![]),
             el("input", &[("id", "hidden"), ("type", "hidden")], vec![]),
             el("input", &[("id", "plain")], vec![]),
             el("input", &[("id", "range"), ("type", "RANGE")], vec![]),
@@ -241,6 +384,7 @@ mod tests {
         assert_eq!(r("many"), Some(Role::Listbox));
         assert_eq!(r("search"), Some(Role::Searchbox));
         assert_eq!(r("suggest"), Some(Role::Combobox));
+        assert_eq!(r("dangling"), Some(Role::Textbox), "a list that names no datalist");
         assert_eq!(r("hidden"), None);
         assert_eq!(r("plain"), Some(Role::Textbox));
         assert_eq!(r("range"), Some(Role::Slider));

@@ -27,7 +27,9 @@ pub enum Reason {
 
 fn semantic_reason(arena: &Arena, id: NodeId, label_targets: &HashSet<NodeId>) -> Option<Reason> {
     let n = arena.node(id);
-    if NATIVE.contains(&n.tag.as_str()) {
+    // An `<a>` without `href` is no link (HTML-AAM: generic, not focusable): only
+    // a role or evidence of a handler makes it interactive.
+    if NATIVE.contains(&n.tag.as_str()) && (n.tag != "a" || n.has_attr("href")) {
         if n.tag == "input" && aria::input_type(arena, id) == "hidden" {
             return None;
         }
@@ -49,7 +51,10 @@ fn semantic_reason(arena: &Arena, id: NodeId, label_targets: &HashSet<NodeId>) -
 pub(crate) fn labels(arena: &Arena) -> (HashSet<NodeId>, HashMap<NodeId, Vec<NodeId>>) {
     let mut by_id: HashMap<(usize, &str), NodeId> = HashMap::new();
     for (i, n) in arena.nodes.iter().enumerate() {
-        if n.is_element() && !n.in_ua_shadow && LABELABLE.contains(&n.tag.as_str()) {
+        // A hidden input is not labelable (HTML): a `<label for>` pointing at one labels nothing.
+        let labelable = LABELABLE.contains(&n.tag.as_str())
+            && !(n.tag == "input" && aria::input_type(arena, i as NodeId) == "hidden");
+        if n.is_element() && !n.in_ua_shadow && labelable {
             if let Some(idv) = n.attr("id") {
                 by_id.entry((n.doc, idv)).or_insert(i as NodeId);
             }
@@ -64,7 +69,10 @@ pub(crate) fn labels(arena: &Arena) -> (HashSet<NodeId>, HashMap<NodeId, Vec<Nod
         let i = i as NodeId;
         let target = match n.attr("for") {
             Some(f) => by_id.get(&(n.doc, f)).copied(),
-            None => arena.first_descendant(i, |m| LABELABLE.contains(&m.tag.as_str())),
+            None => arena.first_descendant(i, |m| {
+                LABELABLE.contains(&m.tag.as_str())
+                    && !(m.tag == "input" && m.attr("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("hidden")))
+            }),
         };
         if let Some(t) = target {
             labels.insert(i);
@@ -95,6 +103,37 @@ fn has_evidence(arena: &Arena, id: NodeId) -> bool {
     n.clickable || n.pointer_listener || pointer || focusable
 }
 
+/// A clickable container holding more interactive elements than this delegates
+/// clicks for them (a list, a toolbar, a framework's root): it is not a target.
+const CONTAINER_TARGETS_MAX: u32 = 3;
+
+/// Whether `id` shows rendered text outside the interactive elements inside it.
+fn text_outside_targets(arena: &Arena, id: NodeId, is_target: &dyn Fn(usize) -> bool) -> bool {
+    let mut stack: Vec<NodeId> = arena.node(id).children.clone();
+    let mut budget = 400;
+    while let Some(c) = stack.pop() {
+        budget -= 1;
+        if budget == 0 {
+            return false;
+        }
+        let n = arena.node(c);
+        if n.is_element() && is_target(c as usize) {
+            continue;
+        }
+        if n.kind == crate::arena::NodeKind::Text {
+            let shown = n
+                .layout
+                .as_ref()
+                .is_some_and(|l| l.style.visible && l.text.as_deref().is_some_and(|t| !t.trim().is_empty()));
+            if shown && !n.opacity_hidden {
+                return true;
+            }
+        }
+        stack.extend(n.children.iter().copied());
+    }
+    false
+}
+
 /// Every interactive element of the page, visible or not, with why it counts.
 /// Inert elements (an `inert` subtree, outside an open modal dialog) are left out.
 pub(crate) fn candidates(arena: &Arena, label_set: &HashSet<NodeId>) -> Vec<(NodeId, Reason)> {
@@ -119,15 +158,25 @@ pub(crate) fn candidates(arena: &Arena, label_set: &HashSet<NodeId>) -> Vec<(Nod
             evidence[i] = has_evidence(arena, i as NodeId);
         }
     }
-    // A container that delegates clicks for the interactive things inside it is not a target itself.
-    let mut has_target_desc = vec![false; n_nodes];
+    // A container that delegates clicks for the interactive things inside it is not a target itself,
+    // unless it has a click handler of its own and shows text of its own beside a few inner
+    // targets (an inbox row holding star and trash icons): that text is what a person clicks.
+    let mut targets_inside = vec![0u32; n_nodes];
     for i in (1..n_nodes).rev() {
         if let Some(p) = arena.nodes[i].parent {
-            if semantic[i].is_some() || evidence[i] || has_target_desc[i] {
-                has_target_desc[p as usize] = true;
-            }
+            let own = u32::from(semantic[i].is_some() || evidence[i]);
+            targets_inside[p as usize] = targets_inside[p as usize].saturating_add(targets_inside[i] + own);
         }
     }
+    let is_target = |c: usize| semantic[c].is_some() || evidence[c];
+    let has_target_desc: Vec<bool> = (0..n_nodes)
+        .map(|i| {
+            targets_inside[i] > 0
+                && !(arena.nodes[i].clickable
+                    && targets_inside[i] <= CONTAINER_TARGETS_MAX
+                    && text_outside_targets(arena, i as NodeId, &is_target))
+        })
+        .collect();
     let mut out = Vec::new();
     for (i, reason) in semantic.iter().enumerate() {
         let n = &arena.nodes[i];

@@ -5,6 +5,8 @@
 //! ones ([`probe`]), describes them ([`describe`]) and names them ([`name`]).
 
 mod describe;
+mod hidden;
+mod hint;
 mod name;
 mod probe;
 
@@ -75,6 +77,13 @@ pub struct Element {
     /// that control. page_content shows such a label as a bare marker beside the
     /// control's token (`[1]label [2]textbox "Email"`), not its text again.
     pub label_for: Option<ElementIndex>,
+    /// For a control a person cannot see or click itself (a transparent, 1-px or
+    /// clipped-away input drawn by its label or a custom widget): the element
+    /// that stands for it on screen, whose box and click point it takes.
+    pub proxy: Option<NodeId>,
+    /// For an unnamed element: what its icon or its author calls it (`star`,
+    /// `trash`), never an accessible name.
+    pub hint: Option<String>,
 }
 
 /// What a JavaScript dialog's control does.
@@ -111,6 +120,9 @@ pub(crate) fn find(arena: &mut Arena, facts: &Facts) -> Found {
     let mut elements: Vec<Element> = Vec::new();
     let mut covered = Vec::new();
     let mut select_index: HashMap<NodeId, ElementIndex> = HashMap::new();
+    let proxies = hidden::proxies(arena, facts);
+    // A label that stands for its hidden control is listed as that control, once.
+    let standing_in: HashSet<NodeId> = proxies.values().copied().collect();
     for &(id, reason) in &facts.candidates {
         // Options belong to the select that holds them: listed right after it when it is.
         if arena.node(id).tag == "option" {
@@ -119,11 +131,19 @@ pub(crate) fn find(arena: &mut Arena, facts: &Facts) -> Found {
             }
             continue;
         }
-        let (bounds, visible) = element_rect(arena, id);
+        if reason == Reason::Label && standing_in.contains(&id) {
+            continue;
+        }
+        let proxy = proxies.get(&id).copied();
+        let (bounds, visible) = match proxy {
+            Some(p) => element_rect(arena, p),
+            None => hidden::own_rect(arena, id),
+        };
         if visible.is_empty() {
             continue;
         }
-        let click_point = match probe::click_point(arena, id, &visible) {
+        let inner: Vec<Rect> = if reason == Reason::Evidence { inner_targets(arena, facts, id) } else { Vec::new() };
+        let click_point = match probe::click_point_avoiding(arena, proxy.unwrap_or(id), &visible, &inner) {
             Ok(p) => p,
             Err(cover) => {
                 if let Some(by) = cover {
@@ -136,12 +156,26 @@ pub(crate) fn find(arena: &mut Arena, facts: &Facts) -> Found {
         if arena.node(id).tag == "select" {
             select_index.insert(id, index);
         }
-        elements.push(element(arena, id, reason, index, labels_of, (bounds, visible, click_point)));
+        let mut e = element(arena, id, reason, index, labels_of, (bounds, visible, click_point));
+        e.proxy = proxy;
+        elements.push(e);
     }
     let naming_labels = naming_labels(arena, &elements, labels_of);
     mark_naming_labels(&mut elements, labels_of, &naming_labels);
     show_hidden_controls_state(arena, &mut elements, labels_of);
     Found { elements, covered, naming_labels }
+}
+
+/// The visible boxes of the interactive elements inside a clickable container.
+fn inner_targets(arena: &Arena, facts: &Facts, id: NodeId) -> Vec<Rect> {
+    let end = arena.subtree_end(id);
+    let from = facts.candidates.partition_point(|&(c, _)| c <= id);
+    facts.candidates[from..]
+        .iter()
+        .take_while(|&&(c, _)| c <= end)
+        .map(|&(c, _)| element_rect(arena, c).1)
+        .filter(|r| !r.is_empty())
+        .collect()
 }
 
 /// The entry of an `<option>`: listed under its `<select>` when that is indexed,
@@ -183,6 +217,8 @@ fn option_element(
         range: None,
         dialog: None,
         label_for: None,
+        proxy: None,
+        hint: None,
     })
 }
 
@@ -201,12 +237,23 @@ fn element(
         "textarea" | "input" => aria::is_text_field(arena, id),
         _ => aria::is_editable_attr(n.attr("contenteditable")),
     };
-    let label = if reason == Reason::Editable {
-        // Its text is its value; only a real label names it.
+    // A field's text is its value, and a widget role such as textbox or slider
+    // takes no name from its content: only an author's name or label names them.
+    let author_only = reason == Reason::Editable
+        || aria::is_editable_attr(n.attr("contenteditable"))
+        || (!matches!(n.tag.as_str(), "input" | "select" | "textarea")
+            && matches!(
+                descriptor.role,
+                Some(
+                    Role::Textbox | Role::Searchbox | Role::Combobox | Role::Listbox | Role::Slider | Role::Spinbutton
+                )
+            ));
+    let label = if author_only {
         editable_name(arena, id, labels_of)
     } else {
         accessible_name(arena, id, labels_of, &descriptor)
     };
+    let hint = if label.is_empty() { hint::hint(arena, id) } else { None };
     Element {
         index,
         node: id,
@@ -229,6 +276,8 @@ fn element(
         range: range(arena, id),
         dialog: None,
         label_for: None,
+        proxy: None,
+        hint,
     }
 }
 

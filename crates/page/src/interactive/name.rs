@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use crate::arena::{Arena, NodeId};
 use crate::aria::{labelledby, non_empty, svg_title};
-use crate::text::{collapse, cut, visible_text};
+use crate::text::{collapse, cut, name_text, visible_text};
 
 use super::Descriptor;
 
@@ -30,17 +30,18 @@ pub(crate) fn accessible_name_within(
     max: usize,
 ) -> String {
     let n = arena.node(id);
-    if let Some(l) = non_empty(n.attr("aria-label")) {
-        return cut(&l, max);
-    }
     if let Some(t) = labelledby(arena, id) {
         return t;
     }
+    if let Some(l) = non_empty(n.attr("aria-label")) {
+        return cut(&l, max);
+    }
     if matches!(n.tag.as_str(), "input" | "select" | "textarea") {
         if let Some(ls) = labels_of.get(&id) {
-            // A label's name is its text, or the alt of the icon it shows (`<label><img alt="Search">`).
+            // A label's name is its text (embedded controls by their value, the control
+            // itself left out), or the alt of the icon it shows (`<label><img alt="Search">`).
             let label_text = |l: NodeId| {
-                let t = visible_text(arena, l, 200, false);
+                let t = name_text(arena, l, 200, Some(id), false);
                 if !t.trim().is_empty() {
                     return t;
                 }
@@ -76,12 +77,14 @@ pub(crate) fn accessible_name_within(
     // name from its content.
     let symbol_only = |t: &String| !t.chars().any(char::is_alphanumeric);
     let titled_generic = d.role.is_none() && non_empty(n.attr("title")).is_some();
+    // Name from content: images by their alt and embedded controls by their value,
+    // where they stand; what the author hid from assistive technology left out.
+    let content = (!matches!(n.tag.as_str(), "input" | "textarea" | "select"))
+        .then(|| cut(&collapse(&name_text(arena, id, 400, None, false)), 200))
+        .filter(|t| !t.is_empty());
     let candidates = [
         non_empty(n.attr("alt")),
-        d.text_content
-            .clone()
-            .filter(|_| !matches!(n.tag.as_str(), "select"))
-            .filter(|t| !(titled_generic && symbol_only(t))),
+        content.filter(|_| !matches!(n.tag.as_str(), "select")).filter(|t| !(titled_generic && symbol_only(t))),
         img_alt(),
         non_empty(n.attr("title")),
         svg_title(arena, id),
@@ -91,15 +94,17 @@ pub(crate) fn accessible_name_within(
     candidates.into_iter().flatten().find(|s| !s.is_empty()).map(|s| cut(&s, max)).unwrap_or_default()
 }
 
-/// The name of a contenteditable: aria-label, aria-labelledby, a `<label>`, title,
-/// aria-placeholder. Never its own text, which is its value.
+/// The name of an element whose role takes no name from its content (a
+/// contenteditable, a `role=textbox`, `combobox`, `slider`…): aria-labelledby,
+/// aria-label, a `<label>`, title, aria-placeholder. Never its own text, which
+/// is its value (or a placeholder drawn by CSS).
 pub(crate) fn editable_name(arena: &Arena, id: NodeId, labels_of: &HashMap<NodeId, Vec<NodeId>>) -> String {
     let n = arena.node(id);
-    if let Some(l) = non_empty(n.attr("aria-label")) {
-        return cut(&l, 80);
-    }
     if let Some(t) = labelledby(arena, id) {
         return t;
+    }
+    if let Some(l) = non_empty(n.attr("aria-label")) {
+        return cut(&l, 80);
     }
     if let Some(ls) = labels_of.get(&id) {
         let t = collapse(&ls.iter().map(|&l| visible_text(arena, l, 200, false)).collect::<Vec<_>>().join(" "));

@@ -77,10 +77,21 @@ fn text_fragments(arena: &Arena, id: NodeId, clip: &Rect) -> Vec<(f64, f64)> {
 /// fragment of an inline element, else at the centre or a quarter point of its
 /// visible box. When every point is covered, `Err` with the first element
 /// found covering it (`None` when only clipping or the page hid it).
-pub(crate) fn click_point(arena: &mut Arena, id: NodeId, visible: &Rect) -> Result<(f64, f64), Option<NodeId>> {
+///
+/// For a clickable container, a point on its own text first, and never inside
+/// `avoid` (the boxes of the interactive elements it holds, which a click there
+/// would reach instead).
+pub(crate) fn click_point_avoiding(
+    arena: &mut Arena,
+    id: NodeId,
+    visible: &Rect,
+    avoid: &[Rect],
+) -> Result<(f64, f64), Option<NodeId>> {
     let inline = arena.node(id).layout.as_ref().is_some_and(|l| l.style.display == "inline");
-    let mut points = if inline { text_fragments(arena, id, visible) } else { Vec::new() };
+    let mut points = if inline || !avoid.is_empty() { text_fragments(arena, id, visible) } else { Vec::new() };
     points.extend(sample_points(visible));
+    let inside = |(x, y): (f64, f64), r: &Rect| x >= r.x && x <= r.x + r.w && y >= r.y && y <= r.y + r.h;
+    points.retain(|&p| !avoid.iter().any(|r| inside(p, r)));
     let mut cover = None;
     for (x, y) in points {
         match arena.cover_at(id, x, y) {
