@@ -346,10 +346,13 @@ fn labels_have_entries_of_their_own() {
         assert!(c.contains(&format!("[{far}]label [")), "{c}");
         // The text is not said twice.
         assert_eq!(c.matches("Label for input").count(), 1, "{c}");
-        // A label that is not its control's name, or whose control is hidden, shows its text.
+        // A label that is not its control's name shows its text.
         let shown = token(&s, "label", "Shown label");
         token(&s, "textbox", "Named otherwise");
-        let custom = token(&s, "label", "Custom box");
+        // A hidden checkbox that its label draws is listed once, as the checkbox
+        // Chromium lists, and clicked through its label.
+        let custom = token(&s, "checkbox", "Custom box");
+        assert!(!c.contains("label \"Custom box\""), "{c}");
         // A label tied to nothing is text.
         assert!(c.contains("Label of nothing"), "{c}");
         assert!(!s.element_index.0.iter().any(|d| d.text_content.as_deref() == Some("Label of nothing")), "{c}");
@@ -392,11 +395,11 @@ fn icon_buttons_are_named_as_chromium_names_them() {
         token(s, "link", "Edit Record");
         token(s, "button", "Show details");
         // TodoMVC's toggle-all: a transparent 1px checkbox that its label draws (an
-        // arrow from ::before, the text at font-size 0). The label is what a person
-        // clicks: it carries the name Chromium gives the checkbox, and its state.
-        let toggle = token(s, "label", "❯Mark all as complete");
+        // arrow from ::before, the text at font-size 0). It is listed once, as the
+        // checkbox with the name Chromium gives it, and clicked through its label.
+        let toggle = token(s, "checkbox", "❯Mark all as complete");
         assert!(
-            s.page_content.contains(&format!("[{toggle}]label \"❯Mark all as complete\" unchecked")),
+            s.page_content.contains(&format!("[{toggle}]checkbox \"❯Mark all as complete\" unchecked")),
             "{}",
             s.page_content
         );

@@ -133,13 +133,15 @@ fn hidden_offscreen_clipped_and_covered_elements_are_not_indexed() {
         let t = texts(s);
         // A transparent button is still there: a click at its place reaches it, and
         // Chromium's accessibility tree lists it (custom widgets put their real input so).
+        // It shows no text (its descriptor's text_content is empty); its name is Chromium's.
         assert_eq!(
             t,
-            vec!["Visible control".to_string(), "Opacity zero".to_string(), "Under click-through layer".to_string()],
+            vec!["Visible control".to_string(), String::new(), "Under click-through layer".to_string()],
             "{}",
             s.page_content
         );
         let pc = &s.page_content;
+        assert!(pc.contains("[2]button \"Opacity zero\""), "{pc}");
         assert!(pc.contains("Visible text"));
         for hidden in ["hidden text", "invisible text", "noscript text", "Below the fold", "cover sheet"] {
             if hidden == "cover sheet" {

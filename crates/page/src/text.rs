@@ -486,8 +486,14 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, mode: Mode) -> String {
             }
         }
         if let Some(g) = &n.generated {
-            if n.layout.as_ref().is_some_and(|l| l.style.visible) && !n.opacity_hidden {
-                flow.text(g, WhiteSpace::Collapse);
+            if n.layout.as_ref().is_some_and(|l| l.style.visible) && (!n.opacity_hidden || mode.name) {
+                // A name reads a generated box that is not inline as a word of its own.
+                let apart = mode.name && n.layout.as_ref().is_some_and(|l| !l.style.display.starts_with("inline"));
+                if apart {
+                    flow.text(&format!(" {g} "), WhiteSpace::Collapse);
+                } else {
+                    flow.text(g, WhiteSpace::Collapse);
+                }
             }
             continue;
         }

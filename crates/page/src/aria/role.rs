@@ -135,6 +135,33 @@ const ARIA_ROLES: &[&str] = &[
     "graphics-symbol",
 ];
 
+/// Whether a role Chromium reports by an ARIA name outside the roles the page
+/// model names is one that structures a page (`tabpanel`, `progressbar`,
+/// `meter`, `row`, `feed`, `doc-chapter`…): a semantic node of its own.
+/// Text-level roles (`strong`, `emphasis`, `time`…) stay part of their text.
+pub(crate) fn is_structure_role(name: &str) -> bool {
+    const TEXT_LEVEL: &[&str] = &[
+        "strong",
+        "emphasis",
+        "mark",
+        "subscript",
+        "superscript",
+        "deletion",
+        "insertion",
+        "time",
+        "generic",
+        "none",
+        "presentation",
+        "comment",
+        "suggestion",
+        // Table and page structure that adds nodes without content of its own.
+        "row",
+        "rowgroup",
+        "separator",
+    ];
+    is_aria_role(name) && !TEXT_LEVEL.contains(&name)
+}
+
 /// Whether a `role` token names a role Chromium knows (`doc-*` from DPUB-ARIA included).
 fn is_aria_role(token: &str) -> bool {
     ARIA_ROLES.contains(&token) || (token.starts_with("doc-") && token.len() > 4)
@@ -144,7 +171,37 @@ fn is_aria_role(token: &str) -> bool {
 /// and `none` included); `None` when no token is a role.
 pub(crate) fn role_attr(arena: &Arena, id: NodeId) -> Option<Role> {
     let written = arena.node(id).attr("role")?;
-    written.split_ascii_whitespace().map(str::to_ascii_lowercase).find(|t| is_aria_role(t)).map(|t| Role::from_name(&t))
+    let role = written
+        .split_ascii_whitespace()
+        .map(str::to_ascii_lowercase)
+        .find(|t| is_aria_role(t))
+        .map(|t| Role::from_name(&t))?;
+    // An option outside any listbox has no context to be one: Chromium makes it generic.
+    if role == Role::Option && !in_option_context(arena, id) {
+        return None;
+    }
+    Some(role)
+}
+
+/// Whether an element with role `option` stands in a listbox (or a combobox's
+/// popup, a `<select>`, a `<datalist>`), a few levels up, or is owned by one.
+fn in_option_context(arena: &Arena, id: NodeId) -> bool {
+    if let Some(own_id) = arena.node(id).attr("id") {
+        let doc = arena.node(id).doc;
+        let owned = arena.nodes.iter().any(|m| {
+            m.doc == doc && m.attr("aria-owns").is_some_and(|o| o.split_ascii_whitespace().any(|t| t == own_id))
+        });
+        if owned {
+            return true;
+        }
+    }
+    arena.ancestors(id).take(6).any(|a| {
+        let m = arena.node(a);
+        matches!(m.tag.as_str(), "select" | "datalist")
+            || m.attr("role").is_some_and(|r| {
+                r.split_ascii_whitespace().any(|t| matches!(t.to_ascii_lowercase().as_str(), "listbox" | "combobox"))
+            })
+    })
 }
 
 /// Whether the element can take focus or carries a global ARIA attribute:
@@ -210,7 +267,8 @@ pub(crate) fn role_of(arena: &Arena, id: NodeId) -> Option<Role> {
     }
     let n = arena.node(id);
     let r = match n.tag.as_str() {
-        "a" | "area" if n.has_attr("href") => Role::Link,
+        // An anchor that acts on a click is a link to Chromium even without an href.
+        "a" | "area" if n.has_attr("href") || n.clickable => Role::Link,
         "button" | "summary" => Role::Button,
         "select" => {
             if n.has_attr("multiple") || n.attr("size").and_then(|s| s.parse::<u32>().ok()).is_some_and(|s| s > 1) {
@@ -287,6 +345,10 @@ pub(crate) fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<Role> {
         "dt" => Role::Term,
         "dd" => Role::Definition,
         "details" | "fieldset" => Role::Group,
+        "progress" => Role::Other("progressbar".into()),
+        "meter" => Role::Other("meter".into()),
+        "output" => Role::Status,
+        "search" => Role::Search,
         _ => return None,
     })
 }

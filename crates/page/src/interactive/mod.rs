@@ -237,17 +237,7 @@ fn element(
         "textarea" | "input" => aria::is_text_field(arena, id),
         _ => aria::is_editable_attr(n.attr("contenteditable")),
     };
-    // A field's text is its value, and a widget role such as textbox or slider
-    // takes no name from its content: only an author's name or label names them.
-    let author_only = reason == Reason::Editable
-        || aria::is_editable_attr(n.attr("contenteditable"))
-        || (!matches!(n.tag.as_str(), "input" | "select" | "textarea")
-            && matches!(
-                descriptor.role,
-                Some(
-                    Role::Textbox | Role::Searchbox | Role::Combobox | Role::Listbox | Role::Slider | Role::Spinbutton
-                )
-            ));
+    let author_only = named_by_author_only(arena, id, reason, &descriptor);
     let label = if author_only {
         editable_name(arena, id, labels_of)
     } else {
@@ -279,6 +269,23 @@ fn element(
         proxy: None,
         hint,
     }
+}
+
+/// Whether an element takes its name only from its author (labels, aria-*,
+/// title), never from its content: a field's text is its value (a
+/// contenteditable), and widget roles such as textbox, combobox or slider take
+/// no name from content (a placeholder drawn by CSS is not a name either).
+pub(crate) fn named_by_author_only(arena: &Arena, id: NodeId, reason: Reason, d: &Descriptor) -> bool {
+    let n = arena.node(id);
+    reason == Reason::Editable
+        || aria::is_editable_attr(n.attr("contenteditable"))
+        || (!matches!(n.tag.as_str(), "input" | "select" | "textarea")
+            && matches!(
+                d.role,
+                Some(
+                    Role::Textbox | Role::Searchbox | Role::Combobox | Role::Listbox | Role::Slider | Role::Spinbutton
+                )
+            ))
 }
 
 /// `(min, max)` of a range input (defaulted to 0 and 100), or of a number input

@@ -94,7 +94,23 @@ pub(super) fn is_content_role(r: &Role) -> bool {
             | Role::Math
             | Role::Note
             | Role::Search
-    )
+    ) || matches!(r, Role::Other(name) if aria::is_structure_role(name))
+}
+
+/// Widgets that hold other widgets (a listbox's options, a menu's items, a
+/// radio group's radios): their items stay nodes of their own.
+fn is_composite(r: &Role) -> bool {
+    matches!(
+        r,
+        Role::Listbox
+            | Role::Menu
+            | Role::Menubar
+            | Role::Tree
+            | Role::Grid
+            | Role::RadioGroup
+            | Role::Tablist
+            | Role::Toolbar
+    ) || matches!(r, Role::Other(name) if name == "treegrid")
 }
 
 /// A role of Chromium's tree, in ARIA's name where the two differ.
@@ -301,7 +317,8 @@ fn visit(ctx: &Ctx, arena: &mut Arena, tree: &mut SemanticTree, v: Visit) -> Ste
         priority,
         click_point,
     });
-    Step::Node { index, in_action: v.in_action || is_action }
+    let holds_items = is_composite(&tree.nodes[index].role);
+    Step::Node { index, in_action: v.in_action || (is_action && !holds_items) }
 }
 
 /// The DOM, computed style or Chromium's tree proves the element itself hidden.
@@ -317,7 +334,8 @@ fn own_hidden(arena: &Arena, id: NodeId, axn: Option<&AxNode>) -> bool {
         || proven_hidden(axn)
         || n.aria_hidden()
         || n.layout.as_ref().is_some_and(|l| !l.style.visible)
-        || n.opacity_hidden
+        // Behind an open modal dialog, or in an `inert` subtree: out of Chromium's tree.
+        || n.inert
 }
 
 fn has_rendered_descendant(arena: &Arena, id: NodeId) -> bool {

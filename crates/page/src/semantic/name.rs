@@ -32,7 +32,13 @@ pub(super) fn name(
         cut(own_text, 200)
     } else if kind == Kind::Action {
         ax_name.unwrap_or_else(|| {
-            let name = interactive::accessible_name_within(arena, id, &ctx.facts.labels_of, descriptor, 200);
+            let author_only =
+                ctx.facts.reason(id).is_some_and(|r| interactive::named_by_author_only(arena, id, r, descriptor));
+            let name = if author_only {
+                interactive::editable_name(arena, id, &ctx.facts.labels_of)
+            } else {
+                interactive::accessible_name_within(arena, id, &ctx.facts.labels_of, descriptor, 200)
+            };
             if name.is_empty() {
                 // The element index may have asked Chromium for the name the DOM rules miss.
                 ctx.index_labels.get(&id).map(|l| l.to_string()).unwrap_or_default()
