@@ -8,6 +8,7 @@
 
 pub mod files;
 pub mod gate;
+pub mod oracle;
 
 use std::future::Future;
 use std::sync::{LazyLock, OnceLock};

@@ -13,6 +13,7 @@ mod downloads;
 mod error;
 mod files;
 mod keys;
+pub mod oracle;
 mod selectors;
 mod settle;
 mod storage;

@@ -56,3 +56,18 @@ impl Command for GetPartialAxTree {
     const METHOD: &'static str = "Accessibility.getPartialAXTree";
     type Response = GetPartialAxTreeReply;
 }
+
+/// `Accessibility.getFullAXTree` of one frame (a same-process iframe's document
+/// is a frame of its own to this call). The reply is kept raw, as
+/// [`GetFullAxTree`]'s. The test suite's oracle reads it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetFullAxTreeOfFrame<'a> {
+    pub frame_id: &'a crate::FrameId,
+}
+
+impl Command for GetFullAxTreeOfFrame<'_> {
+    const METHOD: &'static str = "Accessibility.getFullAXTree";
+    type Response = Box<RawValue>;
+    raw_reply!();
+}
