@@ -635,3 +635,98 @@ pub async fn stored(env: &Env, suffix: &str) -> Option<Value> {
     let raw = env.tab().evaluate(&expr).await.expect("read localStorage");
     raw.as_str().map(|t| serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.to_string())))
 }
+
+// ---------------------------------------------------------------------------------------------
+// Component-library apps (tests/component_apps.rs): NiceGUI (Vue + Quasar), Streamlit (React),
+// Wagtail (Django CMS, Draftail rich text), JupyterLab (xterm.js terminals)
+
+/// The apps of `tests/component_apps.rs`, each run by its `serve.py` with the same protocol as
+/// the apps above. Their backends: the JSON file a NiceGUI form writes, the JSON lines a
+/// Streamlit script writes, Wagtail's SQLite database, the files a Jupyter terminal makes in
+/// the server's directory.
+#[allow(dead_code)]
+pub mod components {
+    use super::*;
+
+    pub static NICEGUI: AppKind = AppKind {
+        name: "NiceGUI",
+        script: "nicegui/serve.py",
+        packages: "nicegui",
+        installed: "nicegui/__init__.py",
+        data: "bookings.json",
+        copy: true,
+        prepared: OnceLock::new(),
+    };
+
+    pub static STREAMLIT: AppKind = AppKind {
+        name: "Streamlit",
+        script: "streamlit/serve.py",
+        packages: "streamlit",
+        installed: "streamlit/__init__.py",
+        data: "received.jsonl",
+        copy: true,
+        prepared: OnceLock::new(),
+    };
+
+    pub static WAGTAIL: AppKind = AppKind {
+        name: "Wagtail",
+        script: "wagtail/serve.py",
+        packages: "wagtail",
+        installed: "wagtail/__init__.py",
+        data: "db.sqlite3",
+        copy: true,
+        prepared: OnceLock::new(),
+    };
+
+    pub static JUPYTER: AppKind = AppKind {
+        name: "JupyterLab",
+        script: "jupyter/serve.py",
+        packages: "jupyterlab",
+        installed: "jupyterlab/__init__.py",
+        data: "README.txt",
+        copy: true,
+        prepared: OnceLock::new(),
+    };
+
+    impl AppServer {
+        /// The directory of this server's own data (its copy of the prepared data, its log;
+        /// a Jupyter terminal starts in it).
+        pub fn dir(&self) -> &Path {
+            &self.dir
+        }
+
+        /// This server's data file as text (empty if it is missing).
+        pub fn data_text(&self) -> String {
+            std::fs::read_to_string(&self.data).unwrap_or_default()
+        }
+    }
+
+    /// The element token that follows the token of the element with this role and name on its
+    /// page_content line, if it has role `role`, whatever its name: "the button next to the
+    /// Check-in date field" (an icon button whose name is only its icon).
+    pub fn next_on_line(s: &StateObject, field_role: &str, field_name: &str, role: &str) -> u64 {
+        let all = tokens(s);
+        let Some(at) = all.iter().position(|t| t.role == field_role && same(&t.name, field_name)) else {
+            panic!("no {field_role} {field_name:?} in the current state\n{}", listing(s))
+        };
+        match all.get(at + 1) {
+            Some(t) if t.line == all[at].line && t.role == role => check(s, t),
+            other => panic!(
+                "the element after {field_role} {field_name:?} on its line is {:?}, not a {role}\n{}",
+                other.map(|t| (t.index, &t.role, &t.name)),
+                listing(s)
+            ),
+        }
+    }
+
+    /// Send one action and return the state whatever happened (for steps whose failure is
+    /// reported, not fatal at once).
+    pub async fn try_act(env: &mut Env, action: Value) -> StateObject {
+        step(env, action).await.state
+    }
+
+    /// The current state, as a message for a failed assertion.
+    pub fn shown(s: &StateObject) -> String {
+        listing(s)
+    }
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""A room-booking form built with NiceGUI (Vue 3 + Quasar components) for
+tests/component_apps.rs.
+
+The form: a text input (Guest name), a Quasar select (Room type; its focus target is a
+transparent `<input role=combobox>`), NiceGUI's date input (a text field whose calendar
+button opens a QDate in a menu), a checkbox, a switch and two buttons. "Book" writes the
+booking to the JSON file at SIGHTLINE_APPS_DB (the backend the tests read) and shows a
+Quasar notification (a fixed, full-viewport notification layer with pointer-events: none).
+
+`serve.py --prepare` writes an empty booking list and exits; `serve.py --ready` serves the
+form on 127.0.0.1 with a port the OS picks and prints `PORT <n>` once it listens. Requests are
+logged on stderr. NiceGUI serves Vue, Quasar and its fonts itself: nothing is fetched from the
+internet.
+"""
+import json
+import os
+import socket
+import sys
+import threading
+
+DB = os.path.abspath(os.environ["SIGHTLINE_APPS_DB"])
+lock = threading.Lock()
+
+if "--ready" not in sys.argv:
+    with open(DB, "w") as f:
+        json.dump([], f)
+if "--prepare" in sys.argv:
+    sys.exit(0)
+
+import uvicorn  # noqa: E402
+from fastapi import FastAPI  # noqa: E402
+from nicegui import ui  # noqa: E402
+
+ROOMS = ["Single", "Double", "Suite"]
+
+
+def record(booking):
+    with lock:
+        with open(DB) as f:
+            all_bookings = json.load(f)
+        all_bookings.append(booking)
+        with open(DB + ".tmp", "w") as f:
+            json.dump(all_bookings, f)
+        os.replace(DB + ".tmp", DB)
+
+
+@ui.page("/")
+def index():
+    ui.label("Book a room").classes("text-h5")
+    with ui.card().classes("w-96"):
+        guest = ui.input("Guest name")
+        room = ui.select(ROOMS, label="Room type").classes("w-full")
+        day = ui.date_input("Check-in date")
+        breakfast = ui.checkbox("Breakfast included")
+        offers = ui.switch("Send me offers")
+
+        def book():
+            if not guest.value or not room.value or not day.value:
+                ui.notify("Fill in the guest name, the room type and the date", type="warning")
+                return
+            record({
+                "guest": guest.value,
+                "room": room.value,
+                "date": day.value,
+                "breakfast": bool(breakfast.value),
+                "offers": bool(offers.value),
+            })
+            ui.notify(f"Booked: {room.value} room for {guest.value} on {day.value}", type="positive")
+
+        def clear():
+            guest.value = ""
+            room.value = None
+            day.value = ""
+            breakfast.value = False
+            offers.value = False
+
+        with ui.row():
+            ui.button("Book", on_click=book)
+            ui.button("Clear", on_click=clear).props("flat")
+
+
+fastapi_app = FastAPI()
+ui.run_with(fastapi_app, title="Room booking", storage_secret="sightline-test-only",
+            show_welcome_message=False, reconnect_timeout=10.0)
+
+sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+sock.bind(("127.0.0.1", 0))
+sock.listen(128)
+print("PORT %d" % sock.getsockname()[1], flush=True)
+# Access log and everything else to stderr (stdout is closed by the test once it read PORT).
+log_config = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(message)s"}},
+    "handlers": {"err": {"class": "logging.StreamHandler", "stream": "ext://sys.stderr", "formatter": "plain"}},
+    "loggers": {
+        "uvicorn": {"handlers": ["err"], "level": "INFO"},
+        "uvicorn.access": {"handlers": ["err"], "level": "INFO", "propagate": False},
+    },
+}
+sys.stdout = sys.stderr
+uvicorn.Server(uvicorn.Config(fastapi_app, log_config=log_config, ws="websockets")).run(sockets=[sock])

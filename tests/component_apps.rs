@@ -1,0 +1,369 @@
+//! Real apps built on component libraries (issue 33, "Deliver" 5), end to end: a Vue/Quasar UI
+//! (NiceGUI), a React data-app framework (Streamlit), a CMS with a Draft.js rich-text editor
+//! (Wagtail's Draftail) and a web terminal (JupyterLab's xterm.js), each installed pinned from
+//! PyPI by `./x apps` / `./x test` into `.cache/apps/` and started here on 127.0.0.1 by its
+//! `tests/apps/NAME/serve.py`.
+//!
+//! As in `tests/apps.rs`, each task plays a model's part through the element-index protocol:
+//! every target is chosen from the *current* state by role and name as `page_content` shows
+//! them (`harness::find` and friends), never by a number, with Chromium's own accessibility
+//! tree as the judge of what a role or a name is. Every outcome is checked in the app's
+//! backend: the JSON file the NiceGUI form writes, the JSON lines the Streamlit script writes,
+//! Wagtail's SQLite database, the files a Jupyter terminal makes.
+
+mod common;
+#[allow(dead_code)]
+#[path = "apps/harness.rs"]
+mod harness;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{env, run};
+use harness::components::*;
+use harness::*;
+use serde_json::{json, Value};
+use sightline_api::{Action, Env, EnvOptions, StateObject};
+
+/// The current year and month on this machine (`YYYY-MM`), as the apps' date pickers open on
+/// them.
+fn this_month() -> String {
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import datetime; print(datetime.date.today().strftime('%Y-%m'))"])
+        .output()
+        .expect("python3");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+// =============================================================================================
+// NiceGUI: a booking form of Quasar components
+
+fn bookings(app: &AppServer) -> Vec<Value> {
+    serde_json::from_str(&app.data_text()).expect("bookings.json is a JSON list")
+}
+
+/// Choose an option of the Quasar select named `select`: click the select, then the option in
+/// the menu it opened.
+async fn choose(env: &mut Env, select: &str, option: &str) -> StateObject {
+    let s = click(env, find(env.state(), "combobox", select)).await;
+    click(env, find(&s, "option", option)).await
+}
+
+/// Book a Double room for Ada Lovelace on the 15th of this month, with breakfast: the name in
+/// a text field, the room type in a Quasar select (its focus target is a transparent
+/// `<input role=combobox>`), the date from the calendar that the button beside the date field
+/// opens, a checkbox, and "Book".
+#[test]
+fn nicegui_book_a_room() {
+    run(async {
+        let app = AppServer::start(&NICEGUI);
+        let mut env = env(&app.url("/")).await;
+        assert!(bookings(&app).is_empty());
+        let guest = find(env.state(), "textbox", "Guest name");
+        type_into(&mut env, guest, "Ada Lovelace").await;
+        choose(&mut env, "Room type", "Double").await;
+        // The calendar: the icon button right after the date field.
+        let calendar = next_on_line(env.state(), "textbox", "Check-in date", "button");
+        let s = click(&mut env, calendar).await;
+        let s = click(&mut env, find(&s, "button", "15")).await;
+        click(&mut env, find(&s, "checkbox", "Breakfast included")).await;
+        click_named(&mut env, "button", "Book").await;
+
+        let date = format!("{}-15", this_month());
+        assert_eq!(
+            bookings(&app),
+            [json!({"guest": "Ada Lovelace", "room": "Double", "date": date, "breakfast": true, "offers": false})]
+        );
+    })
+}
+
+/// Book twice in a row: the second "Book" is clicked while the first booking's notification
+/// shows (Quasar's notification layer is a fixed, full-viewport element with
+/// `pointer-events: none`, on top of the form). The date is typed this time, the switch
+/// turned on.
+#[test]
+fn nicegui_book_again_while_the_notification_shows() {
+    run(async {
+        let app = AppServer::start(&NICEGUI);
+        let mut env = env(&app.url("/")).await;
+        let guest = find(env.state(), "textbox", "Guest name");
+        type_into(&mut env, guest, "Grace Hopper").await;
+        choose(&mut env, "Room type", "Single").await;
+        let day = find(env.state(), "textbox", "Check-in date");
+        type_into(&mut env, day, "2026-07-01").await;
+        let s = click_named(&mut env, "button", "Book").await;
+        assert_eq!(bookings(&app).len(), 1, "the first booking\n{}", shown(&s));
+        assert!(
+            s.page_content.contains("Booked: Single room for Grace Hopper"),
+            "the notification is on screen\n{}",
+            shown(&s)
+        );
+
+        // While it shows: a suite, with offers, booked again.
+        choose(&mut env, "Room type", "Suite").await;
+        click_named(&mut env, "switch", "Send me offers").await;
+        let s = click_named(&mut env, "button", "Book").await;
+        assert_eq!(
+            bookings(&app),
+            [
+                json!({"guest": "Grace Hopper", "room": "Single", "date": "2026-07-01", "breakfast": false, "offers": false}),
+                json!({"guest": "Grace Hopper", "room": "Suite", "date": "2026-07-01", "breakfast": false, "offers": true}),
+            ],
+            "{}",
+            shown(&s)
+        );
+    })
+}
+
+// =============================================================================================
+// Streamlit: report settings
+
+/// What the script received at each "Save settings", in order.
+fn received(app: &AppServer) -> Vec<Value> {
+    app.data_text().lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect()
+}
+
+/// Choose the layout with the radio group and the start date from the calendar dialog, then
+/// save: the script receives both (the slider keeps its 15).
+#[test]
+fn streamlit_layout_and_start_date() {
+    run(async {
+        let app = AppServer::start(&STREAMLIT);
+        let mut env = env(&app.url("/")).await;
+        click_named(&mut env, "radio", "Itemised").await;
+        let s = click_named(&mut env, "button", "Choose date").await;
+        click(&mut env, find(&s, "button", "Friday, March 21, 2025")).await;
+        click_named(&mut env, "button", "Save settings").await;
+
+        assert_eq!(
+            received(&app),
+            [json!({"interval": 15, "layout": "Itemised", "start": "2025-03-21", "attachment": null})]
+        );
+    })
+}
+
+/// Set the refresh interval on the slider (to 30) and attach a CSV file through the uploader's
+/// button and the file chooser it opens, then save.
+#[test]
+fn streamlit_interval_and_attachment() {
+    run(async {
+        let app = AppServer::start(&STREAMLIT);
+        let files = app.dir().join("files");
+        std::fs::create_dir_all(&files).unwrap();
+        std::fs::write(files.join("visits.csv"), "day,visits\nmon,12\ntue,15\n").unwrap();
+        let mut env = Env::new(common::tab().await, EnvOptions { screenshot: false }).await.expect("env");
+        env.set_files(Some(Arc::new(sightline_browser::FileRoot::new(&files).unwrap())), None);
+        let url = app.url("/");
+        let first =
+            env.step_action(Action::Navigate { url: url.clone() }, json!({"action": "navigate", "url": url})).await;
+        assert!(first.state.error.is_none(), "{:?}", first.state.error);
+
+        let slider = find_starting(env.state(), "slider", "Refresh interval (minutes)");
+        act(&mut env, json!({"action": "input_text", "element_index": slider, "text": "30"})).await;
+        let upload = find(env.state(), "button", "Upload");
+        let s = click(&mut env, upload).await;
+        assert!(s.page_content.contains("[file chooser open"), "the button opens a file chooser\n{}", shown(&s));
+        act(&mut env, json!({"action": "upload_file", "element_index": upload, "paths": ["visits.csv"]})).await;
+        click_named(&mut env, "button", "Save settings").await;
+
+        assert_eq!(
+            received(&app),
+            [json!({"interval": 30, "layout": "Compact", "start": "2025-03-10",
+                    "attachment": {"name": "visits.csv", "text": "day,visits\nmon,12\ntue,15\n"}})]
+        );
+    })
+}
+
+// =============================================================================================
+// Wagtail: pages with a rich-text body (Draftail, on Draft.js)
+
+/// Sign in to Wagtail's admin through its form.
+async fn wagtail_login(env: &mut Env, app: &AppServer) -> StateObject {
+    let s = act(env, json!({"action": "navigate", "url": app.url("/admin/")})).await;
+    assert!(s.url.contains("/admin/login/"), "the admin asks for a login first: {}", s.url);
+    let s = type_into(env, find(&s, "textbox", "Username*"), ADMIN_USER).await;
+    let s = type_into(env, find(&s, "textbox", "Password*"), ADMIN_PASSWORD).await;
+    let s = click(env, find(&s, "button", "Sign in")).await;
+    assert!(s.url.ends_with("/admin/"), "signed in: {}", s.url);
+    s
+}
+
+/// From the admin's sidebar, "Pages", then the home page in the explorer: its child pages.
+async fn wagtail_home_listing(env: &mut Env) -> StateObject {
+    let s = click_named(env, "button", "Pages").await;
+    let s = click(env, find(&s, "link", "Welcome to your new Wagtail site!")).await;
+    assert!(s.url.contains("/admin/pages/"), "{}", s.url);
+    s
+}
+
+/// The first element with this role below the heading that reads `heading` (a line of
+/// page_content starting with `#`): "the editor under Body".
+fn under_heading(s: &StateObject, heading: &str, role: &str) -> u64 {
+    let lines: Vec<&str> = s.page_content.lines().collect();
+    let Some(at) = lines.iter().position(|l| l.starts_with('#') && l.contains(heading)) else {
+        panic!("no heading {heading:?}\n{}", shown(s))
+    };
+    let all = tokens(s);
+    match all.iter().find(|t| t.line > at && t.role == role) {
+        Some(t) => t.index,
+        None => panic!("no {role} below the heading {heading:?}\n{}", shown(s)),
+    }
+}
+
+/// Publish from the editor's footer: "More actions", then "Publish".
+async fn wagtail_publish(env: &mut Env) -> StateObject {
+    let s = click_named(env, "button", "More actions").await;
+    let s = click(env, find(&s, "button", "Publish")).await;
+    assert!(s.page_content.contains("published"), "Wagtail says it published\n{}", shown(&s));
+    s
+}
+
+fn page_row(app: &AppServer, title: &str) -> (bool, String) {
+    let rows = app.query(&format!(
+        "SELECT p.live, b.body FROM blog_blogpage b JOIN wagtailcore_page p ON p.id = b.page_ptr_id \
+         WHERE p.title = '{}'",
+        title.replace('\'', "''")
+    ));
+    assert_eq!(rows.len(), 1, "one page titled {title:?}: {rows:?}");
+    (rows[0][0] == json!(1), rows[0][1].as_str().unwrap_or_default().to_string())
+}
+
+/// Add a blog page under the home page: its title, its body typed into the Draft.js editor,
+/// published.
+#[test]
+fn wagtail_create_page_with_rich_text_body() {
+    run(async {
+        let app = AppServer::start(&WAGTAIL);
+        let mut env = env(&app.url("/admin/login/")).await;
+        wagtail_login(&mut env, &app).await;
+        let s = wagtail_home_listing(&mut env).await;
+        let s = click(&mut env, find(&s, "link", "Add child page")).await;
+        assert!(s.url.contains("/admin/pages/add/"), "{}", s.url);
+        let s = type_into(&mut env, find(&s, "textbox", "Title*"), "Opening hours").await;
+        let body = under_heading(&s, "Body", "textbox");
+        let s = act(
+            &mut env,
+            json!({"action": "input_text", "element_index": body, "text": "We open at nine, every day."}),
+        )
+        .await;
+        let read = s.page_content.contains("We open at nine, every day.");
+        wagtail_publish(&mut env).await;
+
+        let (live, html) = page_row(&app, "Opening hours");
+        assert!(live, "the page is live");
+        assert!(html.contains(">We open at nine, every day.</p>"), "the body: {html}");
+        assert!(read, "after typing, page_content does not show the body's text\n{}", shown(&s));
+    })
+}
+
+/// Edit the body of "About us": read it, replace it, publish. The model must see what the body
+/// says before it changes it.
+#[test]
+fn wagtail_edit_page_body() {
+    run(async {
+        let app = AppServer::start(&WAGTAIL);
+        let mut env = env(&app.url("/admin/login/")).await;
+        wagtail_login(&mut env, &app).await;
+        let s = wagtail_home_listing(&mut env).await;
+        let s = click(&mut env, find(&s, "link", "About us")).await;
+        assert!(s.url.contains("/edit/"), "the editor: {}", s.url);
+        let read = s.page_content.contains("We are a small bakery on Main Street.");
+        let before = s.clone();
+        let body = under_heading(&s, "Body", "textbox");
+        act(
+            &mut env,
+            json!({"action": "input_text", "element_index": body, "text": "We are a small bakery on Elm Street.",
+                   "overwrite": true}),
+        )
+        .await;
+        wagtail_publish(&mut env).await;
+
+        let (live, html) = page_row(&app, "About us");
+        assert!(live);
+        assert!(html.contains(">We are a small bakery on Elm Street.</p>"), "the body: {html}");
+        assert!(!html.contains("Main Street"), "the old text is gone: {html}");
+        assert!(read, "the editor's page_content does not show the body's text\n{}", shown(&before));
+    })
+}
+
+// =============================================================================================
+// JupyterLab: a terminal (xterm.js)
+
+/// Wait (at most 20 s) for a file the terminal's shell makes in the server's directory.
+fn made_by_the_shell(app: &AppServer, name: &str) -> Option<String> {
+    let path = app.dir().join(name);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            if !text.is_empty() {
+                return Some(text);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    None
+}
+
+/// JupyterLab shows a splash screen over everything while it boots (loads its plugins, asks
+/// the server for kernels and terminals, restores the workspace); on a busy machine that takes
+/// longer than one wait for a stable page (3 s), and the first state is empty. The protocol
+/// has no "wait", so the model does what it can: looks again (a scroll, which changes
+/// nothing) until the app shows this element, for at most 30 s.
+async fn jupyter_ready(env: &mut Env, role: &str, name: &str) -> StateObject {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if has(env.state(), role, name) || Instant::now() > deadline {
+            return env.state().clone();
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        act(env, json!({"action": "scroll", "direction": "down"})).await;
+    }
+}
+
+/// Open a terminal from the launcher's "Terminal" card and run a command that writes a file.
+#[test]
+fn jupyter_terminal_from_the_launcher() {
+    run(async {
+        let app = AppServer::start(&JUPYTER);
+        let mut env = env(&app.url("/lab")).await;
+        let s = jupyter_ready(&mut env, "button", "Terminal").await;
+        let s = click(&mut env, find(&s, "button", "Terminal")).await;
+        let input = find(&s, "textbox", "Terminal input");
+        act(
+            &mut env,
+            json!({"action": "input_text", "element_index": input,
+                   "text": "echo made by sightline > from-terminal.txt\n"}),
+        )
+        .await;
+        assert_eq!(made_by_the_shell(&app, "from-terminal.txt").as_deref(), Some("made by sightline\n"));
+    })
+}
+
+/// The one element named exactly `name`, whatever its role.
+fn named(s: &StateObject, name: &str) -> u64 {
+    let all: Vec<Token> = tokens(s).into_iter().filter(|t| t.name == name).collect();
+    match all.as_slice() {
+        [t] => t.index,
+        _ => panic!("{} elements named {name:?}\n{}", all.len(), shown(s)),
+    }
+}
+
+/// Open a terminal from the menu bar (File › New › Terminal) and list the directory into a
+/// file.
+#[test]
+fn jupyter_terminal_from_the_file_menu() {
+    run(async {
+        let app = AppServer::start(&JUPYTER);
+        let mut env = env(&app.url("/lab")).await;
+        let s = jupyter_ready(&mut env, "menuitem", "File").await;
+        let s = click(&mut env, find(&s, "menuitem", "File")).await;
+        // Lumino's submenu item is an `<li tabindex=0 aria-haspopup=true>` with no role
+        // (Chromium: a focusable generic): chosen by its name alone.
+        let s = click(&mut env, named(&s, "New")).await;
+        let s = click(&mut env, find(&s, "menuitem", "Terminal")).await;
+        let input = find(&s, "textbox", "Terminal input");
+        act(&mut env, json!({"action": "input_text", "element_index": input, "text": "ls > listing.txt\n"})).await;
+        let listing = made_by_the_shell(&app, "listing.txt").unwrap_or_default();
+        assert!(listing.lines().any(|l| l == "README.txt"), "ls listed the directory: {listing:?}");
+    })
+}
