@@ -773,10 +773,15 @@ fn mkdocs_palette_toggle() {
         let mut env = env(&site.url("/")).await;
         let scheme = |v: Option<serde_json::Value>| v.map(|v| v["color"]["scheme"].clone());
         assert_eq!(scheme(stored(&env, "__palette").await), Some(json!("default")));
-        let s = click_named(&mut env, "label", "Switch to dark mode").await;
+        // Each scheme is a visually hidden radio drawn by one label at a time. The radio is
+        // listed once, as Chromium lists it: by its own aria-label, which Material sets to
+        // the other toggle's words (its label's title says "Switch to dark mode").
+        let radios = harness::tokens(env.state()).iter().filter(|t| t.role == "radio").count();
+        assert_eq!(radios, 1, "one toggle shows at a time:\n{}", env.state().page_content);
+        let s = click_named(&mut env, "radio", "Switch to light mode").await;
         assert_eq!(scheme(stored(&env, "__palette").await), Some(json!("slate")));
-        assert!(!has(&s, "label", "Switch to dark mode"), "one toggle shows at a time:\n{}", s.page_content);
-        click(&mut env, find(&s, "label", "Switch to light mode")).await;
+        assert!(!has(&s, "radio", "Switch to light mode"), "one toggle shows at a time:\n{}", s.page_content);
+        click(&mut env, find(&s, "radio", "Switch to dark mode")).await;
         assert_eq!(scheme(stored(&env, "__palette").await), Some(json!("default")));
     })
 }

@@ -243,13 +243,38 @@ fn has_datalist(arena: &Arena, id: NodeId) -> bool {
     arena.nodes.iter().any(|m| m.doc == n.doc && m.tag == "datalist" && m.attr("id") == Some(list))
 }
 
-/// The `type` of an `<input>`, lowercased; `text` when missing or empty.
+/// The `type` of an `<input>`, lowercased; `text` when missing, empty or not
+/// a type HTML knows (`type="input"` is a text field, as browsers treat it).
 pub(crate) fn input_type(arena: &Arena, id: NodeId) -> String {
+    const TYPES: &[&str] = &[
+        "hidden",
+        "text",
+        "search",
+        "tel",
+        "url",
+        "email",
+        "password",
+        "date",
+        "month",
+        "week",
+        "time",
+        "datetime-local",
+        "number",
+        "range",
+        "color",
+        "checkbox",
+        "radio",
+        "file",
+        "submit",
+        "image",
+        "reset",
+        "button",
+    ];
     arena
         .node(id)
         .attr("type")
         .map(|t| t.trim().to_ascii_lowercase())
-        .filter(|t| !t.is_empty())
+        .filter(|t| TYPES.contains(&t.as_str()))
         .unwrap_or_else(|| "text".into())
 }
 
@@ -331,6 +356,9 @@ pub(crate) fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<Role> {
         "dialog" => Role::Dialog,
         "main" => Role::Main,
         "nav" => Role::Navigation,
+        // Inside sectioning content they head or close that section, not the page (HTML-AAM).
+        "header" if in_sectioning(arena, id) => Role::Other("sectionheader".into()),
+        "footer" if in_sectioning(arena, id) => Role::Other("sectionfooter".into()),
         "header" => Role::Banner,
         "footer" => Role::ContentInfo,
         "aside" => Role::Complementary,
@@ -350,6 +378,17 @@ pub(crate) fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<Role> {
         "output" => Role::Status,
         "search" => Role::Search,
         _ => return None,
+    })
+}
+
+/// Whether an element stands inside `<article>`, `<aside>`, `<main>`, `<nav>`
+/// or `<section>` (or an element with one of their roles).
+fn in_sectioning(arena: &Arena, id: NodeId) -> bool {
+    arena.ancestors(id).any(|a| {
+        let m = arena.node(a);
+        matches!(m.tag.as_str(), "article" | "aside" | "main" | "nav" | "section")
+            || m.attr("role")
+                .is_some_and(|r| matches!(r.trim(), "article" | "complementary" | "main" | "navigation" | "region"))
     })
 }
 

@@ -115,6 +115,13 @@ fn selectable(role: &Role) -> bool {
     )
 }
 
+/// Whether an element of its document names `id` in `aria-activedescendant`.
+fn is_active_descendant(arena: &Arena, id: NodeId) -> bool {
+    let n = arena.node(id);
+    let Some(own) = n.attr("id").filter(|i| !i.is_empty()) else { return false };
+    arena.nodes.iter().any(|m| m.doc == n.doc && m.attr("aria-activedescendant").is_some_and(|a| a.trim() == own))
+}
+
 /// The states the accessibility tree reports beyond what the DOM descriptor
 /// has, in the order semantic_v2 lists them: expanded, selected, focused,
 /// level, modal.
@@ -129,8 +136,13 @@ pub(crate) fn states(arena: &Arena, id: NodeId, role: &Role) -> Vec<State> {
         out.push(State::Expanded(e));
     }
     if selectable(role) {
-        // Tabs and tree items are reported unselected unless marked.
-        let default = matches!(role, Role::Tab | Role::TreeItem).then_some(false);
+        // Tabs, tree items and options are reported unselected unless marked.
+        let default = match role {
+            // The active descendant of a single-choice list is its selection (selection follows focus).
+            Role::Option => Some(is_active_descendant(arena, id)),
+            Role::Tab | Role::TreeItem => Some(false),
+            _ => None,
+        };
         if let Some(s) = attr_bool(arena, id, "aria-selected").or(default) {
             out.push(State::Selected(s));
         }

@@ -85,6 +85,11 @@ pub(crate) fn proxies(arena: &Arena, facts: &Facts) -> HashMap<NodeId, NodeId> {
             out.insert(id, l);
             continue;
         }
+        // Labelled, but no label of it shows (MkDocs' palette: one radio's label at a
+        // time): a person cannot reach it now.
+        if facts.labels_of.contains_key(&id) {
+            continue;
+        }
         let Some(l) = &arena.node(id).layout else { continue };
         let (cx, cy) = l.rect.center();
         let holder = arena.ancestors(id).take(PROXY_DEPTH).find(|&a| {
