@@ -1426,3 +1426,499 @@ fn scroll_results(env: &mut Env, direction: &str) -> Result<()> {
 pub fn book_flight_nodelay(env: &mut Env) -> Result<()> {
     book_flight(env)
 }
+
+// ---------------------------------------------------------------------------------------------
+// The e-mail inbox
+
+/// English words that start a sentence or name things in the instructions, as opposed to the
+/// people's names (which are capitalized too).
+const NOT_NAMES: &[&str] = &[
+    "Alexa",
+    "Answer",
+    "Ask",
+    "Automatically",
+    "Can",
+    "Copy",
+    "Could",
+    "Create",
+    "Delete",
+    "Email",
+    "Find",
+    "First",
+    "Flag",
+    "For",
+    "Forward",
+    "Foward",
+    "Get",
+    "Give",
+    "Go",
+    "Hi",
+    "Highlight",
+    "I",
+    "I'd",
+    "I'll",
+    "I'm",
+    "If",
+    "Important",
+    "In",
+    "Just",
+    "Let",
+    "Locate",
+    "Look",
+    "Make",
+    "Mark",
+    "May",
+    "Navigate",
+    "Open",
+    "Please",
+    "Primary",
+    "Pull",
+    "Put",
+    "Remind",
+    "Replay",
+    "Reply",
+    "Resend",
+    "Respond",
+    "Save",
+    "Say",
+    "Search",
+    "Select",
+    "Send",
+    "Set",
+    "Simply",
+    "Siri",
+    "Star",
+    "Tag",
+    "Take",
+    "Tell",
+    "Text",
+    "Thanks",
+    "The",
+    "There",
+    "Throw",
+    "To",
+    "Trash",
+    "Tuesday",
+    "Will",
+    "WiIl",
+    "You",
+    "Jend",
+    "Hello",
+    "Hey",
+    "Go",
+    "Please,",
+    "Then",
+    "It",
+    "Inbox",
+];
+
+/// What an inbox instruction asks: the sender, and what to do with their e-mail.
+#[derive(Debug)]
+enum Mail {
+    Star(String),
+    Delete(String),
+    Reply(String, String),
+    Forward(String, String),
+}
+
+/// Read an inbox instruction, plain ("Find the email by X and reply to them with the text
+/// "M".") or in one of the many ways people put it ("Send Y the email you got from X.").
+fn read_mail_query(q: &str) -> Option<Mail> {
+    let msg = quoted(q, 0).map(str::to_string);
+    // The instruction without the quoted message.
+    let plain: String = q.split('"').step_by(2).collect::<Vec<_>>().join(" ");
+    let words: Vec<&str> = plain.split_whitespace().collect();
+    let bare = |w: &str| -> String {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+        w.strip_suffix("'s").unwrap_or(w).to_string()
+    };
+    // (position, name, looks like the sender, looks like the recipient)
+    let mut names: Vec<(usize, String, i32)> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let b = bare(w);
+        if b.is_empty() || !b.starts_with(|c: char| c.is_ascii_uppercase()) || NOT_NAMES.contains(&b.as_str()) {
+            continue;
+        }
+        if names.iter().any(|(_, n, _)| *n == b) {
+            continue;
+        }
+        let prev = if i > 0 { bare(words[i - 1]).to_lowercase() } else { String::new() };
+        let next = words.get(i + 1).map(|w| bare(w).to_lowercase()).unwrap_or_default();
+        let mut sender = 0;
+        if w.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'').ends_with("'s") {
+            sender += 2;
+        }
+        if ["from", "by"].contains(&prev.as_str()) {
+            sender += 2;
+        }
+        if ["sent", "wants"].contains(&next.as_str()) && words.get(i + 2).is_some_and(|w| *w != "the") {
+            sender += 1;
+        }
+        if prev == "to" {
+            sender -= 2;
+        }
+        if ["send", "forward", "foward", "give", "tell", "email"].contains(&prev.as_str()) {
+            sender -= 1;
+        }
+        names.push((i, b, sender));
+    }
+    let lower = plain.to_lowercase();
+    if let Some(m) = msg {
+        let who = names.iter().max_by_key(|n| n.2)?.1.clone();
+        return Some(Mail::Reply(who, m));
+    }
+    if names.len() >= 2 {
+        let mut by: Vec<&(usize, String, i32)> = names.iter().collect();
+        by.sort_by_key(|n| -n.2);
+        return Some(Mail::Forward(by[0].1.clone(), by[1].1.clone()));
+    }
+    let who = names.first()?.1.clone();
+    if ["delete", "trash", "remove", "throw", "rid of", "erase", "discard"].iter().any(|w| lower.contains(w)) {
+        Some(Mail::Delete(who))
+    } else {
+        Some(Mail::Star(who))
+    }
+}
+
+/// The inbox row of `sender`'s e-mail (a clickable named by its text, which starts with the
+/// sender's name), scrolling the inbox down until it shows.
+fn inbox_row(env: &mut Env, sender: &str) -> Result<Element> {
+    // "Blinnies last email": a possessive written without its apostrophe.
+    let starts = |e: &Element| {
+        e.role == "clickable"
+            && e.name.split_whitespace().next().is_some_and(|first| first == sender || format!("{first}s") == sender)
+    };
+    for _ in 0..12 {
+        if let Some(row) = env.state.elements.iter().find(|e| starts(e)).cloned() {
+            return Ok(row);
+        }
+        let last = env
+            .state
+            .with_role("clickable")
+            .filter(|e| !e.name.is_empty())
+            .last()
+            .cloned()
+            .ok_or_else(|| env.state.not_found("the inbox".into()))?;
+        if scroll_box_below(&env.state).is_some_and(|b| b == 0) {
+            break;
+        }
+        let pick = picker(&env.state, &last);
+        env.act_on(
+            pick,
+            |i| serde_json::json!({"action": "scroll", "direction": "down", "pixels": 100, "element_index": i}),
+        )?;
+    }
+    Err(env.state.not_found(format!("an e-mail from {sender}")))
+}
+
+/// The first control after `row` (in reading order) whose hint is `hint`.
+fn icon_after(s: &State, row: &Element, hint: &str) -> Result<Element> {
+    s.elements
+        .iter()
+        .skip_while(|e| e.index != row.index)
+        .find(|e| e.hint == hint)
+        .cloned()
+        .ok_or_else(|| s.not_found(format!("a {hint} icon after {:?}", row.name)))
+}
+
+/// The control whose hint is `hint`.
+fn hinted(s: &State, hint: &str) -> Result<Element> {
+    s.elements.iter().find(|e| e.hint == hint).cloned().ok_or_else(|| s.not_found(format!("a control hinted {hint:?}")))
+}
+
+/// Every inbox task: star, delete, reply to or forward the e-mail of a sender.
+pub fn email_inbox(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let mail = read_mail_query(&q).ok_or_else(|| bad("email-inbox", &env.state))?;
+    match mail {
+        Mail::Star(who) => {
+            let row = inbox_row(env, &who)?;
+            let star = icon_after(&env.state, &row, "star")?;
+            press(env, &star)
+        }
+        Mail::Delete(who) => {
+            let row = inbox_row(env, &who)?;
+            let trash = icon_after(&env.state, &row, "trash")?;
+            press(env, &trash)
+        }
+        Mail::Reply(who, text) => {
+            let row = inbox_row(env, &who)?;
+            press(env, &row)?;
+            click(env, "clickable", "Reply")?;
+            let body = env
+                .state
+                .with_role("textbox")
+                .last()
+                .cloned()
+                .ok_or_else(|| env.state.not_found("the reply's text".into()))?;
+            type_into(env, &body, &text)?;
+            let send = hinted(&env.state, "send-reply")?;
+            press(env, &send)
+        }
+        Mail::Forward(who, to) => {
+            let row = inbox_row(env, &who)?;
+            press(env, &row)?;
+            click(env, "clickable", "Forward")?;
+            let field = env
+                .state
+                .with_role("textbox")
+                .find(|e| env.state.text_before(e).trim_end_matches(':').trim() == "to")
+                .cloned()
+                .ok_or_else(|| env.state.not_found("the forward's to: field".into()))?;
+            type_into(env, &field, &to)?;
+            let send = hinted(&env.state, "send-forward")?;
+            press(env, &send)
+        }
+    }
+}
+
+pub fn email_inbox_delete(env: &mut Env) -> Result<()> {
+    email_inbox(env)
+}
+
+pub fn email_inbox_forward(env: &mut Env) -> Result<()> {
+    email_inbox(env)
+}
+
+pub fn email_inbox_forward_nl(env: &mut Env) -> Result<()> {
+    email_inbox(env)
+}
+
+pub fn email_inbox_forward_nl_turk(env: &mut Env) -> Result<()> {
+    email_inbox(env)
+}
+
+pub fn email_inbox_important(env: &mut Env) -> Result<()> {
+    email_inbox(env)
+}
+
+pub fn email_inbox_nl_turk(env: &mut Env) -> Result<()> {
+    email_inbox(env)
+}
+
+pub fn email_inbox_noscroll(env: &mut Env) -> Result<()> {
+    email_inbox(env)
+}
+
+pub fn email_inbox_reply(env: &mut Env) -> Result<()> {
+    email_inbox(env)
+}
+
+pub fn email_inbox_star_reply(env: &mut Env) -> Result<()> {
+    email_inbox(env)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Social media
+
+/// A post as page_content shows it: its header line ("Name @user · 2h ago"), its text, and its
+/// row of icon controls (`[5]clickable hint:"reply" [6]clickable hint:"retweet" …`).
+struct Post {
+    key: String,
+    user: String,
+    controls: Vec<Element>,
+}
+
+const POST_ICONS: &[&str] = &["reply", "retweet", "like", "share", "more"];
+
+/// The posts whose controls the state lists now, in reading order.
+fn posts(s: &State) -> Vec<Post> {
+    let lines: Vec<&str> = s.page_content.lines().collect();
+    let mut out: Vec<Post> = Vec::new();
+    let mut last_line = usize::MAX;
+    for e in s.elements.iter().filter(|e| POST_ICONS.contains(&e.hint.as_str())) {
+        if e.line == last_line {
+            if let Some(p) = out.last_mut() {
+                p.controls.push(e.clone());
+            }
+            continue;
+        }
+        last_line = e.line;
+        let header = (1..e.line).rev().find(|&l| lines[l].split_whitespace().any(|w| w.starts_with('@')));
+        let Some(header) = header else { continue };
+        let user = lines[header].split_whitespace().find(|w| w.starts_with('@')).unwrap_or_default().to_string();
+        let key = lines[header..e.line].join("\n");
+        out.push(Post { key, user, controls: vec![e.clone()] });
+    }
+    // The last post of a box that scrolls on can be cut by its bottom edge (its icons listed,
+    // but covered by the box's edge when clicked): it is taken after the next scroll.
+    let edge = |p: &Post| {
+        let line = p.controls.first().map_or(0, |c| c.line);
+        lines.get(line + 1).is_none_or(|l| l.starts_with("[scroll box:"))
+    };
+    if scroll_box_below(s).is_some_and(|b| b > 0) && out.last().is_some_and(edge) {
+        out.pop();
+    }
+    out
+}
+
+/// Scroll the box of posts down by about one post; false at its end.
+fn scroll_posts(env: &mut Env) -> Result<bool> {
+    if scroll_box_below(&env.state) == Some(0) {
+        return Ok(false);
+    }
+    let s = &env.state;
+    let anchor = s
+        .elements
+        .iter()
+        .rfind(|e| POST_ICONS.contains(&e.hint.as_str()))
+        .cloned()
+        .ok_or_else(|| s.not_found("a post".into()))?;
+    let pick = picker(s, &anchor);
+    env.act_on(
+        pick,
+        |i| serde_json::json!({"action": "scroll", "direction": "down", "pixels": 80, "element_index": i}),
+    )?;
+    Ok(true)
+}
+
+/// For the user @U, click on the "Label" button: an icon (Reply, Retweet, Like) or an item of
+/// the post's "more" menu (Share via DM, Copy link to Tweet, Embed Tweet, Mute, Block, Report).
+pub fn social_media(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let user = between(&q, "For the user ", ",").ok_or_else(|| bad("social-media", &env.state))?.to_string();
+    let label = quoted(&q, 0).ok_or_else(|| bad("social-media", &env.state))?.to_string();
+    let icon = label.to_lowercase();
+    for _ in 0..40 {
+        if let Some(post) = posts(&env.state).into_iter().find(|p| p.user == user) {
+            if let Some(c) = post.controls.iter().find(|c| c.hint == icon).cloned() {
+                return press_to_end(env, &c);
+            }
+            let more = post
+                .controls
+                .iter()
+                .find(|c| c.hint == "more")
+                .cloned()
+                .ok_or_else(|| env.state.not_found(format!("the more menu of {user}")))?;
+            press(env, &more)?;
+            // The menu opens below the icon and can run past the box's bottom edge.
+            for _ in 0..6 {
+                let s = &env.state;
+                if let Some(item) =
+                    s.elements.iter().find(|e| e.name == label || e.name.starts_with(&format!("{label} "))).cloned()
+                {
+                    return press_to_end(env, &item);
+                }
+                if !scroll_posts(env)? {
+                    break;
+                }
+            }
+            return Err(env.state.not_found(format!("the menu item {label:?}")));
+        }
+        if !scroll_posts(env)? {
+            break;
+        }
+    }
+    Err(env.state.not_found(format!("a post by {user}")))
+}
+
+/// Click the "Label" icon on `limit` posts (all when None) by @U, then Submit.
+fn social_media_click(env: &mut Env, task: &'static str) -> Result<()> {
+    let q = env.state.query();
+    let label = quoted(&q, 0).ok_or_else(|| bad(task, &env.state))?.to_string();
+    let icon = label.to_lowercase();
+    let after = between(&q, "\" button on ", " and then click Submit").ok_or_else(|| bad(task, &env.state))?;
+    let (count, user) = after.split_once(" by ").ok_or_else(|| bad(task, &env.state))?;
+    let limit = count.split_whitespace().next().and_then(|n| n.parse::<usize>().ok());
+    let user = user.to_string();
+    let mut done: Vec<String> = Vec::new();
+    for _ in 0..60 {
+        if limit.is_some_and(|n| done.len() >= n) {
+            break;
+        }
+        let todo = posts(&env.state).into_iter().find(|p| p.user == user && !done.contains(&p.key));
+        if let Some(post) = todo {
+            let c = post
+                .controls
+                .iter()
+                .find(|c| c.hint == icon)
+                .cloned()
+                .ok_or_else(|| env.state.not_found(format!("the {icon} icon of a post by {user}")))?;
+            press(env, &c)?;
+            done.push(post.key);
+            continue;
+        }
+        if !scroll_posts(env)? {
+            break;
+        }
+    }
+    for _ in 0..40 {
+        if let Some(b) = env.state.find("button", "Submit").cloned() {
+            return press(env, &b);
+        }
+        if !scroll_posts(env)? {
+            break;
+        }
+    }
+    submit(env)
+}
+
+/// Click the "Label" button on all posts by @U and then click Submit.
+pub fn social_media_all(env: &mut Env) -> Result<()> {
+    social_media_click(env, "social-media-all")
+}
+
+/// Click the "Label" button on N posts by @U and then click Submit.
+pub fn social_media_some(env: &mut Env) -> Result<()> {
+    social_media_click(env, "social-media-some")
+}
+
+/// Click a control whose click ends the episode; when the reward display has not moved a
+/// moment later, the click was lost (see README, MiniWoB++: an icon whose `:hover` style swaps
+/// its image for one not yet loaded has no box while it loads, and the click falls through to
+/// its parent): look again and click once more, as a person who saw nothing happen would.
+fn press_to_end(env: &mut Env, e: &Element) -> Result<()> {
+    let before = env.state.reward().1;
+    let pick = picker(&env.state, e);
+    env.click_by(&pick)?;
+    for _ in 0..3 {
+        if env.state.reward().1 != before {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        env.look()?;
+    }
+    if env.state.reward().1 == before {
+        env.retries += 1;
+        env.click_by(&pick)?;
+    }
+    Ok(())
+}
+
+/// Buy SYM stock when the price is less than $P: watch the price (it changes every 100 ms)
+/// and click Buy once it reads at or below P.
+pub fn stock_market(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let limit = between(&q, "less than $", ".")
+        .or_else(|| q.rsplit('$').next().map(|t| t.trim_end_matches('.')))
+        .and_then(|p| p.parse::<f64>().ok())
+        .ok_or_else(|| bad("stock-market", &env.state))?;
+    let read = |s: &State| {
+        s.task_text().lines().find_map(|l| {
+            let at = l.find("Stock price:")? + "Stock price:".len();
+            dollars(&format!("${}", l[at..].trim().trim_start_matches('$')))
+        })
+    };
+    // Right after START the display can still show the last episode's final price: the
+    // price is watched once it has moved.
+    let first = read(&env.state);
+    let mut moving = false;
+    for _ in 0..400 {
+        let price = read(&env.state);
+        moving |= price != first;
+        // The price moves by up to $1.50 a tick while the click is on its way: keep a margin
+        // of $0.50 below the limit while time allows.
+        let left = env
+            .state
+            .page_content
+            .lines()
+            .find_map(|l| l.strip_prefix("Time left: ")?.split(" / ").next()?.trim().parse::<u32>().ok());
+        let margin = if left.is_some_and(|t| t > 2) { 0.5 } else { 0.0 };
+        if moving && price.is_some_and(|p| p <= limit - margin) {
+            let buy = env.state.get("button", "Buy")?.clone();
+            return press(env, &buy);
+        }
+        env.look()?;
+    }
+    Err(env.state.not_found(format!("a price at or below ${limit}")))
+}
