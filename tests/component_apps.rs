@@ -286,6 +286,51 @@ fn wagtail_edit_page_body() {
     })
 }
 
+/// Rich text as Wagtail stores it, without Draftail's `data-block-key` attributes.
+fn without_block_keys(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(at) = rest.find(" data-block-key=\"") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + " data-block-key=\"".len()..];
+        rest = after.find('"').map_or("", |end| &after[end + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Structure in the body: "/" opens Draftail's block menu, "Heading 2" turns the block into
+/// a heading, and each "\n" typed (Enter) starts a new paragraph.
+#[test]
+fn wagtail_body_with_a_heading_and_two_paragraphs() {
+    run(async {
+        let app = AppServer::start(&WAGTAIL);
+        let mut env = env(&app.url("/admin/login/")).await;
+        wagtail_login(&mut env, &app).await;
+        let s = wagtail_home_listing(&mut env).await;
+        let s = click(&mut env, find(&s, "link", "Add child page")).await;
+        let s = type_into(&mut env, find(&s, "textbox", "Title*"), "Hours").await;
+        let body = under_heading(&s, "Body", "textbox");
+        let s = act(&mut env, json!({"action": "input_text", "element_index": body, "text": "/"})).await;
+        let s = click(&mut env, find(&s, "option", "Heading 2")).await;
+        let body = under_heading(&s, "Body", "textbox");
+        act(
+            &mut env,
+            json!({"action": "input_text", "element_index": body,
+                   "text": "Opening hours\nMonday to Friday.\nClosed at weekends."}),
+        )
+        .await;
+        wagtail_publish(&mut env).await;
+
+        let (live, html) = page_row(&app, "Hours");
+        assert!(live);
+        assert_eq!(
+            without_block_keys(&html),
+            "<h2>Opening hours</h2><p>Monday to Friday.</p><p>Closed at weekends.</p>"
+        );
+    })
+}
+
 // =============================================================================================
 // JupyterLab: a terminal (xterm.js)
 
