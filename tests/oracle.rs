@@ -147,7 +147,13 @@ fn real_app_pages_agree_with_chromium() {
         tally.add(oracle::check(e.tab(), "django /admin/login/", &allow).await);
         harness::admin_login(&mut e, &dj).await;
         tally.add(oracle::check(e.tab(), "django /admin/", &allow).await);
-        for path in ["/admin/polls/question/", "/admin/polls/question/add/", "/admin/auth/user/"] {
+        for path in [
+            "/admin/polls/question/",
+            "/admin/polls/question/add/",
+            "/admin/polls/question/1/change/",
+            "/admin/polls/question/1/delete/",
+            "/admin/auth/user/",
+        ] {
             harness::act(&mut e, json!({"action": "navigate", "url": dj.url(path)})).await;
             tally.add(oracle::check(e.tab(), &format!("django {path}"), &allow).await);
         }
@@ -162,8 +168,13 @@ fn real_app_pages_agree_with_chromium() {
             ("flask-admin /admin/".to_string(), fa.url("/admin/")),
             ("flask-admin /admin/user/".into(), fa.url("/admin/user/")),
             ("flask-admin /admin/post/new/".into(), fa.url("/admin/post/new/")),
+            ("flask-admin /admin/user/new/".into(), fa.url("/admin/user/new/")),
+            ("flask-admin /admin/post/".into(), fa.url("/admin/post/")),
             ("datasette /library/books".into(), ds.url("/library/books")),
+            ("datasette /library/books?genre=Fantasy".into(), ds.url("/library/books?genre=Fantasy")),
             ("datasette /library".into(), ds.url("/library")),
+            ("datasette /library?sql=…".into(), ds.url("/library?sql=select+*+from+books")),
+            ("datasette /library/add_note".into(), ds.url("/library/add_note")),
             ("mkdocs /".into(), site.url("/")),
             ("mkdocs /reference/command-line/".into(), site.url("/reference/command-line/")),
         ];
@@ -214,4 +225,27 @@ fn document_pages_agree_with_chromium() {
         pages(&urls, &allow).await
     });
     finish("documents", tally, started);
+}
+
+/// The oracle's own rules, without a browser: the allowlist reads, each entry says why, and
+/// the comparisons normalize only what they should.
+#[test]
+fn the_oracle_s_rules() {
+    let allow = Allowlist::load();
+    assert!(allow.allows("element_index role: clickable vs non-widget generic"));
+    assert!(!allow.allows("element_index role: clickable vs button"), "a widget Chromium sees is never allowlisted");
+    assert!(!allow.allows("element_index listed: Chromium's combobox left out"));
+    // Whitespace collapses; a no-break space is text; icon-font glyphs are no text.
+    assert_eq!(oracle::norm("  Save \n changes "), "Save changes");
+    assert_eq!(oracle::norm("No\u{a0}break"), "No\u{a0}break");
+    assert!(!oracle::names_agree("No break", "No\u{a0}break"));
+    assert_eq!(oracle::norm("\u{f1f8} Delete"), "Delete");
+    // A name we cut agrees with the start of Chromium's.
+    assert!(oracle::names_agree("Struct Vec Copy…", "Struct Vec Copy item path"));
+    assert!(!oracle::names_agree("Struct Vec Copy", "Struct Vec Copy item path"));
+    // The role table: our word, Chromium's spelling.
+    assert!(oracle::role_agrees("label", "LabelText"));
+    assert!(oracle::role_agrees("image", "img"));
+    assert!(!oracle::role_agrees("clickable", "generic"), "clickable is a choice of ours: the allowlist says why");
+    assert!(!oracle::role_agrees("text", "tabpanel"));
 }
