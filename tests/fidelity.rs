@@ -397,9 +397,9 @@ fn icon_buttons_are_named_as_chromium_names_them() {
         // TodoMVC's toggle-all: a transparent 1px checkbox that its label draws (an
         // arrow from ::before, the text at font-size 0). It is listed once, as the
         // checkbox with the name Chromium gives it, and clicked through its label.
-        let toggle = token(s, "checkbox", "❯Mark all as complete");
+        let toggle = token(s, "checkbox", "❯ Mark all as complete");
         assert!(
-            s.page_content.contains(&format!("[{toggle}]checkbox \"❯Mark all as complete\" unchecked")),
+            s.page_content.contains(&format!("[{toggle}]checkbox \"❯ Mark all as complete\" unchecked")),
             "{}",
             s.page_content
         );
