@@ -35,6 +35,23 @@ fn this_month() -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
+/// Look at the page again until it shows an element with this role and name (at most 30 s):
+/// an app that renders after it loads (JupyterLab's splash screen stays over everything while
+/// it restores its workspace; Streamlit draws the widgets as its script's first run sends
+/// them over a WebSocket) can still be empty after one wait for a stable page (3 s) on a busy
+/// machine. The protocol has no "wait", so the model does what it can: an action that changes
+/// nothing (a scroll up, at the top of the page) every half second, reading each new state.
+async fn until_shown(env: &mut Env, role: &str, name: &str) -> StateObject {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if has(env.state(), role, name) || Instant::now() > deadline {
+            return env.state().clone();
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        act(env, json!({"action": "scroll", "direction": "up"})).await;
+    }
+}
+
 // =============================================================================================
 // NiceGUI: a booking form of Quasar components
 
@@ -130,14 +147,42 @@ fn streamlit_layout_and_start_date() {
     run(async {
         let app = AppServer::start(&STREAMLIT);
         let mut env = env(&app.url("/")).await;
+        until_shown(&mut env, "radio", "Itemised").await;
         click_named(&mut env, "radio", "Itemised").await;
         let s = click_named(&mut env, "button", "Choose date").await;
         click(&mut env, find(&s, "button", "Friday, March 21, 2025")).await;
-        click_named(&mut env, "button", "Save settings").await;
+        let save = scroll_to(&mut env, "button", "Save settings").await;
+        click(&mut env, save).await;
 
         assert_eq!(
             received(&app),
-            [json!({"interval": 15, "layout": "Itemised", "start": "2025-03-21", "attachment": null})]
+            [json!({"title": "Weekly report", "region": "North", "rows": 25, "archived": false,
+                    "interval": 15, "layout": "Itemised", "start": "2025-03-21", "attachment": null})]
+        );
+    })
+}
+
+/// A title typed into a text input, a region chosen in the select box (Base Web's select: a
+/// combobox input and a listbox in a popover), a number typed into the number input, a
+/// checkbox; then save.
+#[test]
+fn streamlit_title_region_rows_and_archived() {
+    run(async {
+        let app = AppServer::start(&STREAMLIT);
+        let mut env = env(&app.url("/")).await;
+        let s = until_shown(&mut env, "textbox", "Report title").await;
+        let s = type_into(&mut env, find(&s, "textbox", "Report title"), "Q3 report").await;
+        let s = click(&mut env, find(&s, "combobox", "Region")).await;
+        let s = click(&mut env, find(&s, "option", "East")).await;
+        let s = type_into(&mut env, find(&s, "spinbutton", "Rows per page"), "50").await;
+        click(&mut env, find(&s, "checkbox", "Include archived items")).await;
+        let save = scroll_to(&mut env, "button", "Save settings").await;
+        click(&mut env, save).await;
+
+        assert_eq!(
+            received(&app),
+            [json!({"title": "Q3 report", "region": "East", "rows": 50, "archived": true,
+                    "interval": 15, "layout": "Compact", "start": "2025-03-10", "attachment": null})]
         );
     })
 }
@@ -158,17 +203,20 @@ fn streamlit_interval_and_attachment() {
             env.step_action(Action::Navigate { url: url.clone() }, json!({"action": "navigate", "url": url})).await;
         assert!(first.state.error.is_none(), "{:?}", first.state.error);
 
+        until_shown(&mut env, "textbox", "Report title").await;
         let slider = find_starting(env.state(), "slider", "Refresh interval (minutes)");
         act(&mut env, json!({"action": "input_text", "element_index": slider, "text": "30"})).await;
-        let upload = find(env.state(), "button", "Upload");
+        let upload = scroll_to(&mut env, "button", "Upload").await;
         let s = click(&mut env, upload).await;
         assert!(s.page_content.contains("[file chooser open"), "the button opens a file chooser\n{}", shown(&s));
         act(&mut env, json!({"action": "upload_file", "element_index": upload, "paths": ["visits.csv"]})).await;
-        click_named(&mut env, "button", "Save settings").await;
+        let save = scroll_to(&mut env, "button", "Save settings").await;
+        click(&mut env, save).await;
 
         assert_eq!(
             received(&app),
-            [json!({"interval": 30, "layout": "Compact", "start": "2025-03-10",
+            [json!({"title": "Weekly report", "region": "North", "rows": 25, "archived": false,
+                    "interval": 30, "layout": "Compact", "start": "2025-03-10",
                     "attachment": {"name": "visits.csv", "text": "day,visits\nmon,12\ntue,15\n"}})]
         );
     })
@@ -349,29 +397,13 @@ fn made_by_the_shell(app: &AppServer, name: &str) -> Option<String> {
     None
 }
 
-/// JupyterLab shows a splash screen over everything while it boots (loads its plugins, asks
-/// the server for kernels and terminals, restores the workspace); on a busy machine that takes
-/// longer than one wait for a stable page (3 s), and the first state is empty. The protocol
-/// has no "wait", so the model does what it can: looks again (a scroll, which changes
-/// nothing) until the app shows this element, for at most 30 s.
-async fn jupyter_ready(env: &mut Env, role: &str, name: &str) -> StateObject {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if has(env.state(), role, name) || Instant::now() > deadline {
-            return env.state().clone();
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        act(env, json!({"action": "scroll", "direction": "down"})).await;
-    }
-}
-
 /// Open a terminal from the launcher's "Terminal" card and run a command that writes a file.
 #[test]
 fn jupyter_terminal_from_the_launcher() {
     run(async {
         let app = AppServer::start(&JUPYTER);
         let mut env = env(&app.url("/lab")).await;
-        let s = jupyter_ready(&mut env, "button", "Terminal").await;
+        let s = until_shown(&mut env, "button", "Terminal").await;
         let s = click(&mut env, find(&s, "button", "Terminal")).await;
         let input = find(&s, "textbox", "Terminal input");
         act(
@@ -400,7 +432,7 @@ fn jupyter_terminal_from_the_file_menu() {
     run(async {
         let app = AppServer::start(&JUPYTER);
         let mut env = env(&app.url("/lab")).await;
-        let s = jupyter_ready(&mut env, "menuitem", "File").await;
+        let s = until_shown(&mut env, "menuitem", "File").await;
         let s = click(&mut env, find(&s, "menuitem", "File")).await;
         // Lumino's submenu item is an `<li tabindex=0 aria-haspopup=true>` with no role
         // (Chromium: a focusable generic): chosen by its name alone.
