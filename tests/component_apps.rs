@@ -382,8 +382,8 @@ fn wagtail_body_with_a_heading_and_two_paragraphs() {
 // =============================================================================================
 // JupyterLab: a terminal (xterm.js)
 
-/// Wait (at most 20 s) for a file the terminal's shell makes in the server's directory.
-fn made_by_the_shell(app: &AppServer, name: &str) -> Option<String> {
+/// Wait (at most 20 s) for a file that a terminal's shell or a kernel makes in the server's directory.
+fn made_in_its_directory(app: &AppServer, name: &str) -> Option<String> {
     let path = app.dir().join(name);
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {
@@ -412,7 +412,7 @@ fn jupyter_terminal_from_the_launcher() {
                    "text": "echo made by sightline > from-terminal.txt\n"}),
         )
         .await;
-        assert_eq!(made_by_the_shell(&app, "from-terminal.txt").as_deref(), Some("made by sightline\n"));
+        assert_eq!(made_in_its_directory(&app, "from-terminal.txt").as_deref(), Some("made by sightline\n"));
     })
 }
 
@@ -440,7 +440,32 @@ fn jupyter_terminal_from_the_file_menu() {
         let s = click(&mut env, find(&s, "menuitem", "Terminal")).await;
         let input = find(&s, "textbox", "Terminal input");
         act(&mut env, json!({"action": "input_text", "element_index": input, "text": "ls > listing.txt\n"})).await;
-        let listing = made_by_the_shell(&app, "listing.txt").unwrap_or_default();
+        let listing = made_in_its_directory(&app, "listing.txt").unwrap_or_default();
         assert!(listing.lines().any(|l| l == "README.txt"), "ls listed the directory: {listing:?}");
+    })
+}
+
+/// A notebook from the launcher: code typed into its first cell (a CodeMirror 6 editor, which
+/// closes brackets and quotes as they are typed) and run with the toolbar's run button; the
+/// kernel writes a file.
+#[test]
+fn jupyter_notebook_cell_runs() {
+    run(async {
+        let app = AppServer::start(&JUPYTER);
+        let mut env = env(&app.url("/lab")).await;
+        let s = until_shown(&mut env, "button", "Terminal").await;
+        // Two launcher cards read "Python 3 (ipykernel)": the first is under "Notebook".
+        let notebook = under_heading(&s, "Notebook", "button");
+        click(&mut env, notebook).await;
+        let s = until_shown(&mut env, "button", "Run this cell and advance (Shift+Enter)").await;
+        let cell = find_after(&s, "[ ]:", "textbox", "");
+        let s = act(
+            &mut env,
+            json!({"action": "input_text", "element_index": cell,
+                   "text": "open(\"nb.txt\", \"w\").write(\"made in a notebook\")"}),
+        )
+        .await;
+        click(&mut env, find(&s, "button", "Run this cell and advance (Shift+Enter)")).await;
+        assert_eq!(made_in_its_directory(&app, "nb.txt").as_deref(), Some("made in a notebook"));
     })
 }
