@@ -1242,27 +1242,6 @@ pub fn use_colorwheel(env: &mut Env) -> Result<()> {
     submit(env)
 }
 
-/// Select N with the spinner and hit Submit. The field ignores keys (the page cancels every
-/// keydown); the arrows step by one: click the one hinted "up" or "down" |N| times.
-pub fn use_spinner(env: &mut Env) -> Result<()> {
-    let q = env.state.query();
-    let n: i64 = between(&q, "Select ", " with the spinner")
-        .and_then(|n| n.parse().ok())
-        .ok_or_else(|| bad("use-spinner", &env.state))?;
-    let dir = if n >= 0 { "up" } else { "down" };
-    for _ in 0..n.unsigned_abs() {
-        let s = &env.state;
-        let arrow = s
-            .elements
-            .iter()
-            .find(|e| e.hint.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == dir))
-            .cloned()
-            .ok_or_else(|| s.not_found(format!("the spinner's arrow hinted {dir:?}")))?;
-        press(env, &arrow)?;
-    }
-    submit(env)
-}
-
 /// The food items the page lists now: each item's `-` and `+` controls with the text that
 /// names the item (its name, `(image: vegan)` for each type) before the `-`.
 fn food_items(s: &State) -> Vec<(String, Element)> {
@@ -1921,4 +1900,102 @@ pub fn stock_market(env: &mut Env) -> Result<()> {
         env.look()?;
     }
     Err(env.state.not_found(format!("a price at or below ${limit}")))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tic-tac-toe
+
+const LINES: [[usize; 3]; 8] = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
+
+/// 1 when X has a line, -1 when O has.
+fn winner(b: &[i8; 9]) -> i8 {
+    LINES.iter().find(|l| b[l[0]] != 0 && b[l[0]] == b[l[1]] && b[l[1]] == b[l[2]]).map_or(0, |l| b[l[0]])
+}
+
+/// The cell that completes a line of `who`'s, if any.
+fn completing(b: &[i8; 9], who: i8) -> Option<usize> {
+    LINES.iter().find_map(|l| {
+        let mine = l.iter().filter(|c| b[**c] == who).count();
+        let free: Vec<usize> = l.iter().copied().filter(|c| b[*c] == 0).collect();
+        (mine == 2 && free.len() == 1).then(|| free[0])
+    })
+}
+
+/// X's chance to win, X to move when `turn` is 1, against an opponent who half the time
+/// plays like a careful player (wins when it can, else blocks X's line) and half the time
+/// anywhere: how a person expects a casual computer player to play.
+fn win_chance(b: &mut [i8; 9], turn: i8) -> f64 {
+    let w = winner(b);
+    if w != 0 || b.iter().all(|c| *c != 0) {
+        // A draw fails as a loss does; a loss weighs a little more, so that between moves of
+        // equal chance the one that blocks is taken.
+        return match w {
+            1 => 1.0,
+            -1 => -0.01,
+            _ => 0.0,
+        };
+    }
+    let free: Vec<usize> = (0..9).filter(|i| b[*i] == 0).collect();
+    let mut after = |b: &mut [i8; 9], i: usize, who: i8| {
+        b[i] = who;
+        let v = win_chance(b, -who);
+        b[i] = 0;
+        v
+    };
+    if turn == 1 {
+        return free.iter().map(|&i| after(b, i, 1)).fold(f64::MIN, f64::max);
+    }
+    let random: f64 = free.iter().map(|&i| after(b, i, -1)).sum::<f64>() / free.len() as f64;
+    let careful = match completing(b, -1).or_else(|| completing(b, 1)) {
+        Some(i) => after(b, i, -1),
+        None => random,
+    };
+    0.5 * random + 0.5 * careful
+}
+
+/// X's move: the one with the best chance to win.
+fn best_move(b: &[i8; 9]) -> Option<usize> {
+    let mut board = *b;
+    let mut best: Option<(usize, f64)> = None;
+    for i in 0..9 {
+        if board[i] != 0 {
+            continue;
+        }
+        board[i] = 1;
+        let c = win_chance(&mut board, -1);
+        board[i] = 0;
+        if best.is_none_or(|(_, bc)| c > bc) {
+            best = Some((i, c));
+        }
+    }
+    best.map(|b| b.0)
+}
+
+/// Playing as 'X', win a game of tic-tac-toe. The board is the nine cells, three to a line;
+/// a marked cell reads hint:"mark" whichever its mark (X and O are drawn), so the marks this
+/// policy did not make are the computer's O's.
+pub fn tic_tac_toe(env: &mut Env) -> Result<()> {
+    let mut mine: Vec<usize> = Vec::new();
+    for _ in 0..5 {
+        let cells: Vec<Element> = env.state.with_role("clickable").cloned().collect();
+        if cells.len() != 9 {
+            return Err(env.state.not_found(format!("the board's 9 cells (read {})", cells.len())));
+        }
+        let mut board = [0i8; 9];
+        for (i, c) in cells.iter().enumerate() {
+            if mine.contains(&i) {
+                board[i] = 1;
+            } else if !c.hint.is_empty() {
+                board[i] = -1;
+            }
+        }
+        let before = env.state.reward().1;
+        let Some(at) = best_move(&board) else { return Ok(()) };
+        press(env, &cells[at])?;
+        mine.push(at);
+        if env.state.reward().1 != before {
+            return Ok(());
+        }
+    }
+    Ok(())
 }
