@@ -693,20 +693,26 @@ async fn check_once(tab: &Tab, page: &str, allow: &Allowlist) -> Tally {
     // ---- semantic_v2 ----
     let sem_nodes: HashMap<AxKey, &sightline_page::semantic::SemNode> =
         tree.nodes.iter().map(|s| ((sem.sessions[s.frame].clone(), s.backend_node_id), s)).collect();
+    use sightline_page::semantic::Visibility;
     for (key, a, node, why) in &expected {
-        let ok = sem_nodes.contains_key(key);
+        // Listed, and in the viewport: what a model reads of where it is.
+        let shown = sem_nodes.get(key).map(|s| s.visibility);
+        let ok = shown == Some(Visibility::InViewport);
         t.count(View::Semantic, Check::Listed, ok);
         if !ok {
+            let how = match shown {
+                None => "left out".to_string(),
+                Some(v) => format!("in the viewport, shown as {}", v.as_str()),
+            };
             found.push(Divergence {
                 view: View::Semantic,
                 check: Check::Listed,
-                cause: format!("semantic_v2 listed: Chromium's {} left out", a.role),
+                cause: format!("semantic_v2 listed: Chromium's {} {how}", a.role),
                 page: page.into(),
                 detail: format!("{} {} {:?}: {}", o.describe(Some(*node)), a.role, a.name, why),
             });
         }
     }
-    use sightline_page::semantic::Visibility;
     for s in tree.nodes.iter().filter(|s| s.visibility == Visibility::InViewport) {
         let key = (sem.sessions[s.frame].clone(), s.backend_node_id);
         let node = o.node(&key);
