@@ -509,3 +509,29 @@ fn an_interval_animation_is_waited_for() {
         assert!(s.page_content.contains("Next clicked"), "{}", s.page_content);
     })
 }
+
+// Issue 33: SVG shapes are known to the capture by their boxes only. A pie's wedges
+// overlap box for box and each box's centre is under the wedge's label; a click
+// on a wedge is aimed at its own fill, where it is on top.
+#[test]
+fn overlapping_svg_shapes_are_clicked_inside_their_own_fill() {
+    run(async {
+        let mut env = env("/fidelity/pie.html").await;
+        // The wedges, in document order: A, B, C.
+        let wedges: Vec<u64> = env
+            .state()
+            .element_index
+            .0
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.tag == "path")
+            .map(|(i, _)| i as u64 + 1)
+            .collect();
+        assert_eq!(wedges.len(), 3, "{}", env.state().page_content);
+        for (at, want) in wedges.into_iter().zip(["A", "B", "C"]) {
+            let s = step(&mut env, json!({"action": "click_element", "element_index": at})).await.state;
+            ok(&s);
+            assert!(s.page_content.contains(&format!("picked: {want}")), "wedge {want}:\n{}", s.page_content);
+        }
+    })
+}

@@ -74,6 +74,30 @@ const ON_TOP: &str = r#"function (x, y) {
   return 'no';
 }"#;
 
+/// A point inside an SVG shape's fill (or stroke) where the shape itself is on top,
+/// as `"x,y"` in viewport pixels, else `""`. The capture knows a shape only by its
+/// box; overlapping shapes (a pie's slices) share one, so the point is found here.
+const SHAPE_POINT: &str = r#"function () {
+  if (this.ownerDocument !== document || typeof this.isPointInFill !== 'function') return '';
+  const m = this.getScreenCTM(); if (!m) return '';
+  const inv = m.inverse(), r = this.getBoundingClientRect();
+  for (let fy = 0.5, i = 0; i < 9; i++, fy = 0.5 + (i % 2 ? 1 : -1) * Math.ceil(i / 2) * 0.1) {
+    for (let fx = 0.5, j = 0; j < 9; j++, fx = 0.5 + (j % 2 ? 1 : -1) * Math.ceil(j / 2) * 0.1) {
+      const x = r.left + r.width * fx, y = r.top + r.height * fy;
+      const p = new DOMPoint(x, y).matrixTransform(inv);
+      if (!this.isPointInFill(p) && !(this.isPointInStroke && this.isPointInStroke(p))) continue;
+      const h = document.elementFromPoint(x, y);
+      if (h === this || (h && this.contains(h))) return x + ',' + y;
+    }
+  }
+  return '';
+}"#;
+
+/// Elements the capture knows only by their boxes: SVG shapes.
+fn is_svg_shape(tag: &str) -> bool {
+    matches!(tag, "path" | "circle" | "ellipse" | "polygon" | "polyline" | "rect" | "line")
+}
+
 const HANDLER_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 pub(crate) fn describe_element(e: &Element) -> String {
@@ -178,6 +202,13 @@ impl Tab {
         Err(BrowserError::NotInteractive { index: e.index, reason: Refusal::Covered { by } })
     }
 
+    /// A point inside an SVG shape's fill where the shape itself is on top (`SHAPE_POINT`).
+    async fn shape_point(&self, cap: &Captured, e: &Element) -> Result<Option<(f64, f64)>, BrowserError> {
+        let object = self.object_id(cap, e).await?;
+        let at = self.call_on(&cap.sessions[e.frame], &object, SHAPE_POINT, &[]).await?;
+        Ok(at.split_once(',').and_then(|(x, y)| Some((x.parse().ok()?, y.parse().ok()?))))
+    }
+
     async fn describe_backend(&self, backend: BackendNodeId) -> String {
         match self.call(&dom::DescribeNode::backend(backend)).await {
             Ok(v) => {
@@ -262,14 +293,20 @@ impl Tab {
         if let Some(select) = e.select {
             return self.select_option(cap, select, index).await;
         }
-        if e.frame == 0 {
-            self.verify_hit(cap, e).await?;
+        let (x, y) = if e.frame == 0 {
+            match self.verify_hit(cap, e).await {
+                Ok(()) => e.click_point,
+                // An SVG shape is known by its box: aim at its fill where it is on top.
+                Err(err) if is_svg_shape(&e.descriptor.tag) => self.shape_point(cap, e).await?.ok_or(err)?,
+                Err(err) => return Err(err),
+            }
         } else {
             self.object_id(cap, e).await?;
-        }
+            e.click_point
+        };
         // A file chooser this click opens is attributed to this element.
         self.note_click_target(cap.sessions.get(e.frame).map(|s| (s.clone(), e.backend_node_id)));
-        let r = self.click_at_count(e.click_point.0, e.click_point.1, count).await;
+        let r = self.click_at_count(x, y, count).await;
         self.note_click_target(None);
         r
     }
