@@ -6,7 +6,8 @@ pseudo-terminal behind jupyter_server_terminals) in a directory of the test's ow
 `serve.py --ready` starts `jupyter lab` on 127.0.0.1 with a free port, no token, no browser,
 its root and every Jupyter directory (config, data, runtime, settings, workspaces) inside the
 directory of that file, terminals running `bash --norc --noprofile` there; no news, update
-checks or extension manager (nothing is fetched from the internet). It waits until the
+checks, extension manager or language-server search (nothing is fetched from the internet,
+no `npm` is run). It waits until the
 server answers, prints `PORT <n>` and waits for it. Jupyter's log goes to stderr; it dies
 with this process (PR_SET_PDEATHSIG), which the test kills by its PID.
 """
@@ -72,8 +73,8 @@ child = subprocess.Popen(
      "--ServerApp.password=", "--ServerApp.root_dir=" + root,
      "--ServerApp.terminado_settings={'shell_command': ['/bin/bash', '--norc', '--noprofile']}",
      "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-     "--LabApp.extension_manager=readonly", "--ServerApp.allow_root=True",
-     "--ServerApp.log_level=INFO"],
+     "--LabApp.extension_manager=readonly", "--LanguageServerManager.autodetect=False",
+     "--ServerApp.allow_root=True", "--ServerApp.log_level=INFO"],
     stdin=subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr, env=env, cwd=root,
     preexec_fn=die_with_parent,
 )
