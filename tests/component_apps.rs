@@ -59,6 +59,26 @@ fn bookings(app: &AppServer) -> Vec<Value> {
     serde_json::from_str(&app.data_text()).expect("bookings.json is a JSON list")
 }
 
+/// The two bookings `serve.py --prepare` writes, then `more`.
+fn seeded_and(more: &[Value]) -> Vec<Value> {
+    let mut all = vec![
+        json!({"guest": "Alan Turing", "room": "Single", "date": "2026-05-04", "breakfast": false, "offers": false}),
+        json!({"guest": "Ada Lovelace", "room": "Suite", "date": "2026-06-10", "breakfast": true, "offers": false}),
+    ];
+    all.extend_from_slice(more);
+    all
+}
+
+/// The one element with this role on the page_content line that reads `anchor`, whatever its
+/// name: "the (bin icon) button in the row of Ada Lovelace's booking".
+fn only_on_line(s: &StateObject, anchor: &str, role: &str) -> u64 {
+    let all: Vec<Token> = tokens(s).into_iter().filter(|t| t.role == role && t.line_text.contains(anchor)).collect();
+    match all.as_slice() {
+        [t] => t.index,
+        _ => panic!("{} elements {role} on a line reading {anchor:?}\n{}", all.len(), shown(s)),
+    }
+}
+
 /// Choose an option of the Quasar select named `select`: click the select, then the option in
 /// the menu it opened.
 async fn choose(env: &mut Env, select: &str, option: &str) -> StateObject {
@@ -75,7 +95,7 @@ fn nicegui_book_a_room() {
     run(async {
         let app = AppServer::start(&NICEGUI);
         let mut env = env(&app.url("/")).await;
-        assert!(bookings(&app).is_empty());
+        assert_eq!(bookings(&app), seeded_and(&[]));
         let guest = find(env.state(), "textbox", "Guest name");
         type_into(&mut env, guest, "Ada Lovelace").await;
         choose(&mut env, "Room type", "Double").await;
@@ -89,7 +109,9 @@ fn nicegui_book_a_room() {
         let date = format!("{}-15", this_month());
         assert_eq!(
             bookings(&app),
-            [json!({"guest": "Ada Lovelace", "room": "Double", "date": date, "breakfast": true, "offers": false})]
+            seeded_and(&[
+                json!({"guest": "Ada Lovelace", "room": "Double", "date": date, "breakfast": true, "offers": false})
+            ])
         );
     })
 }
@@ -109,7 +131,7 @@ fn nicegui_book_again_while_the_notification_shows() {
         let day = find(env.state(), "textbox", "Check-in date");
         type_into(&mut env, day, "2026-07-01").await;
         let s = click_named(&mut env, "button", "Book").await;
-        assert_eq!(bookings(&app).len(), 1, "the first booking\n{}", shown(&s));
+        assert_eq!(bookings(&app).len(), 3, "the first booking\n{}", shown(&s));
         assert!(
             s.page_content.contains("Booked: Single room for Grace Hopper"),
             "the notification is on screen\n{}",
@@ -122,9 +144,37 @@ fn nicegui_book_again_while_the_notification_shows() {
         let s = click_named(&mut env, "button", "Book").await;
         assert_eq!(
             bookings(&app),
-            [
+            seeded_and(&[
                 json!({"guest": "Grace Hopper", "room": "Single", "date": "2026-07-01", "breakfast": false, "offers": false}),
                 json!({"guest": "Grace Hopper", "room": "Suite", "date": "2026-07-01", "breakfast": false, "offers": true}),
+            ]),
+            "{}",
+            shown(&s)
+        );
+    })
+}
+
+/// Cancel Ada Lovelace's booking from the list under the form: the bin icon button in its row
+/// (no text, a tooltip on hover) opens a Quasar dialog; "Keep it" first changes nothing, then
+/// "Cancel booking" removes it.
+#[test]
+fn nicegui_cancel_a_booking_in_its_dialog() {
+    run(async {
+        let app = AppServer::start(&NICEGUI);
+        let mut env = env(&app.url("/")).await;
+        let row = "Ada Lovelace: Suite room on 2026-06-10";
+        let bin = only_on_line(env.state(), row, "button");
+        let s = click(&mut env, bin).await;
+        assert!(s.page_content.contains("Cancel the booking of Ada Lovelace on 2026-06-10?"), "{}", shown(&s));
+        let s = click(&mut env, find(&s, "button", "Keep it")).await;
+        assert_eq!(bookings(&app), seeded_and(&[]), "kept");
+
+        let s = click(&mut env, only_on_line(&s, row, "button")).await;
+        let s = click(&mut env, find(&s, "button", "Cancel booking")).await;
+        assert_eq!(
+            bookings(&app),
+            [
+                json!({"guest": "Alan Turing", "room": "Single", "date": "2026-05-04", "breakfast": false, "offers": false})
             ],
             "{}",
             shown(&s)

@@ -8,7 +8,10 @@ button opens a QDate in a menu), a checkbox, a switch and two buttons. "Book" wr
 booking to the JSON file at SIGHTLINE_APPS_DB (the backend the tests read) and shows a
 Quasar notification (a fixed, full-viewport notification layer with pointer-events: none).
 
-`serve.py --prepare` writes an empty booking list and exits; `serve.py --ready` serves the
+Below the form, the bookings so far, each with an icon button (a bin, with a tooltip) that asks in
+a Quasar dialog whether to cancel it.
+
+`serve.py --prepare` writes two seed bookings and exits; `serve.py --ready` serves the
 form on 127.0.0.1 with a port the OS picks and prints `PORT <n>` once it listens. Requests are
 logged on stderr. NiceGUI serves Vue, Quasar and its fonts itself: nothing is fetched from the
 internet.
@@ -22,9 +25,14 @@ import threading
 DB = os.path.abspath(os.environ["SIGHTLINE_APPS_DB"])
 lock = threading.Lock()
 
+SEED = [
+    {"guest": "Alan Turing", "room": "Single", "date": "2026-05-04", "breakfast": False, "offers": False},
+    {"guest": "Ada Lovelace", "room": "Suite", "date": "2026-06-10", "breakfast": True, "offers": False},
+]
+
 if "--ready" not in sys.argv:
     with open(DB, "w") as f:
-        json.dump([], f)
+        json.dump(SEED, f)
 if "--prepare" in sys.argv:
     sys.exit(0)
 
@@ -35,14 +43,53 @@ from nicegui import ui  # noqa: E402
 ROOMS = ["Single", "Double", "Suite"]
 
 
-def record(booking):
+def load():
+    with lock:
+        with open(DB) as f:
+            return json.load(f)
+
+
+def change(edit):
     with lock:
         with open(DB) as f:
             all_bookings = json.load(f)
-        all_bookings.append(booking)
+        edit(all_bookings)
         with open(DB + ".tmp", "w") as f:
             json.dump(all_bookings, f)
         os.replace(DB + ".tmp", DB)
+
+
+def record(booking):
+    change(lambda all_bookings: all_bookings.append(booking))
+
+
+def cancel(booking):
+    change(lambda all_bookings: all_bookings.remove(booking) if booking in all_bookings else None)
+
+
+@ui.refreshable
+def booking_list():
+    for booking in load():
+        with ui.row().classes("items-center"):
+            ui.label(f"{booking['guest']}: {booking['room']} room on {booking['date']}")
+            ui.button(icon="delete", on_click=lambda b=booking: ask_to_cancel(b)) \
+                .props("flat round").tooltip("Cancel booking")
+
+
+def ask_to_cancel(booking):
+    with ui.dialog() as dialog, ui.card():
+        ui.label(f"Cancel the booking of {booking['guest']} on {booking['date']}?")
+
+        def yes():
+            cancel(booking)
+            dialog.close()
+            booking_list.refresh()
+            ui.notify(f"Cancelled the booking of {booking['guest']}")
+
+        with ui.row():
+            ui.button("Keep it", on_click=dialog.close).props("flat")
+            ui.button("Cancel booking", on_click=yes).props("color=negative")
+    dialog.open()
 
 
 @ui.page("/")
@@ -67,6 +114,7 @@ def index():
                 "offers": bool(offers.value),
             })
             ui.notify(f"Booked: {room.value} room for {guest.value} on {day.value}", type="positive")
+            booking_list.refresh()
 
         def clear():
             guest.value = ""
@@ -78,6 +126,9 @@ def index():
         with ui.row():
             ui.button("Book", on_click=book)
             ui.button("Clear", on_click=clear).props("flat")
+
+    ui.label("Bookings").classes("text-h6")
+    booking_list()
 
 
 fastapi_app = FastAPI()
