@@ -1936,7 +1936,7 @@ fn win_chance(b: &mut [i8; 9], turn: i8) -> f64 {
         };
     }
     let free: Vec<usize> = (0..9).filter(|i| b[*i] == 0).collect();
-    let mut after = |b: &mut [i8; 9], i: usize, who: i8| {
+    let after = |b: &mut [i8; 9], i: usize, who: i8| {
         b[i] = who;
         let v = win_chance(b, -who);
         b[i] = 0;
