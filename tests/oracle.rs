@@ -249,3 +249,74 @@ fn the_oracle_s_rules() {
     assert!(!oracle::role_agrees("clickable", "generic"), "clickable is a choice of ours: the allowlist says why");
     assert!(!oracle::role_agrees("text", "tabpanel"));
 }
+
+/// Look at the page again until it shows an element with this role and name (at most 30 s):
+/// these apps draw their widgets after the page loads (over a WebSocket, after a splash screen).
+async fn until_shown(e: &mut sightline_api::Env, role: &str, name: &str) {
+    let deadline = Instant::now() + std::time::Duration::from_secs(30);
+    while !harness::has(e.state(), role, name) && Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        common::step(e, json!({"action": "scroll", "direction": "up"})).await;
+    }
+}
+
+/// The component-library apps' pages (`tests/component_apps.rs`): NiceGUI's Quasar form and
+/// its date picker, Streamlit's widgets, Wagtail's admin and its Draftail page editor,
+/// JupyterLab's launcher and a terminal.
+#[test]
+fn component_app_pages_agree_with_chromium() {
+    use harness::components::{JUPYTER, NICEGUI, STREAMLIT, WAGTAIL};
+    use harness::AppServer;
+    let started = Instant::now();
+    let allow = Allowlist::load();
+    let tally = run(async {
+        let mut tally = Tally::default();
+
+        let app = AppServer::start(&NICEGUI);
+        let mut e = env(&app.url("/")).await;
+        until_shown(&mut e, "textbox", "Guest name").await;
+        tally.add(oracle::check(e.tab(), "nicegui /", &allow).await);
+        let calendar = harness::components::next_on_line(e.state(), "textbox", "Check-in date", "button");
+        harness::click(&mut e, calendar).await;
+        tally.add(oracle::check(e.tab(), "nicegui / (date picker open)", &allow).await);
+        e.close().await;
+        drop(app);
+
+        let app = AppServer::start(&STREAMLIT);
+        let mut e = env(&app.url("/")).await;
+        until_shown(&mut e, "radio", "Itemised").await;
+        tally.add(oracle::check(e.tab(), "streamlit /", &allow).await);
+        e.close().await;
+        drop(app);
+
+        let app = AppServer::start(&WAGTAIL);
+        let mut e = env(&app.url("/admin/login/")).await;
+        tally.add(oracle::check(e.tab(), "wagtail /admin/login/", &allow).await);
+        let s = e.state().clone();
+        let s = harness::type_into(&mut e, harness::find(&s, "textbox", "Username*"), harness::ADMIN_USER).await;
+        let s = harness::type_into(&mut e, harness::find(&s, "textbox", "Password*"), harness::ADMIN_PASSWORD).await;
+        harness::click(&mut e, harness::find(&s, "button", "Sign in")).await;
+        tally.add(oracle::check(e.tab(), "wagtail /admin/", &allow).await);
+        harness::click_named(&mut e, "button", "Pages").await;
+        let s = e.state().clone();
+        harness::click(&mut e, harness::find(&s, "link", "Welcome to your new Wagtail site!")).await;
+        tally.add(oracle::check(e.tab(), "wagtail page explorer", &allow).await);
+        let s = e.state().clone();
+        harness::click(&mut e, harness::find(&s, "link", "Add child page")).await;
+        tally.add(oracle::check(e.tab(), "wagtail page editor", &allow).await);
+        e.close().await;
+        drop(app);
+
+        let app = AppServer::start(&JUPYTER);
+        let mut e = env(&app.url("/lab")).await;
+        until_shown(&mut e, "button", "Terminal").await;
+        tally.add(oracle::check(e.tab(), "jupyterlab /lab", &allow).await);
+        harness::click_named(&mut e, "button", "Terminal").await;
+        until_shown(&mut e, "textbox", "Terminal input").await;
+        tally.add(oracle::check(e.tab(), "jupyterlab terminal", &allow).await);
+        e.close().await;
+        drop(app);
+        tally
+    });
+    finish("component-apps", tally, started);
+}

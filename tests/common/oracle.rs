@@ -477,10 +477,12 @@ impl<'a> Oracle<'a> {
         (false, first)
     }
 
-    /// Whether a node is an SVG element other than the `<svg>` itself.
+    /// Whether a node is an SVG element (the `<svg>` or a shape in it).
     fn in_svg(&self, node: Option<NodeId>) -> bool {
-        const SHAPES: &[&str] =
-            &["path", "rect", "circle", "ellipse", "line", "polygon", "polyline", "g", "use", "text", "tspan", "image"];
+        const SHAPES: &[&str] = &[
+            "svg", "path", "rect", "circle", "ellipse", "line", "polygon", "polyline", "g", "use", "text", "tspan",
+            "image",
+        ];
         node.and_then(|n| self.view().node(n)).is_some_and(|n| SHAPES.contains(&n.tag()))
     }
 
@@ -616,7 +618,7 @@ async fn check_once(tab: &Tab, page: &str, allow: &Allowlist) -> Tally {
             t.count(View::Index, Check::Listed, ok);
             if !ok {
                 let why = match a {
-                    None if o.in_svg(node) => "(an SVG shape) not in Chromium's tree".to_string(),
+                    None if o.in_svg(node) => "(SVG) not in Chromium's tree".to_string(),
                     None => "not in Chromium's tree".to_string(),
                     Some(a) => format!("ignored by Chromium ({})", a.ignored_reasons.join(", ")),
                 };
@@ -961,8 +963,9 @@ fn semantic_state_diffs(s: &sightline_page::semantic::SemNode, a: &AxRow) -> Vec
     for state in ["checked", "expanded", "selected"] {
         let theirs = ax_flag(a, state);
         let o = ours(state);
-        // Chromium reports `checked: false` on every checkbox; ours says it too.
-        if o != theirs && !(o.is_none() && theirs.as_deref() == Some("false") && state == "selected") {
+        // Not selected is said either way: `selected: false`, or no `selected` at all.
+        let unselected = |v: &Option<String>| v.is_none() || v.as_deref() == Some("false");
+        if o != theirs && !(state == "selected" && unselected(&o) && unselected(&theirs)) {
             out.push((state, o.unwrap_or_else(|| "-".into()), theirs.unwrap_or_else(|| "-".into())));
         }
     }
