@@ -429,6 +429,35 @@ fn wagtail_body_with_a_heading_and_two_paragraphs() {
     })
 }
 
+/// A link in the body: "/" then "Link" opens Wagtail's link chooser (a modal dialog), its
+/// "External link" tab takes the URL and the link's text, "Insert link" puts it at the caret.
+#[test]
+fn wagtail_body_with_an_external_link_from_the_chooser() {
+    run(async {
+        let app = AppServer::start(&WAGTAIL);
+        let mut env = env(&app.url("/admin/login/")).await;
+        wagtail_login(&mut env, &app).await;
+        let s = wagtail_home_listing(&mut env).await;
+        let s = click(&mut env, find(&s, "link", "Add child page")).await;
+        let s = type_into(&mut env, find(&s, "textbox", "Title*"), "Menu").await;
+        let body = under_heading(&s, "Body", "textbox");
+        let s = act(&mut env, json!({"action": "input_text", "element_index": body, "text": "Prices are on /"})).await;
+        let s = click(&mut env, find(&s, "option", "Link")).await;
+        let s = click(&mut env, find(&s, "link", "External link")).await;
+        let s = type_into(&mut env, find(&s, "textbox", "URL*"), "https://example.com/menu").await;
+        let s = type_into(&mut env, find(&s, "textbox", "Link text"), "our menu page").await;
+        click(&mut env, find(&s, "button", "Insert link")).await;
+        wagtail_publish(&mut env).await;
+
+        let (live, html) = page_row(&app, "Menu");
+        assert!(live);
+        assert_eq!(
+            without_block_keys(&html),
+            "<p>Prices are on <a href=\"https://example.com/menu\">our menu page</a></p>"
+        );
+    })
+}
+
 // =============================================================================================
 // JupyterLab: a terminal (xterm.js)
 
