@@ -432,3 +432,67 @@ fn settle_tells_its_caller_when_it_timed_out() {
         assert_eq!(r, sightline_browser::Settled::Stable);
     })
 }
+
+// Issue 35, item 1: keys and history in the protocol.
+#[test]
+fn press_key_sends_real_keys_to_an_element_or_to_focus() {
+    run(async {
+        let mut env = env("/keys.html").await;
+        let s = env.state().clone();
+        // Enter in a text field submits its form.
+        let msg = find(&s, "the message field", |d| d.attributes.name.as_deref() == Some("msg"));
+        let s = step(&mut env, json!({"action": "press_key", "key": "Enter", "element_index": msg})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert!(s.page_content.contains("sent: hello"), "{}", s.page_content);
+        // Control+A then Backspace on whatever has focus (the field, focused by the last key) clears it.
+        step(&mut env, json!({"action": "press_key", "key": "Control+A"})).await;
+        let s = step(&mut env, json!({"action": "press_key", "key": "Backspace"})).await.state;
+        assert_eq!(s.element_index.0[msg as usize - 1].attributes.value.as_deref(), Some(""), "{}", s.page_content);
+        // Arrow keys move a slider.
+        let vol = find(&s, "the slider", |d| d.attributes.type_.as_deref() == Some("range"));
+        step(&mut env, json!({"action": "press_key", "key": "ArrowRight", "element_index": vol})).await;
+        let s = step(&mut env, json!({"action": "press_key", "key": "ArrowRight"})).await.state;
+        assert!(s.page_content.contains("volume 7"), "{}", s.page_content);
+        assert!(s.page_content.contains("value=\"7\""), "{}", s.page_content);
+        // A terminal's helper textarea is transparent and 1 px: listed, and keys reach it.
+        assert!(s.page_content.contains("textbox \"Terminal input\""), "{}", s.page_content);
+        let ti = find(&s, "the terminal input", |d| d.tag == "textarea");
+        for key in ["l", "s", "Enter"] {
+            let s = step(&mut env, json!({"action": "press_key", "key": key, "element_index": ti})).await.state;
+            assert!(s.error.is_none(), "{key}: {:?}", s.error);
+        }
+        let screen = eval(&env, "document.getElementById('screen').textContent").await;
+        assert_eq!(screen.as_str(), Some("$ ls ⏎"));
+        // A key no keyboard has is refused, and the state is what it was.
+        let before = env.state().state_hash.clone();
+        let s = step(&mut env, json!({"action": "press_key", "key": "Hyper+Q"})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::ActionValidationFailed));
+        assert!(s.error.as_ref().unwrap().message.contains("not a modifier"), "{:?}", s.error);
+        assert_eq!(s.state_hash, before);
+    })
+}
+
+#[test]
+fn go_back_and_go_forward_walk_the_tabs_history() {
+    run(async {
+        let mut env = env("/keys.html").await;
+        // Nothing before the first page: refused, nothing changes.
+        let before = env.state().clone();
+        let s = step(&mut env, json!({"action": "go_back"})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::NavigationFailed), "{:?}", s.error);
+        assert!(s.error.as_ref().unwrap().message.contains("no earlier page"), "{:?}", s.error);
+        assert_eq!((s.url.as_str(), s.state_hash.as_str()), (before.url.as_str(), before.state_hash.as_str()));
+        let next = by_text(&s, "Next page");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": next})).await.state;
+        assert!(s.url.ends_with("/form.html"), "{}", s.url);
+        let s = step(&mut env, json!({"action": "go_back"})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert!(s.url.ends_with("/keys.html"), "{}", s.url);
+        assert!(s.page_content.contains("Terminal input"), "{}", s.page_content);
+        let s = step(&mut env, json!({"action": "go_forward"})).await.state;
+        assert!(s.url.ends_with("/form.html"), "{}", s.url);
+        let s = step(&mut env, json!({"action": "go_forward"})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::NavigationFailed), "{:?}", s.error);
+        assert!(s.url.ends_with("/form.html"), "{}", s.url);
+    })
+}

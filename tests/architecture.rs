@@ -200,6 +200,7 @@ fn functions_called_on_page_objects_are_the_listed_ones() {
         "crates/browser/src/actions.rs: call_on \"function(){return this.isConnected ? 'yes' : 'no'}\"",
         "crates/browser/src/actions.rs: call_on ON_TOP",
         "crates/browser/src/actions.rs: call_on SHAPE_POINT",
+        "crates/browser/src/press.rs: call_on FOCUS",
         "crates/browser/src/actions.rs: call_on PREPARE_TYPING",
         "crates/browser/src/actions.rs: call_on SELECT_OPTION",
     ]);

@@ -83,7 +83,13 @@ fn a_task_runs_to_finish_on_an_openai_compatible_endpoint() {
     assert!(first.head.contains("Bearer sk-test-secret-123"));
     assert_eq!(first.body["model"], "test-model");
     assert_eq!(first.body["tool_choice"], "required");
-    assert_eq!(first.body["tools"].as_array().unwrap().len(), 7);
+    // Every action of the protocol's table is a tool, the extensions too.
+    let tools: Vec<&str> =
+        first.body["tools"].as_array().unwrap().iter().filter_map(|t| t["function"]["name"].as_str()).collect();
+    assert_eq!(tools.len(), sightline_api::ACTION_TABLE.len(), "{tools:?}");
+    for name in ["click_element", "hover_element", "upload_file", "press_key", "go_back", "finish_task"] {
+        assert!(tools.contains(&name), "{name} missing from {tools:?}");
+    }
     let user = first.body["messages"][1]["content"].as_str().unwrap();
     assert!(user.contains("Task: Sign in as ada@example.com"), "{user}");
     assert!(user.contains("[1] <input> role=textbox label=\"Email Address\""), "{user}");

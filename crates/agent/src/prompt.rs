@@ -1,6 +1,6 @@
 //! What the model is told each turn.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use sightline_api::StateObject;
 
 pub const SYSTEM: &str = "You operate a web browser to complete a task. Each turn you get the current page: its URL, \
@@ -11,47 +11,10 @@ option numbers; input_text appends unless overwrite is true, and \\n in text pre
 the page; never repeat an action that did not change the page; when an action fails you get its error: adjust. Call \
 finish_task with a short summary when the task is done, or fail_task with the reason when it cannot be done.";
 
-/// The seven actions as tools: (name, description, JSON Schema of the arguments).
+/// The protocol's actions as tools: (name, description, JSON Schema of the
+/// arguments), one per row of the action table.
 pub fn action_tools() -> Vec<(&'static str, &'static str, Value)> {
-    let index =
-        json!({ "type": "integer", "minimum": 1, "description": "An element number from the current element index" });
-    vec![
-        (
-            "click_element",
-            "Click an element.",
-            json!({ "type": "object", "properties": { "element_index": index }, "required": ["element_index"], "additionalProperties": false }),
-        ),
-        (
-            "input_text",
-            "Type text into a field. overwrite=true clears it first; \\n presses Enter.",
-            json!({ "type": "object", "properties": { "element_index": index, "text": { "type": "string" }, "overwrite": { "type": "boolean" } }, "required": ["element_index", "text"], "additionalProperties": false }),
-        ),
-        (
-            "select_option",
-            "Choose an option of a <select>: element_index is the select, option_index one of its options.",
-            json!({ "type": "object", "properties": { "element_index": index, "option_index": index }, "required": ["element_index", "option_index"], "additionalProperties": false }),
-        ),
-        (
-            "scroll",
-            "Scroll the page (or, with element_index, that element's scroll container).",
-            json!({ "type": "object", "properties": { "direction": { "type": "string", "enum": ["up", "down", "left", "right"] }, "pixels": { "type": "integer", "minimum": 1 }, "element_index": index }, "required": ["direction"], "additionalProperties": false }),
-        ),
-        (
-            "navigate",
-            "Load an absolute URL.",
-            json!({ "type": "object", "properties": { "url": { "type": "string" } }, "required": ["url"], "additionalProperties": false }),
-        ),
-        (
-            "finish_task",
-            "The task is done.",
-            json!({ "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"], "additionalProperties": false }),
-        ),
-        (
-            "fail_task",
-            "The task cannot be done.",
-            json!({ "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"], "additionalProperties": false }),
-        ),
-    ]
+    sightline_api::ACTION_TABLE.iter().map(|a| (a.name, a.summary, a.schema())).collect()
 }
 
 /// The element index, one compact line per element.

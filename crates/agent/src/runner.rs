@@ -128,9 +128,11 @@ fn marked_png(env: &Env) -> Option<Vec<u8>> {
 fn target_box(env: &Env, action: &Action) -> Option<[f64; 4]> {
     let i = match action {
         Action::ClickElement { element_index, .. }
+        | Action::HoverElement { element_index }
         | Action::InputText { element_index, .. }
-        | Action::SelectOption { element_index, .. } => *element_index,
-        Action::Scroll { element_index: Some(i), .. } => *i,
+        | Action::SelectOption { element_index, .. }
+        | Action::UploadFile { element_index, .. } => *element_index,
+        Action::Scroll { element_index: Some(i), .. } | Action::PressKey { element_index: Some(i), .. } => *i,
         _ => return None,
     };
     let e = env.captured().view.element(sightline_page::ElementIndex::try_from(i).ok()?)?;

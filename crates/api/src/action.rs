@@ -1,9 +1,15 @@
-//! The seven actions of the element-index protocol, validated strictly.
+//! The actions of the element-index protocol (the seed's seven and Sightline's
+//! extensions), one row each in [`ACTION_TABLE`], validated strictly.
 //!
-//! Anything that is not exactly one of the seven shapes is rejected with a
+//! Anything that is not exactly one of the table's shapes is rejected with a
 //! message naming the field and what was expected: not JSON, not an object,
 //! an unknown action, a missing, mistyped or unknown field, a non-integer or
-//! negative number, a bad direction, a relative URL.
+//! negative number, a bad direction, a relative URL, a key no keyboard has.
+//!
+//! Adding an action is one row in [`ACTION_TABLE`] plus its [`Action`] variant,
+//! its arm in [`Action::from_value`] and its handler in `Env`: the field check,
+//! the JSON Schemas (the agent runner's tools, `act`), README's table and the
+//! list of names all follow from the row, and the tests below hold the rest to it.
 
 use serde_json::{Map, Value};
 
@@ -51,6 +57,241 @@ pub enum Action {
         element_index: u64,
         paths: Vec<String>,
     },
+    /// Sightline's extension: a key or chord, on the element (focused first) or on whatever has focus.
+    PressKey {
+        key: String,
+        element_index: Option<u64>,
+    },
+    /// Sightline's extension: the previous page of the tab's history.
+    GoBack,
+    /// Sightline's extension: the next page of the tab's history.
+    GoForward,
+}
+
+impl Action {
+    /// The action's wire name, its row in [`ACTION_TABLE`].
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::ClickElement { .. } => "click_element",
+            Action::HoverElement { .. } => "hover_element",
+            Action::InputText { .. } => "input_text",
+            Action::SelectOption { .. } => "select_option",
+            Action::Scroll { .. } => "scroll",
+            Action::Navigate { .. } => "navigate",
+            Action::FinishTask { .. } => "finish_task",
+            Action::FailTask { .. } => "fail_task",
+            Action::UploadFile { .. } => "upload_file",
+            Action::PressKey { .. } => "press_key",
+            Action::GoBack => "go_back",
+            Action::GoForward => "go_forward",
+        }
+    }
+}
+
+/// What a field of an action holds: its check and its JSON Schema follow from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// An element number of the current element index.
+    Index,
+    /// 1 (a click) or 2 (a double click).
+    Count,
+    /// Text to type: at most [`MAX_TEXT_CHARS`] characters, no NUL.
+    Text,
+    Bool,
+    /// `up`, `down`, `left` or `right`.
+    Direction,
+    /// A positive number of pixels.
+    Pixels,
+    /// An absolute URL with a scheme `navigate` accepts.
+    Url,
+    /// Free text for the operator.
+    Message,
+    /// 1 to 32 file names inside the operator's `--files` directory.
+    Paths,
+    /// A key or chord: `Enter`, `ArrowDown`, `a`, `Control+A`, `Shift+Tab`.
+    Key,
+}
+
+/// One field of an action.
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    pub name: &'static str,
+    pub kind: FieldKind,
+    pub required: bool,
+    pub about: &'static str,
+}
+
+/// One action: its wire name, whether the seed defines it, a one-line summary
+/// (the agent runner's tool description), its fields, and what Sightline does
+/// (README's table).
+#[derive(Debug, Clone, Copy)]
+pub struct ActionSpec {
+    pub name: &'static str,
+    pub extension: bool,
+    pub summary: &'static str,
+    pub fields: &'static [Field],
+    pub does: &'static str,
+}
+
+const fn req(name: &'static str, kind: FieldKind, about: &'static str) -> Field {
+    Field { name, kind, required: true, about }
+}
+
+const fn opt(name: &'static str, kind: FieldKind, about: &'static str) -> Field {
+    Field { name, kind, required: false, about }
+}
+
+const ELEMENT: &str = "An element number from the current element index";
+
+/// Every action of the element-index protocol, one row each.
+pub const ACTION_TABLE: &[ActionSpec] = &[
+    ActionSpec {
+        name: "click_element",
+        extension: false,
+        summary: "Click an element (count 2: a double click).",
+        fields: &[req("element_index", FieldKind::Index, ELEMENT), opt("count", FieldKind::Count, "2 for a double click")],
+        does: "re-checks what a pointer hits at the element's click point (`DOM.getNodeForLocation`, `pointer-events` as a real pointer sees them: the hit must be the element, inside it, or what stands for a hidden control: its label or widget; an SVG shape is aimed inside its own fill), then moves the pointer there in three steps (hover menus open), presses and releases the left button. Clicking an `<option>` selects it. **Extension:** `\"count\": 2` is a double click (`dblclick` handlers, edit-in-place).",
+    },
+    ActionSpec {
+        name: "input_text",
+        extension: false,
+        summary: "Type text into a field. overwrite=true clears it first; \\n presses Enter.",
+        fields: &[
+            req("element_index", FieldKind::Index, ELEMENT),
+            req("text", FieldKind::Text, "The text to type"),
+            opt("overwrite", FieldKind::Bool, "Clear the field first"),
+        ],
+        does: "on a code editor's visible element (CodeMirror, Ace, Monaco, which type through a hidden textarea), clicks it and types into whatever the click focused. Otherwise focuses the field, puts the caret at the end (or, with `overwrite: true`, selects everything and deletes it with Backspace), then types the text: the first 64 characters one key event each, so autocomplete widgets and frameworks see real keys; after those, every `\\n` (the Enter key: submits a form from a text input, breaks a line in a textarea), `\\t` (Tab) and the last character are keys too, and each run of other characters between them is inserted as an input method commits text (`Input.insertText`: one trusted `beforeinput` and `input` event per run, no key events). So a long text costs what a short one does (8,000 characters: 0.5 s, against 24 s and a renderer past 1 GB key by key). Works on `contenteditable`.",
+    },
+    ActionSpec {
+        name: "select_option",
+        extension: false,
+        summary: "Choose an option of a <select>: element_index is the select, option_index one of its options.",
+        fields: &[req("element_index", FieldKind::Index, ELEMENT), req("option_index", FieldKind::Index, ELEMENT)],
+        does: "`element_index` is the `<select>`, `option_index` one of *its* options; selects it and fires `input` and `change`. On `<select multiple>` it adds to the selection.",
+    },
+    ActionSpec {
+        name: "scroll",
+        extension: false,
+        summary: "Scroll the page (or, with element_index, that element's scroll container).",
+        fields: &[
+            req("direction", FieldKind::Direction, "Which way"),
+            opt("pixels", FieldKind::Pixels, "How far (default: one viewport)"),
+            opt("element_index", FieldKind::Index, ELEMENT),
+        ],
+        does: "a real mouse wheel at the pointer's last position (the viewport centre before any click), so the container under the pointer scrolls, else the page; by `pixels`, or one viewport height/width. **Extension:** an optional `element_index` moves the pointer over that element first, scrolling its scroll container.",
+    },
+    ActionSpec {
+        name: "navigate",
+        extension: false,
+        summary: "Load an absolute URL.",
+        fields: &[req("url", FieldKind::Url, "An absolute http(s), about or data URL")],
+        does: "absolute `http`, `https`, `about` or `data` URL (`javascript:` is refused). DNS failure, refused connection, TLS error or timeout is `NAVIGATION_FAILED`: the failed load is aborted before Chromium commits its error page, so the previous document stays live as it was (its element_index still works, typed values are kept); an HTTP 404/500 page is a page.",
+    },
+    ActionSpec {
+        name: "upload_file",
+        extension: true,
+        summary: "Choose files (names inside the operator's files directory) for a file input or the chooser a click on the element opened.",
+        fields: &[
+            req("element_index", FieldKind::Index, ELEMENT),
+            req("paths", FieldKind::Paths, "File names inside the operator's --files directory"),
+        ],
+        does: "`{\"action\": \"upload_file\", \"element_index\": N, \"paths\": [\"report.pdf\"]}` sets the files of a file input (or of the input whose chooser a click on that element opened), from the `--files` directory only; see [Files](#files-uploads-and-downloads).",
+    },
+    ActionSpec {
+        name: "hover_element",
+        extension: true,
+        summary: "Move the pointer onto an element (hover menus, hover-only buttons).",
+        fields: &[req("element_index", FieldKind::Index, ELEMENT)],
+        does: "`{\"action\": \"hover_element\", \"element_index\": N}` moves the pointer onto the element (after the same on-top check as a click) and waits: hover menus open and hover-only controls (a to-do row's delete button) appear in the next state.",
+    },
+    ActionSpec {
+        name: "press_key",
+        extension: true,
+        summary: "Press a key or chord (Enter, Escape, Tab, ArrowDown, PageDown, Control+A, Shift+Enter), on an element (focused first) or on whatever has focus.",
+        fields: &[
+            req("key", FieldKind::Key, "A key or chord: Enter, Escape, Tab, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Backspace, Delete, Space, a character, with Control+, Shift+, Alt+, Meta+"),
+            opt("element_index", FieldKind::Index, "Focus this element first (else the key goes to whatever has focus)"),
+        ],
+        does: "`{\"action\": \"press_key\", \"key\": \"Enter\"}`: real key events with the key's `key`, `code`, text and modifiers (modifiers down first, up last; `Control+A`, `Control+C`/`X`/`V`, `Control+Z` run their editing commands), sent to the element after focusing it (a visually hidden control too, such as a terminal's helper textarea) or to whatever has focus; then the usual wait. A slider moves by arrow keys, a chat box submits on Enter, a date picker walks by arrows, Escape closes a menu.",
+    },
+    ActionSpec {
+        name: "go_back",
+        extension: true,
+        summary: "Go back to the previous page of this tab's history.",
+        fields: &[],
+        does: "The browser's Back button: the previous entry of the tab's history, then the wait. With none, `NAVIGATION_FAILED` and nothing changes.",
+    },
+    ActionSpec {
+        name: "go_forward",
+        extension: true,
+        summary: "Go forward to the next page of this tab's history.",
+        fields: &[],
+        does: "The browser's Forward button: the next entry of the tab's history, then the wait. With none, `NAVIGATION_FAILED` and nothing changes.",
+    },
+    ActionSpec {
+        name: "finish_task",
+        extension: false,
+        summary: "The task is done.",
+        fields: &[req("message", FieldKind::Message, "A short summary")],
+        does: "ends the run as finished (see `env`).",
+    },
+    ActionSpec {
+        name: "fail_task",
+        extension: false,
+        summary: "The task cannot be done.",
+        fields: &[req("message", FieldKind::Message, "Why")],
+        does: "ends the run as failed (see `env`).",
+    },
+];
+
+/// The row of an action name.
+pub fn spec(name: &str) -> Option<&'static ActionSpec> {
+    ACTION_TABLE.iter().find(|s| s.name == name)
+}
+
+/// Every action's wire name, in the table's order.
+pub fn action_names() -> Vec<&'static str> {
+    ACTION_TABLE.iter().map(|s| s.name).collect()
+}
+
+impl ActionSpec {
+    /// The JSON Schema of the action's fields (without `action`): what a tool
+    /// call's arguments must be.
+    pub fn schema(&self) -> Value {
+        let mut props = Map::new();
+        for f in self.fields {
+            props.insert(f.name.into(), field_schema(f));
+        }
+        let required: Vec<Value> = self.fields.iter().filter(|f| f.required).map(|f| Value::from(f.name)).collect();
+        serde_json::json!({ "type": "object", "properties": props, "required": required, "additionalProperties": false })
+    }
+
+    /// README's row: the action's name and what Sightline does.
+    pub fn readme_row(&self) -> String {
+        let ext = if self.extension { "**Extension.** " } else { "" };
+        format!("| `{}` | {ext}{} |", self.name, self.does)
+    }
+}
+
+fn field_schema(f: &Field) -> Value {
+    use serde_json::json;
+    let about = f.about;
+    match f.kind {
+        FieldKind::Index => json!({ "type": "integer", "minimum": 1, "description": about }),
+        FieldKind::Count => json!({ "type": "integer", "enum": [1, 2], "description": about }),
+        FieldKind::Text | FieldKind::Message => json!({ "type": "string", "description": about }),
+        FieldKind::Bool => json!({ "type": "boolean", "description": about }),
+        FieldKind::Direction => {
+            json!({ "type": "string", "enum": ["up", "down", "left", "right"], "description": about })
+        }
+        FieldKind::Pixels => json!({ "type": "integer", "minimum": 1, "description": about }),
+        FieldKind::Url => json!({ "type": "string", "description": about }),
+        FieldKind::Paths => {
+            json!({ "type": "array", "items": { "type": "string" }, "minItems": 1, "maxItems": 32, "description": about })
+        }
+        FieldKind::Key => json!({ "type": "string", "description": about }),
+    }
 }
 
 /// Why an action was rejected (becomes `ACTION_VALIDATION_FAILED`).
@@ -64,18 +305,6 @@ fn fail<T>(message: impl Into<String>) -> Result<T, ValidationError> {
     Err(ValidationError { message: message.into() })
 }
 
-pub const ACTIONS: &[&str] = &[
-    "click_element",
-    "input_text",
-    "select_option",
-    "scroll",
-    "navigate",
-    "finish_task",
-    "fail_task",
-    "hover_element",
-    "upload_file",
-];
-
 /// URL schemes `navigate` accepts. `javascript:` is refused: it would run agent code in the page.
 pub use sightline_policy::NAVIGABLE_SCHEMES;
 
@@ -85,10 +314,12 @@ struct Fields<'a> {
 }
 
 impl Fields<'_> {
-    fn allow(&self, allowed: &[&str]) -> Result<(), ValidationError> {
+    /// Refuse a field the action's row does not name.
+    fn allow_row(&self, spec: &ActionSpec) -> Result<(), ValidationError> {
         for k in self.obj.keys() {
-            if k != "action" && !allowed.contains(&k.as_str()) {
-                let expected = if allowed.is_empty() { "no other fields".to_string() } else { allowed.join(", ") };
+            if k != "action" && !spec.fields.iter().any(|f| f.name == k) {
+                let names: Vec<&str> = spec.fields.iter().map(|f| f.name).collect();
+                let expected = if names.is_empty() { "no other fields".to_string() } else { names.join(", ") };
                 return fail(format!("unknown field '{k}' for {}: expected {expected}", self.action));
             }
         }
@@ -174,15 +405,19 @@ impl Action {
         let Value::Object(obj) = v else {
             return fail(format!("an action must be a JSON object, got {}", kind(v)));
         };
+        let names = || action_names().join(", ");
         let action = match obj.get("action") {
-            None => return fail(format!("missing 'action': expected one of {}", ACTIONS.join(", "))),
+            None => return fail(format!("missing 'action': expected one of {}", names())),
             Some(Value::String(s)) => s.as_str(),
             Some(other) => return fail(format!("'action' must be a string, got {}", kind(other))),
         };
+        let Some(row) = spec(action) else {
+            return fail(format!("unknown action '{action}': expected one of {}", names()));
+        };
         let f = Fields { action, obj };
+        f.allow_row(row)?;
         match action {
             "click_element" => {
-                f.allow(&["element_index", "count"])?;
                 let count = match f.opt_index("count")? {
                     None | Some(1) => 1,
                     Some(2) => 2,
@@ -190,12 +425,8 @@ impl Action {
                 };
                 Ok(Action::ClickElement { element_index: f.index("element_index")?, count })
             }
-            "hover_element" => {
-                f.allow(&["element_index"])?;
-                Ok(Action::HoverElement { element_index: f.index("element_index")? })
-            }
+            "hover_element" => Ok(Action::HoverElement { element_index: f.index("element_index")? }),
             "input_text" => {
-                f.allow(&["element_index", "text", "overwrite"])?;
                 let overwrite = match obj.get("overwrite") {
                     None => false,
                     Some(Value::Bool(b)) => *b,
@@ -205,15 +436,11 @@ impl Action {
                 check_text(&text)?;
                 Ok(Action::InputText { element_index: f.index("element_index")?, text, overwrite })
             }
-            "select_option" => {
-                f.allow(&["element_index", "option_index"])?;
-                Ok(Action::SelectOption {
-                    element_index: f.index("element_index")?,
-                    option_index: f.index("option_index")?,
-                })
-            }
+            "select_option" => Ok(Action::SelectOption {
+                element_index: f.index("element_index")?,
+                option_index: f.index("option_index")?,
+            }),
             "scroll" => {
-                f.allow(&["direction", "pixels", "element_index"])?;
                 let d = f.string("direction").map_err(|_| ValidationError {
                     message: "scroll requires 'direction': one of \"up\", \"down\", \"left\", \"right\"".into(),
                 })?;
@@ -235,25 +462,24 @@ impl Action {
                 Ok(Action::Scroll { direction, pixels, element_index: f.opt_index("element_index")? })
             }
             "navigate" => {
-                f.allow(&["url"])?;
                 let url = f.string("url")?;
                 check_url(url.trim())?;
                 Ok(Action::Navigate { url: url.trim().to_string() })
             }
-            "finish_task" => {
-                f.allow(&["message"])?;
-                Ok(Action::FinishTask { message: f.string("message")? })
-            }
-            "fail_task" => {
-                f.allow(&["message"])?;
-                Ok(Action::FailTask { message: f.string("message")? })
-            }
+            "finish_task" => Ok(Action::FinishTask { message: f.string("message")? }),
+            "fail_task" => Ok(Action::FailTask { message: f.string("message")? }),
             "upload_file" => {
-                f.allow(&["element_index", "paths"])?;
                 let paths = crate::files::parse_paths(obj.get("paths"))?;
                 Ok(Action::UploadFile { element_index: f.index("element_index")?, paths })
             }
-            other => fail(format!("unknown action '{other}': expected one of {}", ACTIONS.join(", "))),
+            "press_key" => {
+                let key = f.string("key")?;
+                sightline_browser::keys::chord(&key).map_err(|e| ValidationError { message: format!("'key': {e}") })?;
+                Ok(Action::PressKey { key, element_index: f.opt_index("element_index")? })
+            }
+            "go_back" => Ok(Action::GoBack),
+            "go_forward" => Ok(Action::GoForward),
+            other => fail(format!("unknown action '{other}': expected one of {}", names())),
         }
     }
 }
@@ -294,6 +520,72 @@ mod tests {
         );
         assert!(matches!(Action::parse(r#"{"action":"finish_task","message":"ok"}"#), Ok(Action::FinishTask { .. })));
         assert!(matches!(Action::parse(r#"{"action":"fail_task","message":"no"}"#), Ok(Action::FailTask { .. })));
+    }
+
+    #[test]
+    fn keys_and_history() {
+        assert_eq!(
+            Action::parse(r#"{"action":"press_key","key":"Enter"}"#),
+            Ok(Action::PressKey { key: "Enter".into(), element_index: None })
+        );
+        assert_eq!(
+            Action::parse(r#"{"action":"press_key","key":"Control+A","element_index":3}"#),
+            Ok(Action::PressKey { key: "Control+A".into(), element_index: Some(3) })
+        );
+        assert_eq!(Action::parse(r#"{"action":"go_back"}"#), Ok(Action::GoBack));
+        assert_eq!(Action::parse(r#"{"action":"go_forward"}"#), Ok(Action::GoForward));
+        assert!(err(r#"{"action":"press_key","key":"Hyper+A"}"#).contains("not a modifier"));
+        assert!(err(r#"{"action":"press_key","key":"Banana"}"#).contains("is not a key"));
+        assert_eq!(err(r#"{"action":"press_key"}"#), "press_key requires 'key' (a string)");
+        assert_eq!(
+            err(r#"{"action":"go_back","url":"x"}"#),
+            "unknown field 'url' for go_back: expected no other fields"
+        );
+    }
+
+    /// A minimal valid instance of each field kind.
+    fn sample(kind: FieldKind) -> Value {
+        match kind {
+            FieldKind::Index | FieldKind::Pixels | FieldKind::Count => Value::from(1),
+            FieldKind::Text | FieldKind::Message => Value::from("x"),
+            FieldKind::Bool => Value::from(true),
+            FieldKind::Direction => Value::from("down"),
+            FieldKind::Url => Value::from("https://example.test/"),
+            FieldKind::Paths => serde_json::json!(["a.txt"]),
+            FieldKind::Key => Value::from("Enter"),
+        }
+    }
+
+    #[test]
+    fn every_row_of_the_table_parses_to_its_action() {
+        for row in ACTION_TABLE {
+            let mut all = Map::new();
+            let mut required = Map::new();
+            all.insert("action".into(), Value::from(row.name));
+            required.insert("action".into(), Value::from(row.name));
+            for f in row.fields {
+                all.insert(f.name.into(), sample(f.kind));
+                if f.required {
+                    required.insert(f.name.into(), sample(f.kind));
+                }
+            }
+            for v in [Value::Object(all), Value::Object(required)] {
+                let a = Action::from_value(&v).unwrap_or_else(|e| panic!("{}: {}", row.name, e.message));
+                assert_eq!(a.name(), row.name);
+            }
+            // Its schema names the same fields.
+            let schema = row.schema();
+            assert_eq!(schema["properties"].as_object().unwrap().len(), row.fields.len(), "{}", row.name);
+        }
+    }
+
+    /// README's table of actions is the table's rows (regenerate it from the failure message).
+    #[test]
+    fn readme_lists_every_action_as_the_table_says() {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+        let rows: Vec<String> = ACTION_TABLE.iter().map(ActionSpec::readme_row).collect();
+        let table = format!("| action | what Sightline does |\n|---|---|\n{}\n", rows.join("\n"));
+        assert!(readme.contains(&table), "README's table of actions should read:\n\n{table}");
     }
 
     #[test]
@@ -405,6 +697,7 @@ mod generated {
         "message",
         "count",
         "paths",
+        "key",
         "",
         "\u{0}",
         "Action",
@@ -419,6 +712,11 @@ mod generated {
         "fail_task",
         "hover_element",
         "upload_file",
+        "press_key",
+        "go_back",
+        "go_forward",
+        "Control+A",
+        "Enter",
         "up",
         "down",
         "left",

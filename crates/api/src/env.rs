@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use sightline_browser::{BrowserError, Captured, Refusal, Tab, TargetId};
+use sightline_browser::{BrowserError, Captured, HistoryStep, Refusal, Tab, TargetId};
 use sightline_page::ElementIndex;
 
 use crate::action::Action;
@@ -328,6 +328,12 @@ impl Env {
                         .map_err(|e| (ErrorCode::ActionValidationFailed, format!("upload_file refused: {e}.")))?;
                     self.tab.upload_files(&self.current, i, &files).await.map_err(map_err)
                 }
+                Action::PressKey { key, element_index } => {
+                    let e = element_index.map(|i| check(i, "element_index")).transpose()?;
+                    self.tab.press_key_on(&self.current, e, key).await.map_err(map_err)
+                }
+                Action::GoBack => self.tab.go(HistoryStep::Back).await.map_err(map_err),
+                Action::GoForward => self.tab.go(HistoryStep::Forward).await.map_err(map_err),
                 Action::FinishTask { .. } | Action::FailTask { .. } => Ok(()),
             }
         }
@@ -416,6 +422,7 @@ fn map_err(e: BrowserError) -> (ErrorCode, String) {
         BrowserError::NavigationFailed { url, reason } => {
             (ErrorCode::NavigationFailed, format!("Navigation to {url} failed: {reason}. The previous page is still loaded."))
         }
+        BrowserError::Key(k) => (ErrorCode::ActionValidationFailed, format!("'key': {k}")),
         BrowserError::DialogOpen => (
             ErrorCode::ElementNotInteractive,
             "A JavaScript dialog is open and the page is paused: answer it first (click its OK or Cancel button).".into(),

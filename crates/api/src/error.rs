@@ -283,6 +283,7 @@ impl From<BrowserError> for ToolError {
                 ToolError::new(ToolCode::NavigationFailed, format!("navigation to {url} failed: {reason}"))
             }
             B::NoMatch { selector } => ToolError::new(ToolCode::NotFound, format!("no element matches {selector:?}")),
+            B::Key(k) => ToolError::new(ToolCode::InvalidParams, format!("'key': {k}")),
             B::DialogOpen => ToolError::new(
                 ToolCode::DialogOpen,
                 "a JavaScript dialog (alert/confirm/prompt) is open and the page is paused: read it with get_state and answer it with act (click its OK or Cancel button)",

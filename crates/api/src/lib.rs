@@ -27,7 +27,8 @@ mod state;
 mod tools;
 
 pub use action::{
-    check_text, check_url, Action, Direction, ValidationError, ACTIONS, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
+    action_names, check_text, check_url, spec, Action, ActionSpec, Direction, Field, FieldKind, ValidationError,
+    ACTION_TABLE, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
 };
 pub use env::{Env, EnvError, EnvOptions, Turn};
 pub use error::{Cause, Proof, Rule, ToolCode, ToolError};

@@ -56,7 +56,7 @@ const SELECT_OPTION: &str = r#"function () {
 }"#;
 
 /// An action that opened a JavaScript dialog has done its part: the dialog is the next state.
-fn dialog_is_outcome(r: Result<(), BrowserError>) -> Result<(), BrowserError> {
+pub(crate) fn dialog_is_outcome(r: Result<(), BrowserError>) -> Result<(), BrowserError> {
     match r {
         Err(BrowserError::DialogOpen) => Ok(()),
         other => other,
@@ -109,13 +109,13 @@ pub(crate) fn describe_element(e: &Element) -> String {
 }
 
 impl Tab {
-    fn element<'a>(&self, cap: &'a Captured, index: ElementIndex) -> Result<&'a Element, BrowserError> {
+    pub(crate) fn element<'a>(&self, cap: &'a Captured, index: ElementIndex) -> Result<&'a Element, BrowserError> {
         cap.view.element(index).ok_or_else(|| BrowserError::Unexpected(format!("no element {index}")))
     }
 
     /// The element's node as an object of Sightline's isolated world in the
     /// element's own frame (a same-process cross-origin frame has a world of its own).
-    async fn object_id(&self, cap: &Captured, e: &Element) -> Result<String, BrowserError> {
+    pub(crate) async fn object_id(&self, cap: &Captured, e: &Element) -> Result<String, BrowserError> {
         let (session, backend, index) = (&cap.sessions[e.frame], e.backend_node_id, e.index);
         let frame = cap.view.frame_of(e.node).map(|f| FrameId(f.to_string()));
         let r = self.resolve_isolated(session, BackendNodeId(backend), None, frame.as_ref()).await;
@@ -357,7 +357,7 @@ impl Tab {
         dialog_is_outcome(r)
     }
 
-    async fn press(&self, events: [DispatchKeyEvent; 2]) -> Result<(), BrowserError> {
+    pub(crate) async fn press(&self, events: impl IntoIterator<Item = DispatchKeyEvent>) -> Result<(), BrowserError> {
         for ev in events {
             self.input(&ev).await?;
         }

@@ -114,6 +114,9 @@ pub enum BrowserError {
     DialogOpen,
     #[error("unexpected reply from the browser: {0}")]
     Unexpected(String),
+    /// A key or chord `press_key` cannot press.
+    #[error(transparent)]
+    Key(#[from] crate::keys::KeyError),
 }
 
 impl BrowserError {

@@ -12,8 +12,9 @@ mod capture;
 mod downloads;
 mod error;
 mod files;
-mod keys;
+pub mod keys;
 pub mod oracle;
+mod press;
 mod selectors;
 mod settle;
 mod storage;
@@ -34,6 +35,7 @@ pub use downloads::{
 };
 pub use error::{BrowserError, LoadFailure, Refusal};
 pub use files::{ChooserInfo, FileError, FileRoot};
+pub use press::HistoryStep;
 pub use selectors::Probe;
 pub use settle::{SettleOptions, Settled};
 /// The protocol's ids, as they travel through this layer and the API above it.

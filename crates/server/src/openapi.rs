@@ -2,7 +2,7 @@
 //! HTTP description cannot drift from what `dispatch` accepts.
 
 use serde_json::{json, Map, Value};
-use sightline_api::{ACTIONS, TOOLS};
+use sightline_api::{action_names, TOOLS};
 
 fn error_response(what: &str) -> Value {
     json!({ "description": what, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } })
@@ -97,7 +97,7 @@ pub fn document() -> Value {
                     "storage_state": { "type": "object", "description": "Playwright storageState JSON ({cookies, origins}) the session's context starts from",
                         "properties": { "cookies": { "type": "array" }, "origins": { "type": "array" } } } } },
                 "Action": { "type": "object", "required": ["action"], "properties": {
-                    "action": { "enum": ACTIONS }, "element_index": { "type": "integer", "minimum": 1 },
+                    "action": { "enum": action_names() }, "element_index": { "type": "integer", "minimum": 1 },
                     "option_index": { "type": "integer", "minimum": 1 }, "text": { "type": "string" },
                     "overwrite": { "type": "boolean" }, "direction": { "enum": ["up", "down", "left", "right"] },
                     "pixels": { "type": "integer", "minimum": 1 }, "url": { "type": "string" }, "message": { "type": "string" } } },

@@ -190,6 +190,8 @@ impl NavigationHistory {
 #[derive(Debug, Clone, Deserialize)]
 pub struct NavigationEntry {
     pub id: i64,
+    #[serde(default)]
+    pub url: String,
 }
 
 impl Command for GetNavigationHistory {
