@@ -199,40 +199,51 @@ fn streamlit_layout_and_start_date() {
         let mut env = env(&app.url("/")).await;
         until_shown(&mut env, "radio", "Itemised").await;
         click_named(&mut env, "radio", "Itemised").await;
-        let s = click_named(&mut env, "button", "Choose date").await;
+        let choose = scroll_to(&mut env, "button", "Choose date").await;
+        let s = click(&mut env, choose).await;
         click(&mut env, find(&s, "button", "Friday, March 21, 2025")).await;
         let save = scroll_to(&mut env, "button", "Save settings").await;
         click(&mut env, save).await;
 
         assert_eq!(
             received(&app),
-            [json!({"title": "Weekly report", "region": "North", "rows": 25, "archived": false,
-                    "interval": 15, "layout": "Itemised", "start": "2025-03-21", "attachment": null})]
+            [
+                json!({"title": "Weekly report", "region": "North", "columns": ["Date", "Visits"], "rows": 25, "archived": false,
+                    "interval": 15, "layout": "Itemised", "start": "2025-03-21", "attachment": null})
+            ]
         );
     })
 }
 
 /// A title typed into a text input, a region chosen in the select box (Base Web's select: a
 /// combobox input and a listbox in a popover), a number typed into the number input, a
-/// checkbox; then save.
+/// checkbox, one column taken out of the multiselect and another put in; then save.
 #[test]
 fn streamlit_title_region_rows_and_archived() {
     run(async {
         let app = AppServer::start(&STREAMLIT);
         let mut env = env(&app.url("/")).await;
-        let s = until_shown(&mut env, "textbox", "Report title").await;
+        let s = until_shown(&mut env, "checkbox", "Include archived items").await;
         let s = type_into(&mut env, find(&s, "textbox", "Report title"), "Q3 report").await;
         let s = click(&mut env, find(&s, "combobox", "Region")).await;
         let s = click(&mut env, find(&s, "option", "East")).await;
         let s = type_into(&mut env, find(&s, "spinbutton", "Rows per page"), "50").await;
-        click(&mut env, find(&s, "checkbox", "Include archived items")).await;
+        let s = click(&mut env, find(&s, "checkbox", "Include archived items")).await;
+        // The multiselect's tags: drop "Visits" with its remove button, add "Revenue".
+        let s = click(&mut env, find(&s, "button", "Remove Visits")).await;
+        let s = click(&mut env, find(&s, "combobox", "Columns")).await;
+        let s = click(&mut env, find(&s, "option", "Revenue")).await;
+        // The list stays open for more; its toggle (after "Clear all") closes it.
+        click(&mut env, next_on_line(&s, "button", "Clear all", "button")).await;
         let save = scroll_to(&mut env, "button", "Save settings").await;
         click(&mut env, save).await;
 
         assert_eq!(
             received(&app),
-            [json!({"title": "Q3 report", "region": "East", "rows": 50, "archived": true,
-                    "interval": 15, "layout": "Compact", "start": "2025-03-10", "attachment": null})]
+            [
+                json!({"title": "Q3 report", "region": "East", "columns": ["Date", "Revenue"], "rows": 50, "archived": true,
+                    "interval": 15, "layout": "Compact", "start": "2025-03-10", "attachment": null})
+            ]
         );
     })
 }
@@ -253,7 +264,7 @@ fn streamlit_interval_and_attachment() {
             env.step_action(Action::Navigate { url: url.clone() }, json!({"action": "navigate", "url": url})).await;
         assert!(first.state.error.is_none(), "{:?}", first.state.error);
 
-        until_shown(&mut env, "textbox", "Report title").await;
+        until_shown(&mut env, "radio", "Compact").await;
         let slider = find_starting(env.state(), "slider", "Refresh interval (minutes)");
         act(&mut env, json!({"action": "input_text", "element_index": slider, "text": "30"})).await;
         let upload = scroll_to(&mut env, "button", "Upload").await;
@@ -265,9 +276,11 @@ fn streamlit_interval_and_attachment() {
 
         assert_eq!(
             received(&app),
-            [json!({"title": "Weekly report", "region": "North", "rows": 25, "archived": false,
+            [
+                json!({"title": "Weekly report", "region": "North", "columns": ["Date", "Visits"], "rows": 25, "archived": false,
                     "interval": 30, "layout": "Compact", "start": "2025-03-10",
-                    "attachment": {"name": "visits.csv", "text": "day,visits\nmon,12\ntue,15\n"}})]
+                    "attachment": {"name": "visits.csv", "text": "day,visits\nmon,12\ntue,15\n"}})
+            ]
         );
     })
 }
