@@ -496,3 +496,29 @@ fn go_back_and_go_forward_walk_the_tabs_history() {
         assert!(s.url.ends_with("/form.html"), "{}", s.url);
     })
 }
+
+#[test]
+fn drag_moves_a_slider_by_an_offset_and_drops_an_html5_draggable_on_a_target() {
+    run(async {
+        let mut env = env("/drag.html").await;
+        let s = env.state().clone();
+        // A custom slider follows the pointer while the button is held.
+        let thumb = find(&s, "the slider thumb", |d| d.role.as_deref() == Some("slider"));
+        let s = step(&mut env, json!({"action": "drag", "element_index": thumb, "dx": 140, "dy": 0})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert!(s.page_content.contains("level: 50"), "{}", s.page_content);
+        // A draggable="true" card is listed, and an HTML5 drag drops it where it is taken.
+        let card = find(&s, "the card", |d| d.text_content.as_deref() == Some("Card A"));
+        let bin = find(&s, "the drop zone", |d| d.text_content.as_deref() == Some("Done"));
+        let s = step(&mut env, json!({"action": "drag", "element_index": card, "to_element_index": bin})).await.state;
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert!(s.page_content.contains("dropped: Card A"), "{}", s.page_content);
+        // A drag with no target, or an index the state does not have, changes nothing.
+        let before = s.state_hash.clone();
+        let s = step(&mut env, json!({"action": "drag", "element_index": card})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::ActionValidationFailed));
+        let s = step(&mut env, json!({"action": "drag", "element_index": card, "to_element_index": 999})).await.state;
+        assert_eq!(code(&s), Some(ErrorCode::InvalidElementIndex));
+        assert_eq!(s.state_hash, before);
+    })
+}

@@ -62,6 +62,11 @@ pub enum Action {
         key: String,
         element_index: Option<u64>,
     },
+    /// Sightline's extension: press on an element, move, release on another element or at an offset.
+    Drag {
+        element_index: u64,
+        to: DragTarget,
+    },
     /// Sightline's extension: the previous page of the tab's history.
     GoBack,
     /// Sightline's extension: the next page of the tab's history.
@@ -82,11 +87,24 @@ impl Action {
             Action::FailTask { .. } => "fail_task",
             Action::UploadFile { .. } => "upload_file",
             Action::PressKey { .. } => "press_key",
+            Action::Drag { .. } => "drag",
             Action::GoBack => "go_back",
             Action::GoForward => "go_forward",
         }
     }
 }
+
+/// Where a `drag` ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DragTarget {
+    /// On another element of the same state.
+    Element(u64),
+    /// This many CSS pixels right (`dx`) and down (`dy`) from where it started.
+    By { dx: i64, dy: i64 },
+}
+
+/// The farthest a `drag` may move by `dx` or `dy`, in CSS pixels.
+pub const MAX_DRAG_OFFSET: i64 = 10_000;
 
 /// What a field of an action holds: its check and its JSON Schema follow from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +128,8 @@ pub enum FieldKind {
     Paths,
     /// A key or chord: `Enter`, `ArrowDown`, `a`, `Control+A`, `Shift+Tab`.
     Key,
+    /// CSS pixels, negative too (left or up), at most [`MAX_DRAG_OFFSET`] either way.
+    Offset,
 }
 
 /// One field of an action.
@@ -121,12 +141,14 @@ pub struct Field {
     pub about: &'static str,
 }
 
-/// One action: its wire name, whether the seed defines it, a one-line summary
+/// One action: its wire name, an example, whether the seed defines it, a one-line summary
 /// (the agent runner's tool description), its fields, and what Sightline does
 /// (README's table).
 #[derive(Debug, Clone, Copy)]
 pub struct ActionSpec {
     pub name: &'static str,
+    /// A valid line of this action (a test parses it).
+    pub example: &'static str,
     pub extension: bool,
     pub summary: &'static str,
     pub fields: &'static [Field],
@@ -147,6 +169,7 @@ const ELEMENT: &str = "An element number from the current element index";
 pub const ACTION_TABLE: &[ActionSpec] = &[
     ActionSpec {
         name: "click_element",
+        example: r#"{"action":"click_element","element_index":4}"#,
         extension: false,
         summary: "Click an element (count 2: a double click).",
         fields: &[req("element_index", FieldKind::Index, ELEMENT), opt("count", FieldKind::Count, "2 for a double click")],
@@ -154,6 +177,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
     },
     ActionSpec {
         name: "input_text",
+        example: r#"{"action":"input_text","element_index":12,"text":"ada@example.com","overwrite":true}"#,
         extension: false,
         summary: "Type text into a field. overwrite=true clears it first; \\n presses Enter.",
         fields: &[
@@ -165,6 +189,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
     },
     ActionSpec {
         name: "select_option",
+        example: r#"{"action":"select_option","element_index":21,"option_index":23}"#,
         extension: false,
         summary: "Choose an option of a <select>: element_index is the select, option_index one of its options.",
         fields: &[req("element_index", FieldKind::Index, ELEMENT), req("option_index", FieldKind::Index, ELEMENT)],
@@ -172,6 +197,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
     },
     ActionSpec {
         name: "scroll",
+        example: r#"{"action":"scroll","direction":"down","pixels":800}"#,
         extension: false,
         summary: "Scroll the page (or, with element_index, that element's scroll container).",
         fields: &[
@@ -183,6 +209,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
     },
     ActionSpec {
         name: "navigate",
+        example: r#"{"action":"navigate","url":"https://example.com/"}"#,
         extension: false,
         summary: "Load an absolute URL.",
         fields: &[req("url", FieldKind::Url, "An absolute http(s), about or data URL")],
@@ -190,6 +217,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
     },
     ActionSpec {
         name: "upload_file",
+        example: r#"{"action":"upload_file","element_index":3,"paths":["report.pdf"]}"#,
         extension: true,
         summary: "Choose files (names inside the operator's files directory) for a file input or the chooser a click on the element opened.",
         fields: &[
@@ -200,6 +228,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
     },
     ActionSpec {
         name: "hover_element",
+        example: r#"{"action":"hover_element","element_index":5}"#,
         extension: true,
         summary: "Move the pointer onto an element (hover menus, hover-only buttons).",
         fields: &[req("element_index", FieldKind::Index, ELEMENT)],
@@ -207,6 +236,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
     },
     ActionSpec {
         name: "press_key",
+        example: r#"{"action":"press_key","key":"Enter"}"#,
         extension: true,
         summary: "Press a key or chord (Enter, Escape, Tab, ArrowDown, PageDown, Control+A, Shift+Enter), on an element (focused first) or on whatever has focus.",
         fields: &[
@@ -216,7 +246,21 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
         does: "`{\"action\": \"press_key\", \"key\": \"Enter\"}`: real key events with the key's `key`, `code`, text and modifiers (modifiers down first, up last; `Control+A`, `Control+C`/`X`/`V`, `Control+Z` run their editing commands), sent to the element after focusing it (a visually hidden control too, such as a terminal's helper textarea) or to whatever has focus; then the usual wait. A slider moves by arrow keys, a chat box submits on Enter, a date picker walks by arrows, Escape closes a menu.",
     },
     ActionSpec {
+        name: "drag",
+        example: r#"{"action":"drag","element_index":7,"dx":120,"dy":0}"#,
+        extension: true,
+        summary: "Drag an element onto another (to_element_index) or by an offset (dx, dy in pixels): sliders, sortable lists, boards, drag and drop.",
+        fields: &[
+            req("element_index", FieldKind::Index, "The element to drag"),
+            opt("to_element_index", FieldKind::Index, "Drop it on this element"),
+            opt("dx", FieldKind::Offset, "Or move it this many pixels right (negative: left)"),
+            opt("dy", FieldKind::Offset, "and this many pixels down (negative: up)"),
+        ],
+        does: "`{\"action\": \"drag\", \"element_index\": N, \"to_element_index\": M}` or `{…, \"dx\": 120, \"dy\": 0}`: re-checks the element as a click does, presses the left button on it, moves the pointer to the target in 12 steps with the button held, releases it there (a slider's thumb, a sortable list's row, a jQuery UI draggable follow). A page that starts an HTML5 drag (`draggable`, `dragstart`) gets it: Chromium's drag is intercepted and entered, dragged over and dropped at the target. An element with `draggable=\"true\"` is listed. Exactly one target: `to_element_index`, or `dx`/`dy`.",
+    },
+    ActionSpec {
         name: "go_back",
+        example: r#"{"action":"go_back"}"#,
         extension: true,
         summary: "Go back to the previous page of this tab's history.",
         fields: &[],
@@ -224,6 +268,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
     },
     ActionSpec {
         name: "go_forward",
+        example: r#"{"action":"go_forward"}"#,
         extension: true,
         summary: "Go forward to the next page of this tab's history.",
         fields: &[],
@@ -231,6 +276,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
     },
     ActionSpec {
         name: "finish_task",
+        example: r#"{"action":"finish_task","message":"Signed in."}"#,
         extension: false,
         summary: "The task is done.",
         fields: &[req("message", FieldKind::Message, "A short summary")],
@@ -238,6 +284,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
     },
     ActionSpec {
         name: "fail_task",
+        example: r#"{"action":"fail_task","message":"The site is down."}"#,
         extension: false,
         summary: "The task cannot be done.",
         fields: &[req("message", FieldKind::Message, "Why")],
@@ -291,6 +338,9 @@ fn field_schema(f: &Field) -> Value {
             json!({ "type": "array", "items": { "type": "string" }, "minItems": 1, "maxItems": 32, "description": about })
         }
         FieldKind::Key => json!({ "type": "string", "description": about }),
+        FieldKind::Offset => {
+            json!({ "type": "integer", "minimum": -MAX_DRAG_OFFSET, "maximum": MAX_DRAG_OFFSET, "description": about })
+        }
     }
 }
 
@@ -477,6 +527,28 @@ impl Action {
                 sightline_browser::keys::chord(&key).map_err(|e| ValidationError { message: format!("'key': {e}") })?;
                 Ok(Action::PressKey { key, element_index: f.opt_index("element_index")? })
             }
+            "drag" => {
+                let element_index = f.index("element_index")?;
+                let offset = |name: &str| -> Result<Option<i64>, ValidationError> {
+                    match obj.get(name) {
+                        None => Ok(None),
+                        Some(Value::Number(n)) => match n.as_i64() {
+                            Some(v) if v.abs() <= MAX_DRAG_OFFSET => Ok(Some(v)),
+                            Some(v) => fail(format!("'{name}' must be within ±{MAX_DRAG_OFFSET} pixels, got {v}")),
+                            None => fail(format!("'{name}' must be an integer, got {n}")),
+                        },
+                        Some(v) => fail(format!("'{name}' must be an integer, got {}", kind(v))),
+                    }
+                };
+                let (dx, dy) = (offset("dx")?, offset("dy")?);
+                let to = match (f.opt_index("to_element_index")?, dx, dy) {
+                    (Some(t), None, None) => DragTarget::Element(t),
+                    (None, None, None) => return fail("drag requires 'to_element_index', or 'dx' and/or 'dy'"),
+                    (None, dx, dy) => DragTarget::By { dx: dx.unwrap_or(0), dy: dy.unwrap_or(0) },
+                    (Some(_), _, _) => return fail("drag takes 'to_element_index' or 'dx'/'dy', not both"),
+                };
+                Ok(Action::Drag { element_index, to })
+            }
             "go_back" => Ok(Action::GoBack),
             "go_forward" => Ok(Action::GoForward),
             other => fail(format!("unknown action '{other}': expected one of {}", names())),
@@ -553,30 +625,50 @@ mod tests {
             FieldKind::Url => Value::from("https://example.test/"),
             FieldKind::Paths => serde_json::json!(["a.txt"]),
             FieldKind::Key => Value::from("Enter"),
+            FieldKind::Offset => Value::from(-5),
         }
     }
 
     #[test]
     fn every_row_of_the_table_parses_to_its_action() {
         for row in ACTION_TABLE {
-            let mut all = Map::new();
+            let a = Action::parse(row.example).unwrap_or_else(|e| panic!("{}: {}", row.name, e.message));
+            assert_eq!(a.name(), row.name);
+            // With only its required fields (where they are enough), and with every
+            // field but those a rule makes exclusive, it parses too.
             let mut required = Map::new();
-            all.insert("action".into(), Value::from(row.name));
             required.insert("action".into(), Value::from(row.name));
-            for f in row.fields {
-                all.insert(f.name.into(), sample(f.kind));
-                if f.required {
-                    required.insert(f.name.into(), sample(f.kind));
-                }
+            for f in row.fields.iter().filter(|f| f.required) {
+                required.insert(f.name.into(), sample(f.kind));
             }
-            for v in [Value::Object(all), Value::Object(required)] {
-                let a = Action::from_value(&v).unwrap_or_else(|e| panic!("{}: {}", row.name, e.message));
+            if row.name != "drag" {
+                let a = Action::from_value(&Value::Object(required))
+                    .unwrap_or_else(|e| panic!("{}: {}", row.name, e.message));
                 assert_eq!(a.name(), row.name);
             }
             // Its schema names the same fields.
             let schema = row.schema();
             assert_eq!(schema["properties"].as_object().unwrap().len(), row.fields.len(), "{}", row.name);
         }
+    }
+
+    #[test]
+    fn a_drag_has_exactly_one_target() {
+        assert_eq!(
+            Action::parse(r#"{"action":"drag","element_index":2,"to_element_index":9}"#),
+            Ok(Action::Drag { element_index: 2, to: DragTarget::Element(9) })
+        );
+        assert_eq!(
+            Action::parse(r#"{"action":"drag","element_index":2,"dx":-40}"#),
+            Ok(Action::Drag { element_index: 2, to: DragTarget::By { dx: -40, dy: 0 } })
+        );
+        assert_eq!(
+            err(r#"{"action":"drag","element_index":2}"#),
+            "drag requires 'to_element_index', or 'dx' and/or 'dy'"
+        );
+        assert!(err(r#"{"action":"drag","element_index":2,"to_element_index":3,"dx":1}"#).contains("not both"));
+        assert!(err(r#"{"action":"drag","element_index":2,"dx":1.5}"#).contains("must be an integer"));
+        assert!(err(r#"{"action":"drag","element_index":2,"dy":99999}"#).contains("within"));
     }
 
     /// README's table of actions is the table's rows (regenerate it from the failure message).

@@ -8,10 +8,10 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use sightline_browser::{BrowserError, Captured, HistoryStep, Refusal, Tab, TargetId};
+use sightline_browser::{BrowserError, Captured, DragTo, HistoryStep, Refusal, Tab, TargetId};
 use sightline_page::ElementIndex;
 
-use crate::action::Action;
+use crate::action::{Action, DragTarget};
 use crate::lines::LineError;
 use crate::state::{ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus};
 use sightline_policy::Egress;
@@ -331,6 +331,14 @@ impl Env {
                 Action::PressKey { key, element_index } => {
                     let e = element_index.map(|i| check(i, "element_index")).transpose()?;
                     self.tab.press_key_on(&self.current, e, key).await.map_err(map_err)
+                }
+                Action::Drag { element_index, to } => {
+                    let i = check(*element_index, "element_index")?;
+                    let to = match *to {
+                        DragTarget::Element(t) => DragTo::Element(check(t, "to_element_index")?),
+                        DragTarget::By { dx, dy } => DragTo::By(dx as f64, dy as f64),
+                    };
+                    self.tab.drag(&self.current, i, to).await.map_err(map_err)
                 }
                 Action::GoBack => self.tab.go(HistoryStep::Back).await.map_err(map_err),
                 Action::GoForward => self.tab.go(HistoryStep::Forward).await.map_err(map_err),

@@ -27,8 +27,8 @@ mod state;
 mod tools;
 
 pub use action::{
-    action_names, check_text, check_url, spec, Action, ActionSpec, Direction, Field, FieldKind, ValidationError,
-    ACTION_TABLE, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
+    action_names, check_text, check_url, spec, Action, ActionSpec, Direction, DragTarget, Field, FieldKind,
+    ValidationError, ACTION_TABLE, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
 };
 pub use env::{Env, EnvError, EnvOptions, Turn};
 pub use error::{Cause, Proof, Rule, ToolCode, ToolError};

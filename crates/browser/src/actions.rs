@@ -142,7 +142,7 @@ impl Tab {
     }
 
     /// Check, at the moment of acting, that the element is still what is on top at its click point.
-    async fn verify_hit(&self, cap: &Captured, e: &Element) -> Result<(), BrowserError> {
+    pub(crate) async fn verify_hit(&self, cap: &Captured, e: &Element) -> Result<(), BrowserError> {
         let (x, y) = e.click_point;
         let r = self
             .cdp(
@@ -226,7 +226,13 @@ impl Tab {
     }
 
     /// A left-button press or release at a viewport point.
-    async fn button(&self, kind: MouseEventKind, x: f64, y: f64, click_count: u32) -> Result<(), BrowserError> {
+    pub(crate) async fn button(
+        &self,
+        kind: MouseEventKind,
+        x: f64,
+        y: f64,
+        click_count: u32,
+    ) -> Result<(), BrowserError> {
         let pressed = u32::from(kind == MouseEventKind::MousePressed);
         let event = DispatchMouseEvent {
             button: Some(MouseButton::Left),
@@ -258,7 +264,7 @@ impl Tab {
     }
 
     /// Move the pointer in a few steps, so hover effects and menus react.
-    async fn move_pointer(&self, x: f64, y: f64) -> Result<(), BrowserError> {
+    pub(crate) async fn move_pointer(&self, x: f64, y: f64) -> Result<(), BrowserError> {
         let (fx, fy) = self.state.lock().unwrap().pointer;
         const STEPS: u32 = 3;
         for i in 1..=STEPS {

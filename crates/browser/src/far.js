@@ -125,14 +125,18 @@
     }
     roles.push(first);
     let sem = false, lab = false;
-    if (NATIVE.has(tag)) {
+    // An <a> without href is no link (facts/candidates.rs): only a role or evidence counts.
+    if (NATIVE.has(tag) && !(tag === 'a' && !el.hasAttribute('href'))) {
       sem = !hiddenInput;
     } else {
       if (first && INTERACTIVE.has(first)) sem = true;
       else if (tag === 'label') {
         const f = el.getAttribute('for');
-        if (f !== null) { const t = doc.getElementById(f); lab = !!t && LABELABLE.has(t.nodeName.toLowerCase()); }
-        else lab = !!el.querySelector(T.labelable.join(','));
+        // A hidden input is not labelable.
+        const labelable = (t) => !!t && LABELABLE.has(t.nodeName.toLowerCase()) &&
+          !(t.nodeName === 'INPUT' && (t.getAttribute('type') || '').trim().toLowerCase() === 'hidden');
+        if (f !== null) lab = labelable(doc.getElementById(f));
+        else lab = [...el.querySelectorAll(T.labelable.join(','))].some(labelable);
         sem = lab;
       }
       if (!sem && attrs) {
@@ -224,6 +228,10 @@
       if (!yes) {
         const t = el.getAttribute('tabindex');
         yes = t !== null && /^[+-]?\d+$/.test(t.trim()) && Number(t.trim()) >= 0;
+      }
+      if (!yes) {
+        const d = el.getAttribute('draggable');
+        yes = d !== null && d.trim().toLowerCase() === 'true';
       }
     }
     if (!yes && S.cursor.has(el) && hasLayout(i) && cs(i).cursor === 'pointer') {

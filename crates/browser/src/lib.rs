@@ -10,6 +10,7 @@
 mod actions;
 mod capture;
 mod downloads;
+mod drag;
 mod error;
 mod files;
 pub mod keys;
@@ -33,6 +34,7 @@ pub use downloads::{
     navigation_outcome, sanitize_file_name, Download, DownloadConfig, DownloadError, DownloadState, Downloads,
     DEFAULT_MAX_BYTES,
 };
+pub use drag::DragTo;
 pub use error::{BrowserError, LoadFailure, Refusal};
 pub use files::{ChooserInfo, FileError, FileRoot};
 pub use press::HistoryStep;

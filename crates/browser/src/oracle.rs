@@ -8,7 +8,8 @@ use std::collections::HashSet;
 use serde::Deserialize;
 use serde_json::Value;
 use sightline_cdp::protocol::accessibility::{self, GetFullAxTreeOfFrame};
-use sightline_cdp::protocol::dom::GetNodeForLocation;
+use sightline_cdp::protocol::dom::{GetContentQuads, GetNodeForLocation};
+use sightline_cdp::BackendNodeId;
 use sightline_cdp::FrameId;
 
 use crate::{BrowserError, Captured, Tab};
@@ -134,5 +135,26 @@ impl Tab {
             Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    /// The box Chromium lays a node of the page's session out in, after its transforms
+    /// (`DOM.getContentQuads`, all quads' bounds), in viewport pixels: `(x, y, w, h)`. For
+    /// an SVG shape this is its own box where a capture may know only an ancestor's.
+    pub async fn oracle_box(&self, backend: i64) -> Result<Option<(f64, f64, f64, f64)>, BrowserError> {
+        let quads = match self.call(&GetContentQuads { backend_node_id: BackendNodeId(backend) }).await {
+            Ok(v) => v.quads,
+            Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for q in &quads {
+            for p in q.chunks(2).filter(|p| p.len() == 2) {
+                x0 = x0.min(p[0]);
+                x1 = x1.max(p[0]);
+                y0 = y0.min(p[1]);
+                y1 = y1.max(p[1]);
+            }
+        }
+        Ok((x1 > x0 && y1 > y0).then_some((x0, y0, x1 - x0, y1 - y0)))
     }
 }

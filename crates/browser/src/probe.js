@@ -56,10 +56,10 @@
     native(window.setTimeout, 'setTimeout'); native(window.clearTimeout, 'clearTimeout');
     native(window.setInterval, 'setInterval'); native(window.clearInterval, 'clearInterval');
   } catch (e) {}
-  // Elements given pointer/touch/dblclick/contextmenu listeners: the DOM snapshot
+  // Elements given pointer/touch/dblclick/contextmenu/drop listeners (a drop zone is a target too): the DOM snapshot
   // reports click and mousedown listeners, not these. Weakly held, so detached nodes can go.
   const pointerTargets = [];
-  const POINTER = new Set(['pointerdown', 'pointerup', 'touchstart', 'touchend', 'dblclick', 'contextmenu', 'mouseup']);
+  const POINTER = new Set(['pointerdown', 'pointerup', 'touchstart', 'touchend', 'dblclick', 'contextmenu', 'mouseup', 'drop']);
   // Elements given click/mousedown/mouseup listeners: the DOM snapshot reports
   // these itself, the viewport walk (in another world) cannot see them.
   const clickTargets = [], clickSeen = new WeakSet();

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sightline_cdp::protocol::{dom, emulation, fetch, inspector, network, page, runtime, target};
+use sightline_cdp::protocol::{dom, emulation, fetch, input, inspector, network, page, runtime, target};
 use sightline_cdp::{
     BackendNodeId, BrowserContextId, Client, Command, Event, EventParams, FrameId, SessionId, TargetId,
 };
@@ -63,6 +63,8 @@ pub(crate) struct OopFrame {
 
 #[derive(Default)]
 pub(crate) struct Tracker {
+    /// The data of an HTML5 drag the page started while drags are intercepted (`drag`).
+    pub drag: Option<Box<serde_json::value::RawValue>>,
     /// Unknown until the first `Page.getFrameTree` answers.
     pub main_frame: Option<FrameId>,
     /// request id → when it started.
@@ -688,6 +690,10 @@ async fn track(
                 if let Some(tx) = &st.dialog_tx {
                     let _ = tx.send(false);
                 }
+            }
+            input::DragIntercepted::METHOD => {
+                let Some(v) = ev.decode::<input::DragIntercepted>() else { continue };
+                state.lock().unwrap().drag = Some(v.data);
             }
             page::FileChooserOpened::METHOD => {
                 let (Some(v), Some(s)) = (ev.decode::<page::FileChooserOpened>(), ev.session.clone()) else { continue };

@@ -194,3 +194,22 @@ mod tests {
         assert_eq!(order, vec![(1, "DIV"), (2, "B"), (4, "I"), (6, "SPAN")]);
     }
 }
+
+/// `DOM.getContentQuads`: the quads of a node as laid out and transformed (an SVG
+/// shape's own box, after its transforms), in viewport coordinates.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetContentQuads {
+    pub backend_node_id: BackendNodeId,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct GetContentQuadsReply {
+    /// Each quad as eight numbers: x1, y1, … x4, y4.
+    pub quads: Vec<Vec<f64>>,
+}
+
+impl Command for GetContentQuads {
+    const METHOD: &'static str = "DOM.getContentQuads";
+    type Response = GetContentQuadsReply;
+}

@@ -112,3 +112,51 @@ impl Command for InsertText<'_> {
     const METHOD: &'static str = "Input.insertText";
     type Response = Empty;
 }
+
+/// `Input.setInterceptDrags`: a drag the page starts (HTML5 drag and drop) is
+/// reported as `Input.dragIntercepted` instead of running a native drag loop,
+/// which headless Chromium has none of.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SetInterceptDrags {
+    pub enabled: bool,
+}
+
+impl Command for SetInterceptDrags {
+    const METHOD: &'static str = "Input.setInterceptDrags";
+    type Response = Empty;
+}
+
+/// `Input.dragIntercepted`: the data of a drag the page started (kept as sent,
+/// to be handed back in [`DispatchDragEvent`]).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct DragIntercepted {
+    pub data: Box<serde_json::value::RawValue>,
+}
+
+impl super::EventParams for DragIntercepted {
+    const METHOD: &'static str = "Input.dragIntercepted";
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DragEventKind {
+    DragEnter,
+    DragOver,
+    Drop,
+    DragCancel,
+}
+
+/// `Input.dispatchDragEvent`: a step of an intercepted drag at a viewport point.
+#[derive(Debug, Clone, Serialize)]
+pub struct DispatchDragEvent {
+    #[serde(rename = "type")]
+    pub kind: DragEventKind,
+    pub x: f64,
+    pub y: f64,
+    pub data: Box<serde_json::value::RawValue>,
+}
+
+impl Command for DispatchDragEvent {
+    const METHOD: &'static str = "Input.dispatchDragEvent";
+    type Response = Empty;
+}

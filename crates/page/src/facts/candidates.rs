@@ -89,7 +89,7 @@ fn layout_parent(arena: &Arena, id: NodeId) -> Option<NodeId> {
 
 /// Evidence that a plain element reacts to clicks: a click/mousedown listener or
 /// `onclick` (snapshot), a pointer/touch/dblclick/contextmenu listener (observer
-/// script), a non-inherited `cursor: pointer`, or `tabindex >= 0`.
+/// script), a non-inherited `cursor: pointer`, `tabindex >= 0`, or `draggable="true"`.
 fn has_evidence(arena: &Arena, id: NodeId) -> bool {
     let n = arena.node(id);
     if matches!(n.tag.as_str(), "html" | "body" | "iframe" | "frame") || n.pseudo {
@@ -100,7 +100,9 @@ fn has_evidence(arena: &Arena, id: NodeId) -> bool {
             .and_then(|p| arena.node(p).layout.as_ref())
             .is_some_and(|l| l.style.cursor_pointer);
     let focusable = n.attr("tabindex").and_then(|t| t.trim().parse::<i64>().ok()).is_some_and(|t| t >= 0);
-    n.clickable || n.pointer_listener || pointer || focusable
+    // Something a person can pick up and drag (HTML5 drag and drop).
+    let draggable = n.attr("draggable").is_some_and(|d| d.trim().eq_ignore_ascii_case("true"));
+    n.clickable || n.pointer_listener || pointer || focusable || draggable
 }
 
 /// A clickable container holding more interactive elements than this delegates
