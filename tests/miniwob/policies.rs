@@ -1885,14 +1885,18 @@ pub fn stock_market(env: &mut Env) -> Result<()> {
     for _ in 0..400 {
         let price = read(&env.state);
         moving |= price != first;
-        // The price moves by up to $1.50 a tick while the click is on its way: keep a margin
-        // of $0.50 below the limit while time allows.
+        // The price moves by up to $1.50 a tick (100 ms) while the click is on its way: keep a
+        // margin below the limit while time allows, narrower as it runs out.
         let left = env
             .state
             .page_content
             .lines()
             .find_map(|l| l.strip_prefix("Time left: ")?.split(" / ").next()?.trim().parse::<u32>().ok());
-        let margin = if left.is_some_and(|t| t > 2) { 0.5 } else { 0.0 };
+        let margin = match left {
+            Some(t) if t > 4 => 1.0,
+            Some(t) if t > 2 => 0.5,
+            _ => 0.0,
+        };
         if moving && price.is_some_and(|p| p <= limit - margin) {
             let buy = env.state.get("button", "Buy")?.clone();
             return press(env, &buy);
