@@ -477,6 +477,20 @@ impl<'a> Oracle<'a> {
         (false, first)
     }
 
+    /// Whether a pointer reaches `target` at any point of a 9×9 grid over `area` (as
+    /// `actions::SHAPE_POINT` looks for a point of a shape's fill).
+    async fn reaches_anywhere(&self, target: NodeId, area: &Rect) -> bool {
+        for i in 1..10 {
+            for j in 1..10 {
+                let (x, y) = (area.x + area.w * f64::from(i) / 10.0, area.y + area.h * f64::from(j) / 10.0);
+                if self.hit(x, y).await.is_some_and(|h| self.activates(h, target)) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     /// Whether a node is an SVG element (the `<svg>` or a shape in it).
     fn in_svg(&self, node: Option<NodeId>) -> bool {
         const SHAPES: &[&str] = &[
@@ -489,6 +503,11 @@ impl<'a> Oracle<'a> {
     fn viewport(&self) -> Rect {
         Rect::new(0.0, 0.0, self.view().viewport.width, self.view().viewport.height)
     }
+}
+
+/// Shapes the click aims at inside their fill (as `actions::is_svg_shape`).
+fn is_svg_shape(tag: &str) -> bool {
+    matches!(tag, "path" | "circle" | "ellipse" | "polygon" | "polyline" | "rect" | "line")
 }
 
 fn is_widget(role: &str) -> bool {
@@ -678,7 +697,15 @@ async fn check_once(tab: &Tab, page: &str, allow: &Allowlist) -> Tally {
             if let Some(node) = node {
                 let (x, y) = e.click_point;
                 let h = o.hit(x, y).await;
-                let ok = h.is_some_and(|h| o.activates(h, node));
+                let mut ok = h.is_some_and(|h| o.activates(h, node));
+                // An SVG shape is known by its box: where that point is another's, the click
+                // aims inside the shape's own fill where it is on top (`actions::SHAPE_POINT`).
+                if !ok && is_svg_shape(&e.descriptor.tag) && e.frame == 0 {
+                    if let Ok(Some((bx, by, bw, bh))) = tab.oracle_box(e.backend_node_id).await {
+                        let area = Rect::new(bx, by, bw, bh).intersect(&o.viewport());
+                        ok = !area.is_empty() && o.reaches_anywhere(node, &area).await;
+                    }
+                }
                 t.count(View::Index, Check::Hit, ok);
                 if !ok {
                     found.push(Divergence {
