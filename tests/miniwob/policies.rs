@@ -1590,19 +1590,25 @@ fn inbox_row(env: &mut Env, sender: &str) -> Result<Element> {
     Err(env.state.not_found(format!("an e-mail from {sender}")))
 }
 
-/// The first control after `row` (in reading order) whose hint is `hint`.
+/// Whether a control's hint says `word`: the hint is the word, or one of its words
+/// (`send-reply` says `send`).
+fn hints(e: &Element, word: &str) -> bool {
+    e.hint == word || e.hint.split(|c: char| !c.is_alphanumeric()).any(|w| w.eq_ignore_ascii_case(word))
+}
+
+/// The first control after `row` (in reading order) whose hint says `hint`.
 fn icon_after(s: &State, row: &Element, hint: &str) -> Result<Element> {
     s.elements
         .iter()
         .skip_while(|e| e.index != row.index)
-        .find(|e| e.hint == hint)
+        .find(|e| hints(e, hint))
         .cloned()
         .ok_or_else(|| s.not_found(format!("a {hint} icon after {:?}", row.name)))
 }
 
-/// The control whose hint is `hint`.
+/// The first control whose hint says `hint`.
 fn hinted(s: &State, hint: &str) -> Result<Element> {
-    s.elements.iter().find(|e| e.hint == hint).cloned().ok_or_else(|| s.not_found(format!("a control hinted {hint:?}")))
+    s.elements.iter().find(|e| hints(e, hint)).cloned().ok_or_else(|| s.not_found(format!("a control hinted {hint:?}")))
 }
 
 /// Every inbox task: star, delete, reply to or forward the e-mail of a sender.
@@ -1631,7 +1637,7 @@ pub fn email_inbox(env: &mut Env) -> Result<()> {
                 .cloned()
                 .ok_or_else(|| env.state.not_found("the reply's text".into()))?;
             type_into(env, &body, &text)?;
-            let send = hinted(&env.state, "send-reply")?;
+            let send = hinted(&env.state, "send")?;
             press(env, &send)
         }
         Mail::Forward(who, to) => {
@@ -1645,7 +1651,7 @@ pub fn email_inbox(env: &mut Env) -> Result<()> {
                 .cloned()
                 .ok_or_else(|| env.state.not_found("the forward's to: field".into()))?;
             type_into(env, &field, &to)?;
-            let send = hinted(&env.state, "send-forward")?;
+            let send = hinted(&env.state, "send")?;
             press(env, &send)
         }
     }
@@ -1700,12 +1706,17 @@ struct Post {
 
 const POST_ICONS: &[&str] = &["reply", "retweet", "like", "share", "more"];
 
+/// Which of a post's icons this control is, by its hint.
+fn post_icon(e: &Element) -> Option<&'static str> {
+    POST_ICONS.iter().copied().find(|w| hints(e, w))
+}
+
 /// The posts whose controls the state lists now, in reading order.
 fn posts(s: &State) -> Vec<Post> {
     let lines: Vec<&str> = s.page_content.lines().collect();
     let mut out: Vec<Post> = Vec::new();
     let mut last_line = usize::MAX;
-    for e in s.elements.iter().filter(|e| POST_ICONS.contains(&e.hint.as_str())) {
+    for e in s.elements.iter().filter(|e| post_icon(e).is_some()) {
         if e.line == last_line {
             if let Some(p) = out.last_mut() {
                 p.controls.push(e.clone());
@@ -1737,12 +1748,8 @@ fn scroll_posts(env: &mut Env) -> Result<bool> {
         return Ok(false);
     }
     let s = &env.state;
-    let anchor = s
-        .elements
-        .iter()
-        .rfind(|e| POST_ICONS.contains(&e.hint.as_str()))
-        .cloned()
-        .ok_or_else(|| s.not_found("a post".into()))?;
+    let anchor =
+        s.elements.iter().rfind(|e| post_icon(e).is_some()).cloned().ok_or_else(|| s.not_found("a post".into()))?;
     let pick = picker(s, &anchor);
     env.act_on(
         pick,
@@ -1760,13 +1767,13 @@ pub fn social_media(env: &mut Env) -> Result<()> {
     let icon = label.to_lowercase();
     for _ in 0..40 {
         if let Some(post) = posts(&env.state).into_iter().find(|p| p.user == user) {
-            if let Some(c) = post.controls.iter().find(|c| c.hint == icon).cloned() {
+            if let Some(c) = post.controls.iter().find(|c| hints(c, &icon)).cloned() {
                 return press_to_end(env, &c);
             }
             let more = post
                 .controls
                 .iter()
-                .find(|c| c.hint == "more")
+                .find(|c| hints(c, "more"))
                 .cloned()
                 .ok_or_else(|| env.state.not_found(format!("the more menu of {user}")))?;
             press(env, &more)?;
@@ -1810,7 +1817,7 @@ fn social_media_click(env: &mut Env, task: &'static str) -> Result<()> {
             let c = post
                 .controls
                 .iter()
-                .find(|c| c.hint == icon)
+                .find(|c| hints(c, &icon))
                 .cloned()
                 .ok_or_else(|| env.state.not_found(format!("the {icon} icon of a post by {user}")))?;
             press(env, &c)?;
