@@ -191,19 +191,55 @@ fn popups_become_the_current_page_and_return_to_their_opener() {
         let s = step(&mut env, json!({"action": "click_element", "element_index": add})).await.state;
         ok(&s);
         assert!(s.url.ends_with("/fidelity/popup-child.html"), "{}", s.url);
-        assert!(s.page_content.contains("[tab 2 of 2"), "{}", s.page_content);
+        assert!(s.page_content.contains("[tabs: 1 \"Opener\" · 2 "), "{}", s.page_content);
+        assert!(s.page_content.contains(" (current); switch_tab or close_tab by number]"), "{}", s.page_content);
         let name = by_id_name(&s, "author-name");
         ok(&step(&mut env, json!({"action": "input_text", "element_index": name, "text": "Ursula"})).await.state);
         let save = token(env.state(), "button", "Save");
         let s = step(&mut env, json!({"action": "click_element", "element_index": save})).await.state;
         ok(&s);
         assert!(s.url.ends_with("/fidelity/popup.html"), "back on the opener: {}", s.url);
-        assert!(!s.page_content.contains("[tab "), "{}", s.page_content);
+        assert!(!s.page_content.contains("[tabs: "), "{}", s.page_content);
         assert!(
             s.page_content.contains("selected=\"Ursula\""),
             "the opener shows what the popup did: {}",
             s.page_content
         );
+    })
+}
+
+// Issue 35: tabs by number: switch between them, close one; the only tab stays.
+#[test]
+fn tabs_are_numbered_switched_and_closed() {
+    run(async {
+        let mut env = env("/fidelity/popup.html").await;
+        let add = token(env.state(), "link", "Add another author");
+        let s = step(&mut env, json!({"action": "click_element", "element_index": add})).await.state;
+        assert!(s.url.ends_with("/fidelity/popup-child.html"), "{}", s.url);
+        // Back to the first tab: its page, with both tabs listed.
+        let s = step(&mut env, json!({"action": "switch_tab", "tab": 1})).await.state;
+        ok(&s);
+        assert!(s.url.ends_with("/fidelity/popup.html"), "{}", s.url);
+        assert!(s.page_content.contains("1 \"Opener\" (current) · 2 "), "{}", s.page_content);
+        // No tab 3; the state is what it was.
+        let e = step(&mut env, json!({"action": "switch_tab", "tab": 3})).await.state;
+        assert_eq!(e.error.as_ref().map(|e| e.code), Some(ErrorCode::ActionValidationFailed), "{:?}", e.error);
+        assert!(e.error.as_ref().unwrap().message.contains("the open tabs are 1..2"), "{:?}", e.error);
+        assert_eq!(e.state_hash, s.state_hash);
+        // Close the popup from the opener: one tab left, no tab line.
+        let s = step(&mut env, json!({"action": "close_tab", "tab": 2})).await.state;
+        ok(&s);
+        assert!(s.url.ends_with("/fidelity/popup.html"), "{}", s.url);
+        assert!(!s.page_content.contains("[tabs: "), "{}", s.page_content);
+        let e = step(&mut env, json!({"action": "close_tab", "tab": 1})).await.state;
+        assert_eq!(e.error.as_ref().map(|e| e.code), Some(ErrorCode::ActionValidationFailed), "{:?}", e.error);
+        assert!(e.error.as_ref().unwrap().message.contains("only tab"), "{:?}", e.error);
+        // Open it again and close the current one: the state returns to its opener.
+        let add = token(&e, "link", "Add another author");
+        step(&mut env, json!({"action": "click_element", "element_index": add})).await;
+        let s = step(&mut env, json!({"action": "close_tab", "tab": 2})).await.state;
+        ok(&s);
+        assert!(s.url.ends_with("/fidelity/popup.html"), "{}", s.url);
     })
 }
 

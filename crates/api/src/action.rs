@@ -67,6 +67,14 @@ pub enum Action {
         element_index: u64,
         to: DragTarget,
     },
+    /// Sightline's extension: make tab N (from 1, in the order tabs opened) current.
+    SwitchTab {
+        tab: u64,
+    },
+    /// Sightline's extension: close tab N.
+    CloseTab {
+        tab: u64,
+    },
     /// Sightline's extension: the previous page of the tab's history.
     GoBack,
     /// Sightline's extension: the next page of the tab's history.
@@ -88,6 +96,8 @@ impl Action {
             Action::UploadFile { .. } => "upload_file",
             Action::PressKey { .. } => "press_key",
             Action::Drag { .. } => "drag",
+            Action::SwitchTab { .. } => "switch_tab",
+            Action::CloseTab { .. } => "close_tab",
             Action::GoBack => "go_back",
             Action::GoForward => "go_forward",
         }
@@ -130,6 +140,8 @@ pub enum FieldKind {
     Key,
     /// CSS pixels, negative too (left or up), at most [`MAX_DRAG_OFFSET`] either way.
     Offset,
+    /// A tab's number, from 1, as the `[tabs: …]` line of `page_content` lists them.
+    Tab,
 }
 
 /// One field of an action.
@@ -259,6 +271,22 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
         does: "`{\"action\": \"drag\", \"element_index\": N, \"to_element_index\": M}` or `{…, \"dx\": 120, \"dy\": 0}`: re-checks the element as a click does, presses the left button on it, moves the pointer to the target in 12 steps with the button held, releases it there (a slider's thumb, a sortable list's row, a jQuery UI draggable follow). A page that starts an HTML5 drag (`draggable`, `dragstart`) gets it: Chromium's drag is intercepted and entered, dragged over and dropped at the target. An element with `draggable=\"true\"` is listed. Exactly one target: `to_element_index`, or `dx`/`dy`.",
     },
     ActionSpec {
+        name: "switch_tab",
+        example: r#"{"action":"switch_tab","tab":2}"#,
+        extension: true,
+        summary: "Make another open tab current (tabs are numbered from 1 in the order they opened, as page_content's [tabs: …] line lists them).",
+        fields: &[req("tab", FieldKind::Tab, "The tab's number, from 1")],
+        does: "`{\"action\": \"switch_tab\", \"tab\": 1}`: the state is that tab's. When a page opens a new tab or window, the state follows it and `page_content` ends with `[tabs: 1 \"Shop\" · 2 \"Checkout\" (current); switch_tab or close_tab by number]`; tabs are numbered from 1 in the order they opened. A number that is not an open tab is `ACTION_VALIDATION_FAILED`.",
+    },
+    ActionSpec {
+        name: "close_tab",
+        example: r#"{"action":"close_tab","tab":2}"#,
+        extension: true,
+        summary: "Close an open tab by its number (never the only one).",
+        fields: &[req("tab", FieldKind::Tab, "The tab's number, from 1")],
+        does: "`{\"action\": \"close_tab\", \"tab\": 2}` closes that tab (`window.onbeforeunload` does not hold it); closing the current one returns to the tab that opened it, else the last one opened. The only tab cannot be closed (`ACTION_VALIDATION_FAILED`: end the task instead).",
+    },
+    ActionSpec {
         name: "go_back",
         example: r#"{"action":"go_back"}"#,
         extension: true,
@@ -338,6 +366,7 @@ fn field_schema(f: &Field) -> Value {
             json!({ "type": "array", "items": { "type": "string" }, "minItems": 1, "maxItems": 32, "description": about })
         }
         FieldKind::Key => json!({ "type": "string", "description": about }),
+        FieldKind::Tab => json!({ "type": "integer", "minimum": 1, "description": about }),
         FieldKind::Offset => {
             json!({ "type": "integer", "minimum": -MAX_DRAG_OFFSET, "maximum": MAX_DRAG_OFFSET, "description": about })
         }
@@ -415,6 +444,14 @@ fn as_index(name: &str, v: &Value) -> Result<u64, ValidationError> {
             _ => fail(format!("'{name}' must be an integer, got {n}")),
         },
         other => fail(format!("'{name}' must be a non-negative integer, got {}", kind(other))),
+    }
+}
+
+/// A `tab` field: a number from 1.
+fn tab_number(f: &Fields) -> Result<u64, ValidationError> {
+    match f.index("tab")? {
+        0 => fail("'tab' numbers start at 1, got 0"),
+        n => Ok(n),
     }
 }
 
@@ -549,6 +586,8 @@ impl Action {
                 };
                 Ok(Action::Drag { element_index, to })
             }
+            "switch_tab" => Ok(Action::SwitchTab { tab: tab_number(&f)? }),
+            "close_tab" => Ok(Action::CloseTab { tab: tab_number(&f)? }),
             "go_back" => Ok(Action::GoBack),
             "go_forward" => Ok(Action::GoForward),
             other => fail(format!("unknown action '{other}': expected one of {}", names())),
@@ -626,6 +665,7 @@ mod tests {
             FieldKind::Paths => serde_json::json!(["a.txt"]),
             FieldKind::Key => Value::from("Enter"),
             FieldKind::Offset => Value::from(-5),
+            FieldKind::Tab => Value::from(1),
         }
     }
 

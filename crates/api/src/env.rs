@@ -54,6 +54,11 @@ pub struct Env {
     /// The tabs that opened the current one (popups, `target=_blank`), innermost last.
     /// When the current tab closes, the state returns to the last of them.
     openers: Vec<std::sync::Arc<Tab>>,
+    /// Every open tab of this environment, in the order they opened (numbered
+    /// from 1 in `page_content`, `switch_tab` and `close_tab`); the current one too.
+    tabs: Vec<std::sync::Arc<Tab>>,
+    /// Tabs closed since (kept so that closing the environment disposes their context).
+    retired: Vec<std::sync::Arc<Tab>>,
     /// Page targets already seen in this context (so a tab is followed once).
     known: std::collections::HashSet<TargetId>,
     opts: EnvOptions,
@@ -81,6 +86,8 @@ impl Env {
             }
         }
         Ok(Env {
+            tabs: vec![tab.clone()],
+            retired: Vec::new(),
             tab,
             openers: Vec::new(),
             known,
@@ -140,18 +147,89 @@ impl Env {
     pub fn reject(&self, e: &LineError) -> Turn {
         self.error(ErrorCode::ActionValidationFailed, format!("the input line was refused: {e}"), Value::Null, false)
     }
-    /// Capture the current tab, saying in the text when more than one tab is open.
+    /// Capture the current tab, listing the open tabs in the text when there is more than one.
     async fn capture(&self) -> Result<Captured, BrowserError> {
         let mut c = self.tab.capture(self.opts.screenshot).await?;
-        if !self.openers.is_empty() {
-            let n = self.openers.len() + 1;
-            c.view.page_content.push_str(&format!(
-                "\n[tab {n} of {n}: opened by the page in tab {}; when it closes, the state returns there]",
-                n - 1
-            ));
+        if self.tabs.len() > 1 {
+            let line = self.tabs_line().await?;
+            c.view.page_content.push_str(&format!("\n{line}"));
         }
         crate::files::annotate(&self.tab, &mut c, self.downloads.as_ref());
         Ok(c)
+    }
+
+    /// `[tabs: 1 "Shop" · 2 "Checkout" (current); switch_tab or close_tab by number]`.
+    async fn tabs_line(&self) -> Result<String, BrowserError> {
+        let titles = self.tab.browser().page_titles().await?;
+        let current = self.tab.target_id();
+        let listed: Vec<String> = self
+            .tabs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let (title, url) = titles
+                    .iter()
+                    .find(|(id, _, _)| id == t.target_id())
+                    .map(|(_, title, url)| (title.as_str(), url.as_str()))
+                    .unwrap_or_default();
+                let name = if title.trim().is_empty() { url } else { title };
+                let here = if t.target_id() == current { " (current)" } else { "" };
+                format!("{} \"{}\"{here}", i + 1, sightline_page::cut(&sightline_page::collapse(name), 40))
+            })
+            .collect();
+        Ok(format!("[tabs: {}; switch_tab or close_tab by number]", listed.join(" · ")))
+    }
+
+    /// The number (from 1) of an open tab, or the error that says which numbers there are.
+    fn tab_number(&self, n: u64) -> Result<usize, (ErrorCode, String)> {
+        match usize::try_from(n).ok().filter(|n| (1..=self.tabs.len()).contains(n)) {
+            Some(n) => Ok(n - 1),
+            None => Err((
+                ErrorCode::ActionValidationFailed,
+                format!("There is no tab {n}: the open tabs are 1..{}.", self.tabs.len()),
+            )),
+        }
+    }
+
+    /// `switch_tab`: make tab `n` current; the others wait, in the order they opened.
+    fn switch_tab(&mut self, n: u64) -> Result<(), (ErrorCode, String)> {
+        let i = self.tab_number(n)?;
+        let target = self.tabs[i].clone();
+        self.openers = self.tabs.iter().filter(|t| t.target_id() != target.target_id()).cloned().collect();
+        self.tab = target;
+        Ok(())
+    }
+
+    /// `close_tab`: close tab `n` (never the only one); closing the current tab
+    /// returns to the tab that opened it, else the last one opened.
+    async fn close_tab(&mut self, n: u64) -> Result<(), (ErrorCode, String)> {
+        let i = self.tab_number(n)?;
+        if self.tabs.len() == 1 {
+            return Err((
+                ErrorCode::ActionValidationFailed,
+                "Tab 1 is the only tab and cannot be closed; end the task with finish_task or fail_task instead."
+                    .into(),
+            ));
+        }
+        let closing = self.tabs[i].clone();
+        closing.close_page().await.map_err(map_err)?;
+        let id = closing.target_id().clone();
+        self.openers.retain(|t| t.target_id() != &id);
+        if self.tab.target_id() == &id {
+            if self.openers.is_empty() {
+                self.openers = self.tabs.iter().filter(|t| t.target_id() != &id).cloned().collect();
+            }
+            self.follow_tabs().await.map_err(map_err)?;
+        }
+        self.forget_closed();
+        Ok(())
+    }
+
+    /// Move closed tabs out of the numbered list.
+    fn forget_closed(&mut self) {
+        let (open, closed): (Vec<_>, Vec<_>) = std::mem::take(&mut self.tabs).into_iter().partition(|t| !t.is_dead());
+        self.tabs = open;
+        self.retired.extend(closed);
     }
 
     /// Capture, and when the tab closes under the capture (a popup that closes
@@ -192,12 +270,16 @@ impl Env {
             self.known.insert(id.clone());
         }
         if let Some(target) = opened {
-            let tab = Tab::attach(self.tab.browser().clone(), &target, self.tab.options().clone()).await?;
+            let tab = std::sync::Arc::new(
+                Tab::attach(self.tab.browser().clone(), &target, self.tab.options().clone()).await?,
+            );
             // A popup still loading past the limit is followed as it is.
             let _settled = tab.wait_loaded().await?;
-            let previous = std::mem::replace(&mut self.tab, std::sync::Arc::new(tab));
+            self.tabs.push(tab.clone());
+            let previous = std::mem::replace(&mut self.tab, tab);
             self.openers.push(previous);
         }
+        self.forget_closed();
         Ok(())
     }
 
@@ -219,9 +301,19 @@ impl Env {
         &self.tab
     }
 
-    /// Close the tab (and the tabs that opened it), unless something else still shares them.
+    /// Close every tab of the environment (the first one, which may own the
+    /// browser context, last), unless something else still shares them.
     pub async fn close(self) {
-        for t in std::iter::once(self.tab).chain(self.openers.into_iter().rev()) {
+        let mut all: Vec<std::sync::Arc<Tab>> = Vec::new();
+        let first = self.tabs.first().map(|t| t.target_id().clone());
+        for t in std::iter::once(self.tab).chain(self.openers).chain(self.tabs).chain(self.retired) {
+            if !all.iter().any(|a| a.target_id() == t.target_id()) {
+                all.push(t);
+            }
+        }
+        // Duplicates are dropped by now, so each tab is held once here.
+        all.sort_by_key(|t| Some(t.target_id()) == first.as_ref());
+        for t in all {
             if let Ok(tab) = std::sync::Arc::try_unwrap(t) {
                 tab.close().await;
             }
@@ -340,6 +432,8 @@ impl Env {
                     };
                     self.tab.drag(&self.current, i, to).await.map_err(map_err)
                 }
+                Action::SwitchTab { tab } => self.switch_tab(*tab),
+                Action::CloseTab { tab } => self.close_tab(*tab).await,
                 Action::GoBack => self.tab.go(HistoryStep::Back).await.map_err(map_err),
                 Action::GoForward => self.tab.go(HistoryStep::Forward).await.map_err(map_err),
                 Action::FinishTask { .. } | Action::FailTask { .. } => Ok(()),

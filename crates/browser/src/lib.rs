@@ -110,6 +110,17 @@ impl Browser {
             .collect())
     }
 
+    /// Each page of the browser: its target, its title and its URL.
+    pub async fn page_titles(&self) -> Result<Vec<(TargetId, String, String)>, BrowserError> {
+        let targets = self.client().execute(None, &target::GetTargets {}).await?;
+        Ok(targets
+            .target_infos
+            .into_iter()
+            .filter(|t| t.kind == "page")
+            .map(|t| (t.target_id, t.title, t.url))
+            .collect())
+    }
+
     /// The process group of a launched browser (for last-resort cleanup).
     pub fn process_group(&self) -> Option<i32> {
         self.chromium.process_group()

@@ -486,6 +486,17 @@ impl Tab {
         &self.opts
     }
 
+    /// Close this page only (`close_tab`): its browser context and the other pages
+    /// in it stay. Returns once the target is gone (or after a second).
+    pub async fn close_page(&self) -> Result<(), BrowserError> {
+        self.client.execute(None, &target::CloseTarget { target_id: &self.target_id }).await?;
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while !self.is_dead() && std::time::Instant::now() < until {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        Ok(())
+    }
+
     /// Close the target and its browser context.
     pub async fn close(self) {
         let _ = self.client.execute(None, &target::CloseTarget { target_id: &self.target_id }).await;

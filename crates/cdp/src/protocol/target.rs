@@ -129,6 +129,8 @@ pub struct TargetInfo {
     pub browser_context_id: Option<BrowserContextId>,
     #[serde(default)]
     pub url: String,
+    #[serde(default)]
+    pub title: String,
 }
 
 /// `Target.attachedToTarget`.
