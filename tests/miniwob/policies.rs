@@ -2010,3 +2010,53 @@ pub fn tic_tac_toe(env: &mut Env) -> Result<()> {
     }
     Ok(())
 }
+
+/// Use the terminal below to delete a file ending with the extension .X / that has no file
+/// extension: type `ls` and Enter into the terminal's input, read the listing, type `rm FILE`
+/// and Enter. The terminal is one clickable whose text page_content cuts at 80 characters;
+/// its descriptor in element_index has the whole text.
+pub fn terminal(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let ext = if q.contains("no file extension") {
+        None
+    } else {
+        Some(q.rsplit("extension ").next().unwrap_or_default().trim().trim_end_matches('.').to_string())
+    };
+    if ext.as_deref().is_some_and(|e| !e.starts_with('.')) {
+        return Err(bad("terminal", &env.state));
+    }
+    let type_line = |env: &mut Env, line: &str| -> Result<()> {
+        let field = nth(&env.state, "textbox", 0)?;
+        let pick = picker(&env.state, &field);
+        env.act_on(
+            pick,
+            |i| serde_json::json!({"action": "input_text", "element_index": i, "text": format!("{line}\n")}),
+        )?;
+        Ok(())
+    };
+    type_line(env, "ls")?;
+    let s = &env.state;
+    let screen = s
+        .with_role("clickable")
+        .find(|e| e.name.starts_with("terminal"))
+        .and_then(|e| e.desc["text_content"].as_str())
+        .map(str::to_string)
+        .ok_or_else(|| s.not_found("the terminal's text".into()))?;
+    let listing = screen.rsplit("user$ ls").next().unwrap_or_default();
+    let listing = listing.split("user$").next().unwrap_or_default();
+    let fits = |f: &&str| match &ext {
+        Some(e) => f.ends_with(e.as_str()),
+        None => !f.contains('.'),
+    };
+    // The page checks the extension at its first occurrence in the name (`shark.sh` fails for
+    // "sh"): among the files that fit, one whose name has the extension only at its end.
+    let once = |f: &&&str| ext.as_deref().is_none_or(|e| f.find(&e[1..]) == Some(f.len() - e.len() + 1));
+    let files: Vec<&str> = listing.split_whitespace().filter(fits).collect();
+    let file = files
+        .iter()
+        .find(once)
+        .or(files.first())
+        .map(|f| f.to_string())
+        .ok_or_else(|| s.not_found(format!("a file for {ext:?} in the listing {listing:?}")))?;
+    type_line(env, &format!("rm {file}"))
+}
