@@ -320,6 +320,29 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
     },
 ];
 
+/// The JSON Schema of one Action Object (`act`'s `action`): one alternative per
+/// row of the table, each with its `action` name and its fields.
+pub fn action_object_schema() -> Value {
+    let alternatives: Vec<Value> = ACTION_TABLE
+        .iter()
+        .map(|a| {
+            let mut s = a.schema();
+            s["properties"]["action"] = serde_json::json!({ "const": a.name });
+            if let Some(r) = s["required"].as_array_mut() {
+                r.insert(0, Value::from("action"));
+            }
+            s["description"] = Value::from(a.summary);
+            s
+        })
+        .collect();
+    serde_json::json!({ "description": "One Action Object of the element-index protocol", "oneOf": alternatives })
+}
+
+/// [`action_object_schema`] for a `schemars` field (`#[schemars(schema_with = …)]`).
+pub fn action_object_json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(action_object_schema()).expect("the schema is an object")
+}
+
 /// The row of an action name.
 pub fn spec(name: &str) -> Option<&'static ActionSpec> {
     ACTION_TABLE.iter().find(|s| s.name == name)

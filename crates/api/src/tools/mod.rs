@@ -327,6 +327,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn act_publishes_every_action_with_its_fields() {
+        let act = TOOLS.iter().find(|t| t.name == "act").unwrap();
+        let schema = (act.schema)();
+        let one_of = schema["properties"]["action"]["oneOf"].as_array().expect("oneOf");
+        assert_eq!(one_of.len(), crate::ACTION_TABLE.len());
+        let press = one_of.iter().find(|a| a["properties"]["action"]["const"] == "press_key").unwrap();
+        assert_eq!(press["required"], serde_json::json!(["action", "key"]));
+        assert_eq!(press["additionalProperties"], false);
+    }
+
+    #[test]
     fn the_table_and_the_names_agree() {
         assert_eq!(TOOLS.len(), ToolName::ALL.len());
         for (i, t) in TOOLS.iter().enumerate() {

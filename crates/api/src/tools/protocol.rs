@@ -28,6 +28,7 @@ pub struct ActParams {
     pub target_id: String,
     pub tab_id: String,
     /// One Action Object of the element-index protocol.
+    #[schemars(schema_with = "crate::action::action_object_json_schema")]
     pub action: Value,
 }
 
