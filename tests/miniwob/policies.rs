@@ -2060,3 +2060,20 @@ pub fn terminal(env: &mut Env) -> Result<()> {
         .ok_or_else(|| s.not_found(format!("a file for {ext:?} in the listing {listing:?}")))?;
     type_line(env, &format!("rm {file}"))
 }
+
+/// Click the button that best describes the figure below: the figure is the clickable before
+/// the buttons; element_index gives its SVG element (`rect`, `circle`, `polygon` for the
+/// triangle) or, for a letter or a digit, a `text` named by it.
+pub fn identify_shape(env: &mut Env) -> Result<()> {
+    let s = &env.state;
+    let figure = s.with_role("clickable").next().cloned().ok_or_else(|| s.not_found("the figure".into()))?;
+    let answer = match figure.tag() {
+        "rect" => "Rectangle",
+        "circle" => "Circle",
+        "polygon" => "Triangle",
+        "text" if figure.name.chars().all(|c| c.is_ascii_digit()) && !figure.name.is_empty() => "Number",
+        "text" if !figure.name.is_empty() => "Letter",
+        other => return Err(s.not_found(format!("a figure this policy knows (read <{other}> {:?})", figure.name))),
+    };
+    click(env, "button", answer)
+}
