@@ -279,7 +279,7 @@ table! {
     "identify-shape" => play(identify_shape),
     "login-user" => play(login_user),
     "login-user-popup" => play(login_user_popup),
-    "moving-items" => out("the circles to click are moving SVG drawings with no text"),
+    "moving-items" => out("the moving circles are not listed (the click handler is on the whole SVG), and a positive score needs six hits on them"),
     "multi-layouts" => play(multi_layouts),
     "multi-orderings" => play(multi_orderings),
     "navigate-tree" => play(navigate_tree),
