@@ -561,3 +561,24 @@ fn jupyter_notebook_cell_runs() {
         assert_eq!(made_in_its_directory(&app, "nb.txt").as_deref(), Some("made in a notebook"));
     })
 }
+
+/// A folder from the file browser's "New Folder" button, named in the inline field it opens
+/// (the name typed over "Untitled Folder", Enter to commit): the folder on disk is renamed.
+#[test]
+fn jupyter_new_folder_named_in_the_file_browser() {
+    run(async {
+        let app = AppServer::start(&JUPYTER);
+        let mut env = env(&app.url("/lab")).await;
+        let s = until_shown(&mut env, "button", "New Folder").await;
+        let s = click(&mut env, find(&s, "button", "New Folder")).await;
+        let field = find_on_line(&s, "value=\"Untitled Folder\"", "textbox", "");
+        act(&mut env, json!({"action": "input_text", "element_index": field, "text": "reports\n", "overwrite": true}))
+            .await;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !app.dir().join("reports").is_dir() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert!(app.dir().join("reports").is_dir(), "the folder is named reports");
+        assert!(!app.dir().join("Untitled Folder").exists(), "and no Untitled Folder is left");
+    })
+}
