@@ -571,3 +571,19 @@ fn overlapping_svg_shapes_are_clicked_inside_their_own_fill() {
         }
     })
 }
+
+// A rich-text editor keeps its own selection, told of the DOM's a moment after
+// `selectionchange` (Draft.js under React): an overwrite must not delete at the stale caret.
+#[test]
+fn overwrite_in_a_rich_text_editor_waits_for_its_selection() {
+    run(async {
+        let mut env = env("/fidelity/async-selection.html").await;
+        let body = token(env.state(), "textbox", "Body");
+        let s =
+            step(&mut env, json!({"action": "input_text", "element_index": body, "text": "Elm", "overwrite": true}))
+                .await
+                .state;
+        ok(&s);
+        assert_eq!(eval(&env, "document.getElementById('e').textContent").await, "Elm", "{}", s.page_content);
+    })
+}

@@ -34,7 +34,7 @@ const PREPARE_TYPING: &str = r#"function (overwrite) {
     r.selectNodeContents(this);
     if (!overwrite) r.collapse(false);
     const s = getSelection(); s.removeAllRanges(); s.addRange(r);
-    return overwrite && this.textContent.length > 0 ? 'delete' : 'ok';
+    return overwrite && this.textContent.length > 0 ? 'delete-editable' : 'ok';
   }
   try {
     const n = this.value.length;
@@ -442,6 +442,14 @@ impl Tab {
         match self.call_on(session, object, PREPARE_TYPING, &[CallArgument::value(overwrite)]).await?.as_str() {
             "detached" => return Err(BrowserError::Refused { reason: Refusal::Detached }),
             "delete" => self.press(named("Backspace", 8, None)).await?,
+            "delete-editable" => {
+                // A rich-text editor (Draft.js, ProseMirror) learns of the selection from
+                // `selectionchange` a moment later: give it two frames before the Backspace.
+                const SELECTION_SEEN: &str = "Promise.race([new Promise(r => requestAnimationFrame(() => \
+                    requestAnimationFrame(() => setTimeout(r, 30)))), new Promise(r => setTimeout(r, 150))])";
+                self.eval_isolated(session, Evaluate::new(SELECTION_SEEN).await_promise(true)).await?;
+                self.press(named("Backspace", 8, None)).await?
+            }
             "end" => self.press(named("End", 35, None)).await?,
             _ => {}
         }
