@@ -582,3 +582,35 @@ fn jupyter_new_folder_named_in_the_file_browser() {
         assert!(!app.dir().join("Untitled Folder").exists(), "and no Untitled Folder is left");
     })
 }
+
+/// Open README.txt from the file browser (a double click on its name), add a line at the end
+/// of the text in the editor (CodeMirror 6), save it with File › Save Text: the file on disk
+/// has the line.
+#[test]
+fn jupyter_open_edit_and_save_a_file() {
+    run(async {
+        let app = AppServer::start(&JUPYTER);
+        let mut env = env(&app.url("/lab")).await;
+        let s = until_shown(&mut env, "button", "README.txt").await;
+        let s = act(
+            &mut env,
+            json!({"action": "click_element", "element_index": find(&s, "button", "README.txt"), "count": 2}),
+        )
+        .await;
+        let editor = find_on_line(&s, "value=\"Files a terminal", "textbox", "");
+        act(&mut env, json!({"action": "input_text", "element_index": editor, "text": "Edited through Sightline."}))
+            .await;
+        let s = click_named(&mut env, "menuitem", "File").await;
+        click(&mut env, find(&s, "menuitem", "Save Text Ctrl+S")).await;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !app.data_text().contains("Edited") && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let lines: Vec<String> = app.data_text().lines().map(str::to_string).collect();
+        assert_eq!(
+            lines,
+            ["Files a terminal of the test makes appear next to this one.", "Edited through Sightline."],
+            "README.txt on disk"
+        );
+    })
+}
