@@ -248,7 +248,16 @@ fn streamlit_title_region_rows_and_archived() {
     })
 }
 
-/// Set the refresh interval on the slider (to 30) and attach a CSV file through the uploader's
+/// The `value="…"` that page_content prints for this element.
+fn slider_value(s: &StateObject, index: u64) -> i64 {
+    let t = tokens(s).into_iter().find(|t| t.index == index).expect("the slider's token");
+    let from = t.line_text.find(&format!("[{index}]")).unwrap();
+    let rest = &t.line_text[from..];
+    let v = rest.find("value=\"").map(|i| &rest[i + 7..]).unwrap_or_else(|| panic!("no value: {rest}"));
+    v[..v.find('"').unwrap()].parse().unwrap_or_else(|_| panic!("not a number: {v}"))
+}
+
+/// Set the refresh interval on the slider (to 30, by arrow keys) and attach a CSV file through the uploader's
 /// button and the file chooser it opens, then save.
 #[test]
 fn streamlit_interval_and_attachment() {
@@ -265,8 +274,17 @@ fn streamlit_interval_and_attachment() {
         assert!(first.state.error.is_none(), "{:?}", first.state.error);
 
         until_shown(&mut env, "radio", "Compact").await;
-        let slider = find_starting(env.state(), "slider", "Refresh interval (minutes)");
-        act(&mut env, json!({"action": "input_text", "element_index": slider, "text": "30"})).await;
+        // The slider moves by arrow keys (press_key); its value is read back after each press.
+        for _ in 0..60 {
+            let s = env.state().clone();
+            let slider = find_starting(&s, "slider", "Refresh interval (minutes)");
+            let key = match slider_value(&s, slider) {
+                v if v < 30 => "ArrowRight",
+                v if v > 30 => "ArrowLeft",
+                _ => break,
+            };
+            act(&mut env, json!({"action": "press_key", "key": key, "element_index": slider})).await;
+        }
         let upload = scroll_to(&mut env, "button", "Upload").await;
         let s = click(&mut env, upload).await;
         assert!(s.page_content.contains("[file chooser open"), "the button opens a file chooser\n{}", shown(&s));
