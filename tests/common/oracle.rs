@@ -697,7 +697,12 @@ async fn check_once(tab: &Tab, page: &str, allow: &Allowlist) -> Tally {
             if let Some(node) = node {
                 let (x, y) = e.click_point;
                 let h = o.hit(x, y).await;
-                let mut ok = h.is_some_and(|h| o.activates(h, node));
+                // A hidden control is clicked through what stands for it (its label, its widget).
+                let proxy = e
+                    .proxy
+                    .and_then(|p| idx.view.node(p))
+                    .and_then(|p| o.node(&(idx.sessions[e.frame].clone(), p.backend_id())));
+                let mut ok = h.is_some_and(|h| o.activates(h, node) || proxy.is_some_and(|p| o.view().contains(p, h)));
                 // An SVG shape is known by its box: where that point is another's, the click
                 // aims inside the shape's own fill where it is on top (`actions::SHAPE_POINT`).
                 if !ok && is_svg_shape(&e.descriptor.tag) && e.frame == 0 {
@@ -810,7 +815,17 @@ async fn check_once(tab: &Tab, page: &str, allow: &Allowlist) -> Tally {
         if s.is_action() {
             if let (Some((x, y)), Some(node)) = (s.click_point, node) {
                 let h = o.hit(x, y).await;
-                let ok = h.is_some_and(|h| o.activates(h, node));
+                // A hidden control is clicked through what stands for it in the element
+                // index of the same capture (its label, its widget).
+                let proxy = sem
+                    .view
+                    .elements
+                    .iter()
+                    .find(|e| e.frame == s.frame && e.backend_node_id == s.backend_node_id)
+                    .and_then(|e| e.proxy)
+                    .and_then(|p| sem.view.node(p))
+                    .and_then(|p| o.node(&(sem.sessions[s.frame].clone(), p.backend_id())));
+                let ok = h.is_some_and(|h| o.activates(h, node) || proxy.is_some_and(|p| o.view().contains(p, h)));
                 t.count(View::Semantic, Check::Hit, ok);
                 if !ok {
                     found.push(Divergence {

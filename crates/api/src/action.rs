@@ -185,7 +185,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
         extension: false,
         summary: "Click an element (count 2: a double click).",
         fields: &[req("element_index", FieldKind::Index, ELEMENT), opt("count", FieldKind::Count, "2 for a double click")],
-        does: "re-checks what a pointer hits at the element's click point (`DOM.getNodeForLocation`, `pointer-events` as a real pointer sees them: the hit must be the element, inside it, or what stands for a hidden control: its label or widget; an SVG shape is aimed inside its own fill), then moves the pointer there in three steps (hover menus open), presses and releases the left button. Clicking an `<option>` selects it. **Extension:** `\"count\": 2` is a double click (`dblclick` handlers, edit-in-place).",
+        does: "re-checks what a pointer hits at the element's click point (`DOM.getNodeForLocation`, `pointer-events` as a real pointer sees them: the hit must be the element, inside it, or what stands for a hidden control: its label or widget; an SVG shape is aimed inside its own fill), then moves the pointer straight onto it and a step or two inside it (hover menus open; no neighbour on the way is hovered), presses and releases the left button. Clicking an `<option>` selects it. **Extension:** `\"count\": 2` is a double click (`dblclick` handlers, edit-in-place).",
     },
     ActionSpec {
         name: "input_text",

@@ -265,12 +265,12 @@ impl Tab {
 
     /// Move the pointer in a few steps, so hover effects and menus react.
     pub(crate) async fn move_pointer(&self, x: f64, y: f64) -> Result<(), BrowserError> {
-        let (fx, fy) = self.state.lock().unwrap().pointer;
-        const STEPS: u32 = 3;
-        for i in 1..=STEPS {
-            let t = i as f64 / STEPS as f64;
-            self.input(&DispatchMouseEvent::at(MouseEventKind::MouseMoved, fx + (x - fx) * t, fy + (y - fy) * t))
-                .await?;
+        // Straight onto the target, then a step or two inside it: the pointer moves
+        // more than once (a menu that opens under a resting pointer defers its first
+        // hover to the next move) but never crosses the elements on the way (a menu
+        // bar's neighbours would open their own menus).
+        for (px, py) in [(x - 2.0, y - 1.0), (x - 1.0, y), (x, y)] {
+            self.input(&DispatchMouseEvent::at(MouseEventKind::MouseMoved, px, py)).await?;
         }
         self.state.lock().unwrap().pointer = (x, y);
         Ok(())

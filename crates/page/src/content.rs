@@ -380,6 +380,9 @@ pub fn token(e: &Element) -> String {
         if let Some(v) = d.value.as_deref() {
             let _ = write!(s, " value={}", quote(v));
         }
+    } else if let Some(v) = e.aria_value.as_deref() {
+        // An ARIA slider or spinbutton says its value as Chromium reads it (aria-valuetext, else aria-valuenow).
+        let _ = write!(s, " value={}", quote(v));
     }
     if let Some((min, max)) = &e.range {
         if !min.is_empty() {

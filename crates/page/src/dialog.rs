@@ -51,6 +51,7 @@ fn control(index: ElementIndex, control: DialogControl, label: &str, value: Opti
         label_for: None,
         proxy: None,
         hint: None,
+        aria_value: None,
     }
 }
 

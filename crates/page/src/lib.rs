@@ -230,6 +230,10 @@ impl<'a> NodeRef<'a> {
     pub fn tag(&self) -> &'a str {
         &self.0.tag
     }
+    /// Its backend node id (in its frame's CDP session).
+    pub fn backend_id(&self) -> i64 {
+        self.0.backend_id
+    }
     pub fn attr(&self, name: &str) -> Option<&'a str> {
         self.0.attr(name)
     }

@@ -5,8 +5,8 @@
 //! but before white-space processing. [`Flow`] applies the CSS rules itself:
 //! inline boxes join exactly as written (`<b>$</b><i>42</i>` is `$42`), a
 //! space appears only where the source has collapsible white space, spaces at
-//! line starts and ends go, `pre` keeps everything, and `&nbsp;` reads as a
-//! space. Block boundaries and `<br>` end a line; inside a one-line context
+//! line starts and ends go, `pre` keeps everything, and `&nbsp;` stays a
+//! no-break space. Block boundaries and `<br>` end a line; inside a one-line context
 //! (a table cell, an inline-block, a name) they read as one space.
 
 use crate::arena::{Arena, NodeId, NodeKind, WhiteSpace};
@@ -17,7 +17,8 @@ const NO_TEXT: &[&str] = &["script", "style", "noscript", "template", "head", "t
 /// Collapse runs of whitespace to one space and trim.
 pub fn collapse(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for w in s.split_whitespace() {
+    // CSS collapses ASCII white space only: a no-break space stays, as Chromium's names keep it.
+    for w in s.split(collapsible).filter(|w| !w.is_empty()) {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -91,7 +92,7 @@ impl Flow {
         }
         self.space = false;
         self.after_atom = false;
-        self.cur.push(if c == '\u{a0}' { ' ' } else { c });
+        self.cur.push(c);
     }
 
     /// Resolve a pending block break before content laid out at `at`.
@@ -367,9 +368,17 @@ pub fn name_text(arena: &Arena, id: NodeId, limit: usize, skip: Option<NodeId>, 
     s
 }
 
+/// The text a person typed into an editable element: rendered text without
+/// CSS generated content (an editor's `::before` placeholder is no value).
+pub fn typed_text(arena: &Arena, id: NodeId, limit: usize) -> String {
+    collect(arena, id, limit, Mode { no_generated: true, ..Mode::default() })
+}
+
 /// How [`collect`] reads a subtree.
 #[derive(Debug, Clone, Copy, Default)]
 struct Mode {
+    /// Leave CSS generated content out.
+    no_generated: bool,
     /// DOM text, not rendered text.
     dom: bool,
     skip_aria_hidden: bool,
@@ -474,6 +483,12 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, mode: Mode) -> String {
         }
         if mode.name && c != id {
             let shown = dom || n.layout.as_ref().is_some_and(|l| l.style.visible);
+            // A part with a name of its own is read by that name (accname's recursion: the
+            // close button "×" of a tab labelled "Close Terminal 1").
+            if let Some(l) = n.attr("aria-label").map(str::trim).filter(|l| !l.is_empty() && shown) {
+                flow.text(&format!(" {l} "), WhiteSpace::Collapse);
+                continue;
+            }
             if n.tag == "img" {
                 if let Some(alt) = n.attr("alt").map(str::trim).filter(|a| !a.is_empty() && shown) {
                     flow.text(&format!(" {alt} "), WhiteSpace::Collapse);
@@ -486,7 +501,10 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, mode: Mode) -> String {
             }
         }
         if let Some(g) = &n.generated {
-            if n.layout.as_ref().is_some_and(|l| l.style.visible) && (!n.opacity_hidden || mode.name) {
+            if !mode.no_generated
+                && n.layout.as_ref().is_some_and(|l| l.style.visible)
+                && (!n.opacity_hidden || mode.name)
+            {
                 // A name reads a generated box that is not inline as a word of its own.
                 let apart = mode.name && n.layout.as_ref().is_some_and(|l| !l.style.display.starts_with("inline"));
                 if apart {
@@ -551,7 +569,7 @@ mod tests {
             "e-mail H2O Select Paris, then"
         );
         assert_eq!(flow_of(&["   leading ", "   spaced ", "   end   "]), "leading spaced end");
-        assert_eq!(flow_of(&["a\u{a0}\u{a0}b"]), "a  b");
+        assert_eq!(flow_of(&["a\u{a0}\u{a0}b"]), "a\u{a0}\u{a0}b", "no-break spaces stay");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::arena::{Arena, NodeId};
 use crate::aria::{self, Role};
-use crate::text::{collapse, cut, visible_text};
+use crate::text::{collapse, cut, typed_text, visible_text};
 use crate::url::resolve;
 
 use super::Descriptor;
@@ -47,6 +47,8 @@ pub(crate) fn describe(arena: &Arena, id: NodeId) -> Descriptor {
         "input" | "textarea" => None,
         "select" => selected_option(arena, id).map(|o| collapse(&visible_text(arena, o, 200, true))),
         "option" => Some(collapse(&visible_text(arena, id, 200, true))),
+        // What was typed, not the editor's CSS placeholder.
+        _ if aria::is_editable_attr(n.attr("contenteditable")) => Some(collapse(&typed_text(arena, id, 400))),
         _ => Some(collapse(&visible_text(arena, id, 400, false))),
     }
     .filter(|t| !t.is_empty())

@@ -43,6 +43,11 @@ fn tiny(r: &Rect) -> bool {
     r.w <= TINY || r.h <= TINY
 }
 
+/// A box too small in either direction for a person to see or click.
+pub(crate) fn is_speck(r: &Rect) -> bool {
+    tiny(r)
+}
+
 /// Whether a candidate is a control that is rendered (it has a box and is not
 /// `visibility: hidden`) but drawn by something else: a speck (its own box, or
 /// the box an ancestor clips it to, as the visually-hidden wrapper does), or
@@ -62,6 +67,18 @@ fn hidden_control(arena: &Arena, id: NodeId, reason: Reason, facts: &Facts) -> b
     }
     let small = l.rect.w < PROXY_MIN || l.rect.h < PROXY_MIN;
     tiny(&l.rect) || tiny(&n.clip) || (n.opacity_hidden && (small || facts.labels_of.contains_key(&id)))
+}
+
+/// Whether `by`, found over a transparent control, is the widget drawn for it:
+/// the control is a field or widget nobody sees (`opacity: 0`), and `by` shares
+/// an ancestor with it a few levels up and is big enough to click.
+pub(crate) fn drawn_over(arena: &Arena, id: NodeId, reason: Reason, by: NodeId) -> bool {
+    let n = arena.node(id);
+    if !n.opacity_hidden || !matches!(reason, Reason::Native | Reason::Role | Reason::Editable) {
+        return false;
+    }
+    let near = arena.ancestors(id).take(PROXY_DEPTH).any(|a| arena.is_ancestor_or_self(a, by));
+    near && big_enough(&element_rect(arena, by).1)
 }
 
 fn big_enough(r: &Rect) -> bool {

@@ -21,6 +21,7 @@ use crate::index::ElementIndex;
 use crate::text::{collapse, cut, visible_text};
 
 pub(crate) use describe::describe;
+pub(crate) use hidden::own_rect;
 pub(crate) use name::{accessible_name, accessible_name_within, editable_name};
 pub(crate) use probe::element_rect;
 
@@ -84,6 +85,9 @@ pub struct Element {
     /// For an unnamed element: what its icon or its author calls it (`star`,
     /// `trash`), never an accessible name.
     pub hint: Option<String>,
+    /// For an ARIA range widget (`slider`, `spinbutton`, `scrollbar`, `progressbar`,
+    /// `meter` that is no native input): `aria-valuetext`, else `aria-valuenow`.
+    pub aria_value: Option<String>,
 }
 
 /// What a JavaScript dialog's control does.
@@ -142,9 +146,31 @@ pub(crate) fn find(arena: &mut Arena, facts: &Facts) -> Found {
         if visible.is_empty() {
             continue;
         }
+        // A speck that only a listener makes a target (a collapsed menu's 1-px items
+        // painted under its button), or a label hidden the screen-reader way, is
+        // nothing a person sees or clicks.
+        if proxy.is_none() && matches!(reason, Reason::Evidence | Reason::Label) && hidden::is_speck(&bounds) {
+            continue;
+        }
         let inner: Vec<Rect> = if reason == Reason::Evidence { inner_targets(arena, facts, id) } else { Vec::new() };
+        let (mut proxy, mut bounds, mut visible) = (proxy, bounds, visible);
         let click_point = match probe::click_point_avoiding(arena, proxy.unwrap_or(id), &visible, &inner) {
             Ok(p) => p,
+            // A transparent control under the widget drawn for it (a code editor's or a
+            // terminal's textarea under its screen): a click on the widget is the person's.
+            Err(Some(by)) if proxy.is_none() && hidden::drawn_over(arena, id, reason, by) => {
+                let (b, v) = element_rect(arena, by);
+                match probe::click_point_avoiding(arena, by, &v, &[]) {
+                    Ok(p) => {
+                        (proxy, bounds, visible) = (Some(by), b, v);
+                        p
+                    }
+                    Err(_) => {
+                        covered.push(Covered { node: id, by });
+                        continue;
+                    }
+                }
+            }
             Err(cover) => {
                 if let Some(by) = cover {
                     covered.push(Covered { node: id, by });
@@ -219,6 +245,7 @@ fn option_element(
         label_for: None,
         proxy: None,
         hint: None,
+        aria_value: None,
     })
 }
 
@@ -244,6 +271,7 @@ fn element(
         accessible_name(arena, id, labels_of, &descriptor)
     };
     let hint = if label.is_empty() { hint::hint(arena, id) } else { None };
+    let aria_value = aria_value(arena, id, &descriptor);
     Element {
         index,
         node: id,
@@ -268,6 +296,7 @@ fn element(
         label_for: None,
         proxy: None,
         hint,
+        aria_value,
     }
 }
 
@@ -280,12 +309,61 @@ pub(crate) fn named_by_author_only(arena: &Arena, id: NodeId, reason: Reason, d:
     reason == Reason::Editable
         || aria::is_editable_attr(n.attr("contenteditable"))
         || (!matches!(n.tag.as_str(), "input" | "select" | "textarea")
-            && matches!(
-                d.role,
-                Some(
-                    Role::Textbox | Role::Searchbox | Role::Combobox | Role::Listbox | Role::Slider | Role::Spinbutton
-                )
-            ))
+            && d.role.as_ref().is_some_and(|r| !takes_name_from_content(r)))
+}
+
+/// The roles ARIA lets take their name from their content (a button's text,
+/// a tooltip's); a dialog, list, listbox, textbox or slider is named only by
+/// its author. Our own role words (`clickable`) and text roles read content too.
+pub(crate) fn takes_name_from_content(role: &Role) -> bool {
+    match role {
+        Role::Button
+        | Role::Cell
+        | Role::Checkbox
+        | Role::ColumnHeader
+        | Role::GridCell
+        | Role::Heading
+        | Role::Link
+        | Role::MenuItem
+        | Role::MenuItemCheckbox
+        | Role::MenuItemRadio
+        | Role::Option
+        | Role::Radio
+        | Role::Row
+        | Role::RowHeader
+        | Role::Switch
+        | Role::Tab
+        | Role::TreeItem
+        | Role::Clickable
+        | Role::Label
+        | Role::LabelText
+        | Role::ListItem
+        | Role::Caption
+        | Role::Legend
+        | Role::Term
+        | Role::Definition
+        | Role::Paragraph
+        | Role::Code
+        | Role::Blockquote
+        | Role::StaticText
+        | Role::Text
+        | Role::Generic
+        | Role::Presentation
+        | Role::None
+        | Role::DisclosureTriangle => true,
+        // A tooltip names itself from content; other ARIA roles do not; a word that is no role does.
+        Role::Other(name) => name == "tooltip" || !crate::aria::is_structure_role(name),
+        _ => false,
+    }
+}
+
+/// The value an ARIA range widget states: `aria-valuetext`, else `aria-valuenow`.
+fn aria_value(arena: &Arena, id: NodeId, d: &Descriptor) -> Option<String> {
+    let n = arena.node(id);
+    if n.tag == "input" || !matches!(d.role, Some(Role::Slider | Role::Spinbutton)) {
+        return None;
+    }
+    crate::aria::non_empty(n.attr("aria-valuetext")).or_else(|| crate::aria::non_empty(n.attr("aria-valuenow")))
 }
 
 /// `(min, max)` of a range input (defaulted to 0 and 100), or of a number input
@@ -293,6 +371,14 @@ pub(crate) fn named_by_author_only(arena: &Arena, id: NodeId, reason: Reason, d:
 fn range(arena: &Arena, id: NodeId) -> Option<(String, String)> {
     let n = arena.node(id);
     if n.tag != "input" {
+        // An ARIA slider or spinbutton states its bounds.
+        let role = aria::role_of(arena, id);
+        if matches!(role, Some(Role::Slider | Role::Spinbutton))
+            && (n.has_attr("aria-valuemin") || n.has_attr("aria-valuemax"))
+        {
+            let v = |a: &str| n.attr(a).unwrap_or("").trim().to_string();
+            return Some((v("aria-valuemin"), v("aria-valuemax")));
+        }
         return None;
     }
     match aria::input_type(arena, id).as_str() {

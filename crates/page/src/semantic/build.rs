@@ -153,6 +153,11 @@ pub(super) struct Ctx<'v> {
     pub aria_hidden: AriaHiddenCount,
     /// The element index's names (some of them asked of Chromium), by node.
     pub index_labels: HashMap<NodeId, &'v str>,
+    /// `<label>`s tied to a rendered control.
+    pub tied_labels: std::collections::HashSet<NodeId>,
+    /// Hidden controls the element index acts on through a stand-in (their label,
+    /// their widget): in the viewport, clicked where the stand-in is.
+    pub proxied: HashMap<NodeId, (f64, f64)>,
     /// The viewport and its near margin.
     near: Rect,
 }
@@ -191,6 +196,14 @@ pub fn build(view: &mut PageView, opts: SemanticOptions) -> SemanticTree {
         facts,
         have_ax: !facts.ax.is_empty(),
         aria_hidden: AriaHiddenCount::new(arena),
+        // Labels of a control that is rendered: its node carries their text.
+        tied_labels: facts
+            .labels_of
+            .iter()
+            .filter(|(&c, _)| arena.node(c).layout.is_some())
+            .flat_map(|(_, ls)| ls.iter().copied())
+            .collect(),
+        proxied: view.elements.iter().filter(|e| e.proxy.is_some()).map(|e| (e.node, e.click_point)).collect(),
         index_labels: view
             .elements
             .iter()
@@ -266,8 +279,19 @@ fn visit(ctx: &Ctx, arena: &mut Arena, tree: &mut SemanticTree, v: Visit) -> Ste
         // Chromium leaves nodes out of its tree (display:none subtrees): the DOM says what they are.
         None => aria::role(arena, id),
     };
-    let content_role = ax_role.clone().filter(is_content_role).or_else(|| aria::implicit_content_role(arena, id));
-    let is_action = reason.is_some() && !v.in_action;
+    // A presentational role in effect takes the implicit one away too (`<li role=presentation>`).
+    let presentational = matches!(ax_role, Some(Role::Presentation | Role::None));
+    // A <label> tied to a control is that control's name, said once, on the control.
+    let tied_label = n.tag == "label" && ctx.tied_labels.contains(&id);
+    let content_role = ax_role
+        .clone()
+        .filter(is_content_role)
+        .or_else(|| (!presentational).then(|| aria::implicit_content_role(arena, id)).flatten())
+        .filter(|_| !tied_label);
+    // A widget inside another (a tab's close button, a dialog's buttons under a
+    // clickable backdrop) is a node of its own, as in Chromium's tree.
+    let nested_widget = matches!(reason, Some(Reason::Native | Reason::Role));
+    let is_action = reason.is_some() && (!v.in_action || nested_widget);
     let is_content = !is_action && !v.in_action && content_role.is_some();
     let direct_text =
         if !is_action && !is_content && !v.in_action { direct_text(arena, id, ctx.facts) } else { String::new() };
@@ -284,6 +308,9 @@ fn visit(ctx: &Ctx, arena: &mut Arena, tree: &mut SemanticTree, v: Visit) -> Ste
         (Kind::Action, action_role(arena, id, ax_role))
     } else if is_content {
         (Kind::Content, content_role.unwrap_or(Role::Text))
+    } else if n.tag == "label" {
+        // A label's words: the label Chromium's tree has there.
+        (Kind::Text, Role::Label)
     } else {
         (Kind::Text, Role::Text)
     };
@@ -294,7 +321,10 @@ fn visit(ctx: &Ctx, arena: &mut Arena, tree: &mut SemanticTree, v: Visit) -> Ste
             Some(collapse(&crate::text::accessible_text(arena, id, 400))).filter(|t| !t.is_empty());
     }
     let name = name(ctx, arena, id, kind, &role, axn, &direct_text, &descriptor);
-    let (visibility, click_point) = classify(arena, id, &ctx.near);
+    let (visibility, click_point) = match ctx.proxied.get(&id) {
+        Some(&at) => (Visibility::InViewport, Some(at)),
+        None => classify(arena, id, &ctx.near),
+    };
     let actions = if is_action { actions(arena, id, &role, reason) } else { Vec::new() };
     let states = states(ctx, arena, id, &role, axn, is_action, &descriptor);
     let value = if is_action { value(arena, id, &descriptor, reason) } else { None };

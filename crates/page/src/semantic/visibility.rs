@@ -15,7 +15,8 @@ pub(super) fn classify(arena: &mut Arena, id: NodeId, near: &Rect) -> (Visibilit
     if !doc_has_layout {
         return (Visibility::Unknown, None);
     }
-    let (full, visible) = interactive::element_rect(arena, id);
+    // A transparent control is where its box is: a pointer there reaches it.
+    let (full, visible) = interactive::own_rect(arena, id);
     if full.is_empty() || !full.x.is_finite() || !full.y.is_finite() {
         return (Visibility::NoLayout, None);
     }
