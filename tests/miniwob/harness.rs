@@ -474,6 +474,25 @@ impl Env {
         self.act(json!({"action": "select_option", "element_index": select, "option_index": option}))
     }
 
+    /// Press a key (`"ArrowRight"`, `"PageUp"`, `"Shift+Tab"`, a character) on the element,
+    /// focusing it first; `None` sends it to whatever has focus.
+    pub fn press_key(&mut self, index: Option<u64>, key: &str) -> Result<&State> {
+        match index {
+            Some(i) => self.act(json!({"action": "press_key", "key": key, "element_index": i})),
+            None => self.act(json!({"action": "press_key", "key": key})),
+        }
+    }
+
+    /// Drag the element onto another (released at the target's click point).
+    pub fn drag_to(&mut self, index: u64, to: u64) -> Result<&State> {
+        self.act(json!({"action": "drag", "element_index": index, "to_element_index": to}))
+    }
+
+    /// Drag the element by an offset in CSS pixels (released there).
+    pub fn drag_by(&mut self, index: u64, dx: i64, dy: i64) -> Result<&State> {
+        self.act(json!({"action": "drag", "element_index": index, "dx": dx, "dy": dy}))
+    }
+
     /// Look again without changing anything: scroll the page up by one pixel (it is at the top).
     pub fn look(&mut self) -> Result<&State> {
         self.act(json!({"action": "scroll", "direction": "up", "pixels": 1}))

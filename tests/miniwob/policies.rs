@@ -2077,3 +2077,150 @@ pub fn identify_shape(env: &mut Env) -> Result<()> {
     };
     click(env, "button", answer)
 }
+
+// ---------------------------------------------------------------------------------------------
+// Keys and drags
+
+/// The number page_content shows right after an element's marker, before the next marker (a
+/// slider's value label: `[1]clickable hint:"slider-handle" focused 72`, or on the next line).
+fn number_after_marker(s: &State, e: &Element) -> Option<i64> {
+    let at = s.page_content.find(&format!("[{}]", e.index))?;
+    let next = s.elements.iter().skip_while(|x| x.index != e.index).nth(1);
+    let end = next.and_then(|n| s.page_content.find(&format!("[{}]", n.index))).unwrap_or(s.page_content.len());
+    let end = end.max(at);
+    crate::harness::strip_markers(&s.page_content[at..end]).split_whitespace().find_map(|w| w.parse().ok())
+}
+
+/// The `n`th (0-based) slider handle in reading order.
+fn slider_handle(s: &State, n: usize) -> Result<Element> {
+    s.elements
+        .iter()
+        .filter(|e| hints(e, "slider"))
+        .nth(n)
+        .cloned()
+        .ok_or_else(|| s.not_found(format!("slider handle number {}", n + 1)))
+}
+
+/// Move the `n`th slider to `target` with the keys a person uses on a focused jQuery UI
+/// slider handle: PageUp / PageDown for long ways (a fifth of the range: learnt from the first
+/// press), the arrows for single steps, reading the value label after each press.
+fn set_slider(env: &mut Env, n: usize, target: i64) -> Result<()> {
+    let mut page = 0;
+    for _ in 0..60 {
+        let handle = slider_handle(&env.state, n)?;
+        let value =
+            number_after_marker(&env.state, &handle).ok_or_else(|| env.state.not_found("the slider's value".into()))?;
+        let d = target - value;
+        if d == 0 {
+            return Ok(());
+        }
+        let by_page = (page == 0 && d.abs() >= 5) || (page > 0 && d.abs() >= page);
+        let key = match (by_page, d > 0) {
+            (true, true) => "PageUp",
+            (true, false) => "PageDown",
+            (false, true) => "ArrowRight",
+            (false, false) => "ArrowLeft",
+        };
+        env.press_key(Some(handle.index), key)?;
+        if by_page {
+            let handle = slider_handle(&env.state, n)?;
+            if let Some(now) = number_after_marker(&env.state, &handle) {
+                page = page.max((now - value).abs());
+            }
+        }
+    }
+    Err(env.state.not_found(format!("slider {} at {target}", n + 1)))
+}
+
+/// "Select 9 with the slider and hit Submit."
+pub fn use_slider(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let n =
+        between(&q, "Select ", " with").and_then(|v| v.parse().ok()).ok_or_else(|| bad("use-slider", &env.state))?;
+    set_slider(env, 0, n)?;
+    submit(env)
+}
+
+/// "Set the sliders to the combination [2,2,15] and submit."
+pub fn use_slider_2(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let combo: Vec<i64> = between(&q, "[", "]")
+        .map(|c| c.split(',').filter_map(|v| v.trim().parse().ok()).collect())
+        .ok_or_else(|| bad("use-slider-2", &env.state))?;
+    for (i, v) in combo.into_iter().enumerate() {
+        set_slider(env, i, v)?;
+    }
+    submit(env)
+}
+
+/// "Select -10 with the slider, click the 2nd checkbox, then hit Submit."
+pub fn form_sequence(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let n =
+        between(&q, "Select ", " with").and_then(|v| v.parse().ok()).ok_or_else(|| bad("form-sequence", &env.state))?;
+    let b = between(&q, "click the ", " checkbox").and_then(ordinal).ok_or_else(|| bad("form-sequence", &env.state))?;
+    set_slider(env, 0, n)?;
+    let c = nth(&env.state, "checkbox", b)?;
+    press(env, &c)?;
+    submit(env)
+}
+
+/// "Select -9 with the spinner and hit Submit.": the arrow keys on the focused spinbutton
+/// (the page cancels typed characters, not jQuery UI's arrow-key steps).
+pub fn use_spinner(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let n: i64 =
+        between(&q, "Select ", " with").and_then(|v| v.parse().ok()).ok_or_else(|| bad("use-spinner", &env.state))?;
+    for _ in 0..40 {
+        let spin = env
+            .state
+            .with_role("spinbutton")
+            .next()
+            .cloned()
+            .ok_or_else(|| env.state.not_found("spinbutton".into()))?;
+        let value: i64 = between(&spin.extra, "value=\"", "\"")
+            .or_else(|| spin.value())
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| env.state.not_found("the spinner's value".into()))?;
+        if value == n {
+            return submit(env);
+        }
+        env.press_key(Some(spin.index), if n > value { "ArrowUp" } else { "ArrowDown" })?;
+    }
+    Err(env.state.not_found(format!("spinner at {n}")))
+}
+
+/// "Drag the circle up then press Submit." / "Drag the item left …": the one shape, dragged
+/// 20 px that way.
+fn drag_direction(env: &mut Env, task: &'static str) -> Result<()> {
+    let q = env.state.query();
+    let way = q.split_whitespace().nth(3).unwrap_or_default();
+    let (dx, dy) = match way {
+        "left" => (-20, 0),
+        "right" => (20, 0),
+        "up" => (0, -20),
+        "down" => (0, 20),
+        _ => return Err(bad(task, &env.state)),
+    };
+    let shape =
+        env.state.with_role("clickable").next().cloned().ok_or_else(|| env.state.not_found("the shape".into()))?;
+    env.drag_by(shape.index, dx, dy)?;
+    submit(env)
+}
+
+pub fn drag_circle(env: &mut Env) -> Result<()> {
+    drag_direction(env, "drag-circle")
+}
+
+pub fn drag_single_shape(env: &mut Env) -> Result<()> {
+    drag_direction(env, "drag-single-shape")
+}
+
+/// "Drag the smaller box so that it is completely inside the larger box.": the box named "s"
+/// (small) dropped on the middle of the box named "L".
+pub fn drag_box(env: &mut Env) -> Result<()> {
+    let small = env.state.get("clickable", "s")?.index;
+    let large = env.state.get("clickable", "L")?.index;
+    env.drag_to(small, large)?;
+    submit(env)
+}
