@@ -381,7 +381,7 @@ pub fn token(e: &Element) -> String {
             let _ = write!(s, " value={}", quote(v));
         }
     } else if let Some(v) = e.aria_value.as_deref() {
-        // An ARIA slider or spinbutton says its value as Chromium reads it (aria-valuetext, else aria-valuenow).
+        // An ARIA slider or spinbutton says its value as Chromium reads it (aria-valuenow, else aria-valuetext).
         let _ = write!(s, " value={}", quote(v));
     }
     if let Some((min, max)) = &e.range {

@@ -100,7 +100,7 @@ impl Flow {
         if self.pending_break {
             self.pending_break = false;
             let joins = matches!((&self.line_box, &at), (Some(l), Some(r)) if same_row(l, r));
-            if joins && !self.cur.trim().is_empty() {
+            if joins && !self.cur.trim_matches(collapsible).is_empty() {
                 self.space = true;
             } else {
                 self.end_line();
@@ -195,7 +195,7 @@ impl Flow {
         self.settle_break();
         if self.single_line {
             self.space = true;
-        } else if !self.cur.trim().is_empty() {
+        } else if !self.cur.trim_matches(collapsible).is_empty() {
             self.end_line();
         } else if self.lines.last().is_some_and(|l| !l.is_empty()) {
             // Two breaks in a row: one blank line (a paragraph gap in a <pre>).
@@ -213,7 +213,7 @@ impl Flow {
     pub fn block_break(&mut self) {
         if self.single_line {
             self.space = true;
-        } else if !self.cur.trim().is_empty() {
+        } else if !self.cur.trim_matches(collapsible).is_empty() {
             self.pending_break = true;
         }
     }
@@ -221,8 +221,8 @@ impl Flow {
     /// A table cell boundary: ` | ` between cells of one row.
     pub fn cell(&mut self) {
         self.settle_break();
-        if !self.cur.trim().is_empty() {
-            let t = self.cur.trim_end().len();
+        if !self.cur.trim_matches(collapsible).is_empty() {
+            let t = self.cur.trim_end_matches(collapsible).len();
             self.cur.truncate(t);
             self.cur.push_str(" |");
             self.space = true;
@@ -242,7 +242,7 @@ impl Flow {
 
     /// Forget the prefix if nothing was written after it.
     pub fn drop_unused_prefix(&mut self) {
-        if self.cur.trim().is_empty() {
+        if self.cur.trim_matches(collapsible).is_empty() {
             self.prefix.clear();
         }
     }
@@ -259,8 +259,10 @@ impl Flow {
     }
 
     fn end_line(&mut self) {
-        let line = if self.keep_indent { self.cur.trim_end() } else { self.cur.trim() };
-        if !line.trim_start().is_empty() {
+        // Only collapsible white space goes: a no-break space is text.
+        let line =
+            if self.keep_indent { self.cur.trim_end_matches(collapsible) } else { self.cur.trim_matches(collapsible) };
+        if !line.trim_start_matches(collapsible).is_empty() {
             let line = format!("{}{}", self.prefix, line.trim_end_matches(" |"));
             self.lines.push(line);
         }
@@ -362,7 +364,7 @@ pub fn accessible_text(arena: &Arena, id: NodeId, limit: usize) -> String {
 pub fn name_text(arena: &Arena, id: NodeId, limit: usize, skip: Option<NodeId>, dom_fallback: bool) -> String {
     let mode = Mode { skip_aria_hidden: true, name: true, skip, ..Mode::default() };
     let s = collect(arena, id, limit, mode);
-    if s.trim().is_empty() && dom_fallback {
+    if s.trim_matches(collapsible).is_empty() && dom_fallback {
         return collect(arena, id, limit, Mode { dom: true, ..mode });
     }
     s

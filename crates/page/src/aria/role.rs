@@ -346,7 +346,8 @@ pub(crate) fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<Role> {
     Some(match n.tag.as_str() {
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => Role::Heading,
         "p" => Role::Paragraph,
-        "li" => Role::ListItem,
+        // A list item only in a list: under a `ul role=menu` (jQuery UI) it is none.
+        "li" if in_list(arena, id) => Role::ListItem,
         "ul" | "ol" | "menu" => Role::List,
         "img" if n.attr("alt").is_some_and(|a| !a.trim().is_empty()) => Role::Image,
         "td" => Role::Cell,
@@ -363,7 +364,8 @@ pub(crate) fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<Role> {
         "footer" => Role::ContentInfo,
         "aside" => Role::Complementary,
         "form" => Role::Form,
-        "section" if n.has_attr("aria-label") || n.has_attr("aria-labelledby") => Role::Region,
+        // A section is a region only with a name (HTML-AAM); an empty label gives none.
+        "section" if crate::aria::aria_label(arena, id).is_some() => Role::Region,
         "figure" => Role::Figure,
         "blockquote" => Role::Blockquote,
         "article" => Role::Article,
@@ -379,6 +381,17 @@ pub(crate) fn implicit_content_role(arena: &Arena, id: NodeId) -> Option<Role> {
         "search" => Role::Search,
         _ => return None,
     })
+}
+
+/// Whether a `<li>`'s parent is a list: a `ul`, `ol` or `menu` whose role, if
+/// any, is `list` (HTML-AAM; Chromium makes the items of a relabelled list generic).
+fn in_list(arena: &Arena, id: NodeId) -> bool {
+    let Some(p) = arena.node(id).parent else { return false };
+    let parent = arena.node(p);
+    matches!(parent.tag.as_str(), "ul" | "ol" | "menu")
+        && role_attr(arena, p).is_none_or(|r| {
+            matches!(r, Role::List) || matches!(r, Role::Presentation | Role::None) && presentation_overridden(arena, p)
+        })
 }
 
 /// Whether an element stands inside `<article>`, `<aside>`, `<main>`, `<nav>`

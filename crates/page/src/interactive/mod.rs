@@ -86,7 +86,7 @@ pub struct Element {
     /// `trash`), never an accessible name.
     pub hint: Option<String>,
     /// For an ARIA range widget (`slider`, `spinbutton`, `scrollbar`, `progressbar`,
-    /// `meter` that is no native input): `aria-valuetext`, else `aria-valuenow`.
+    /// `meter` that is no native input): `aria-valuenow`, else `aria-valuetext`.
     pub aria_value: Option<String>,
 }
 
@@ -357,13 +357,14 @@ pub(crate) fn takes_name_from_content(role: &Role) -> bool {
     }
 }
 
-/// The value an ARIA range widget states: `aria-valuetext`, else `aria-valuenow`.
+/// The value an ARIA range widget states: `aria-valuenow`, else `aria-valuetext`.
 fn aria_value(arena: &Arena, id: NodeId, d: &Descriptor) -> Option<String> {
     let n = arena.node(id);
     if n.tag == "input" || !matches!(d.role, Some(Role::Slider | Role::Spinbutton)) {
         return None;
     }
-    crate::aria::non_empty(n.attr("aria-valuetext")).or_else(|| crate::aria::non_empty(n.attr("aria-valuenow")))
+    // Chromium's value is the number (`aria-valuenow`); the text is said only where there is none.
+    crate::aria::non_empty(n.attr("aria-valuenow")).or_else(|| crate::aria::non_empty(n.attr("aria-valuetext")))
 }
 
 /// `(min, max)` of a range input (defaulted to 0 and 100), or of a number input

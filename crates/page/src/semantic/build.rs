@@ -266,7 +266,9 @@ fn visit(ctx: &Ctx, arena: &mut Arena, tree: &mut SemanticTree, v: Visit) -> Ste
         }
         return Step::Through { hidden: v.hidden, in_action: v.in_action };
     }
-    if SKIP.contains(&n.tag.as_str()) {
+    // The options of a list box (`<select multiple>`, `size` > 1) are shown and
+    // clicked where they are, as Chromium lists them; a drop-down's stay folded.
+    if SKIP.contains(&n.tag.as_str()) && !(n.tag == "option" && in_list_box(arena, id)) {
         return Step::Skip;
     }
     let axn = ctx.facts.ax.get(&id);
@@ -408,6 +410,14 @@ fn action_role(arena: &Arena, id: NodeId, ax_role: Option<Role>) -> Role {
         // An anchor without href that acts on a click is a link to Chromium too.
         .or_else(|| (arena.node(id).tag == "a").then_some(Role::Link))
         .unwrap_or(Role::Clickable)
+}
+
+/// Whether an `<option>` belongs to a `<select>` shown as a list box.
+fn in_list_box(arena: &Arena, id: NodeId) -> bool {
+    arena.ancestors(id).take(2).find(|&a| arena.node(a).tag == "select").is_some_and(|s| {
+        let s = arena.node(s);
+        s.has_attr("multiple") || s.attr("size").and_then(|v| v.trim().parse::<u32>().ok()).is_some_and(|v| v > 1)
+    })
 }
 
 /// Frames in the DOM, laid out, whose document the capture does not have.

@@ -343,3 +343,39 @@ mod tests {
         assert_eq!(t.unprocessed, total - 4);
     }
 }
+
+#[cfg(test)]
+mod chromium_rules {
+    use super::*;
+    use crate::testing::{el, text, view};
+
+    fn tree(body: Vec<crate::testing::El>) -> SemanticTree {
+        let mut v = view(body);
+        build(&mut v, SemanticOptions::default())
+    }
+
+    #[test]
+    fn a_clickable_list_takes_no_name_from_its_items() {
+        let t = tree(vec![el(
+            "ul",
+            &[("onclick", "1")],
+            vec![el("li", &[], vec![text("Miguelita")]), el("li", &[], vec![text("Arabela")])],
+        )]);
+        let list = t.nodes.iter().find(|n| n.role == Role::List).expect("a list node");
+        assert_eq!(list.name, "");
+    }
+
+    #[test]
+    fn items_of_a_list_that_is_a_menu_are_no_list_items() {
+        let t = tree(vec![el(
+            "ul",
+            &[("role", "menu")],
+            vec![el("li", &[], vec![el("a", &[("role", "menuitem"), ("href", "#")], vec![text("Open")])])],
+        )]);
+        assert!(
+            t.nodes.iter().all(|n| n.role != Role::ListItem),
+            "{:?}",
+            t.nodes.iter().map(|n| &n.role).collect::<Vec<_>>()
+        );
+    }
+}
