@@ -299,7 +299,9 @@ fn visit(ctx: &Ctx, arena: &mut Arena, tree: &mut SemanticTree, v: Visit) -> Ste
         if !is_action && !is_content && !v.in_action { direct_text(arena, id, ctx.facts) } else { String::new() };
     let parent_is_text_role = v.parent.is_some_and(|p| is_text_role(&tree.nodes[p].role));
     let is_text = !direct_text.is_empty() && !parent_is_text_role && is_block(arena, id);
-    if !(is_action || is_content || is_text) {
+    // Behind an open modal dialog, or in an `inert` subtree: out of Chromium's tree.
+    // Not inherited: the dialog inside an inert-marked ancestor is live.
+    if !(is_action || is_content || is_text) || n.inert {
         return Step::Through { hidden, in_action: v.in_action };
     }
     if hidden {
@@ -366,8 +368,6 @@ fn own_hidden(arena: &Arena, id: NodeId, axn: Option<&AxNode>) -> bool {
         || proven_hidden(axn)
         || n.aria_hidden()
         || n.layout.as_ref().is_some_and(|l| !l.style.visible)
-        // Behind an open modal dialog, or in an `inert` subtree: out of Chromium's tree.
-        || n.inert
 }
 
 fn has_rendered_descendant(arena: &Arena, id: NodeId) -> bool {

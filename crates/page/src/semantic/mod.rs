@@ -379,3 +379,26 @@ mod chromium_rules {
         );
     }
 }
+
+#[cfg(test)]
+mod dialog_rules {
+    use super::*;
+    use crate::testing::{el, text, view};
+
+    #[test]
+    fn a_modal_dialogs_button_is_a_node() {
+        let mut v = view(vec![el(
+            "dialog",
+            &[("open", "")],
+            vec![
+                el("p", &[], vec![text("Are you sure?")]).at(10.0, 10.0, 200.0, 20.0),
+                el("button", &[], vec![text("Close dialog")]).at(10.0, 40.0, 100.0, 20.0),
+            ],
+        )
+        .at(0.0, 0.0, 300.0, 100.0)
+        .style("position", "fixed")]);
+        let t = build(&mut v, SemanticOptions::default());
+        let roles: Vec<(String, String)> = t.nodes.iter().map(|n| (n.role.to_string(), n.name.clone())).collect();
+        assert!(roles.iter().any(|(r, n)| r == "button" && n == "Close dialog"), "{roles:?}");
+    }
+}
