@@ -233,7 +233,7 @@ table! {
     "copy-paste-2" => play(copy_paste_2),
     "count-shape" => out("most questions count by colour or size (large, small), which only the drawing shows"),
     "count-sides" => out("the shape is drawn on a canvas"),
-    "daily-calendar" => out("an event is made by dragging over the half-hours (mousedown, mousemove, mouseup): needs a drag: the protocol has no drag action yet"),
+    "daily-calendar" => play(daily_calendar),
     "drag-box" => play(drag_box),
     "drag-circle" => play(drag_circle),
     "drag-cube" => out("needs a drag: the protocol has no drag action yet"),

@@ -2224,3 +2224,108 @@ pub fn drag_box(env: &mut Env) -> Result<()> {
     env.drag_to(small, large)?;
     submit(env)
 }
+
+/// "12am" … "11pm" as the hour of the day (0 … 23).
+fn hour_of_day(label: &str) -> Option<usize> {
+    let label = label.trim().to_ascii_lowercase();
+    let (h, pm) = match (label.strip_suffix("am"), label.strip_suffix("pm")) {
+        (Some(h), _) => (h, false),
+        (_, Some(h)) => (h, true),
+        _ => return None,
+    };
+    let h: usize = h.parse().ok().filter(|h| (1..=12).contains(h))?;
+    Some(h % 12 + if pm { 12 } else { 0 })
+}
+
+/// The half-hours a person sees free in the calendar now, by their place in the day (0 is
+/// 12am, 1 is 12:30am, …): those of each hour whose line shows its label and both halves (a
+/// half covered by an event, or cut off at the box's edge, is not listed).
+fn free_half_hours(s: &State) -> std::collections::BTreeMap<usize, u64> {
+    let mut free = std::collections::BTreeMap::new();
+    let halves: Vec<&Element> = s.elements.iter().filter(|e| hints(e, "half")).collect();
+    for e in &halves {
+        let Some(hour) = hour_of_day(&s.text_before(e)) else { continue };
+        let line: Vec<&&Element> = halves.iter().filter(|x| x.line == e.line).collect();
+        if line.len() == 2 && line[0].index == e.index {
+            free.insert(2 * hour, line[0].index);
+            free.insert(2 * hour + 1, line[1].index);
+        }
+    }
+    free
+}
+
+/// Scroll the scroll box under `anchor` by `pixels` (up when negative).
+fn scroll_box_by(env: &mut Env, anchor: u64, pixels: i64) -> Result<()> {
+    let direction = if pixels < 0 { "up" } else { "down" };
+    env.act(serde_json::json!({"action": "scroll", "direction": direction, "pixels": pixels.abs(), "element_index": anchor}))?;
+    Ok(())
+}
+
+/// 'Create a 1 hour event named "Food", between 8AM and 12PM.': scroll the calendar down until
+/// free half-hours for the event show inside the window, press on the first and drag to the
+/// last (a half-hour event: a short drag inside it); when the window has no such run (an event
+/// of 90 minutes beside one already there), the run starting half an hour before the window,
+/// which the page accepts as the event ends inside. Then name the event in the box that opens
+/// (scrolled into view when it opens below the box's edge) and Create.
+pub fn daily_calendar(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let b = || bad("daily-calendar", &env.state);
+    let length = between(&q, "Create a ", " event").ok_or_else(b)?;
+    let (amount, unit) = length.split_once(' ').ok_or_else(b)?;
+    let amount: f64 = amount.parse().map_err(|_| b())?;
+    let halves = if unit.starts_with("min") { amount / 30.0 } else { amount * 2.0 }.round() as usize;
+    let name = quoted(&q, 0).ok_or_else(b)?.to_string();
+    let from = between(&q, "between ", " and ").and_then(hour_of_day).ok_or_else(b)?;
+    let to = between(&q, " and ", ".").and_then(|t| hour_of_day(t.rsplit(' ').next()?)).ok_or_else(b)?;
+    if halves == 0 || from == 0 || to * 2 < from * 2 + halves {
+        return Err(b());
+    }
+    let inside: Vec<usize> = (2 * from..=2 * to - halves).collect();
+    let before = [2 * from - 1];
+    let mut past = false;
+    let mut dragged = false;
+    for _ in 0..40 {
+        let free = free_half_hours(&env.state);
+        let starts: &[usize] = if past { &before } else { &inside };
+        if let Some(&s) = starts.iter().find(|s| (**s..**s + halves).all(|h| free.contains_key(&h))) {
+            let (first, last) = (free[&s], free[&(s + halves - 1)]);
+            if first == last {
+                env.drag_by(first, 0, 4)?;
+            } else {
+                env.drag_to(first, last)?;
+            }
+            dragged = true;
+            break;
+        }
+        let shown: Vec<usize> =
+            env.state.elements.iter().filter_map(|e| hour_of_day(&env.state.text_before(e))).collect();
+        past = past || shown.iter().any(|h| *h > to) || scroll_box_below(&env.state) == Some(0);
+        let anchor = env
+            .state
+            .elements
+            .iter()
+            .rfind(|e| hints(e, "half"))
+            .cloned()
+            .ok_or_else(|| env.state.not_found("a half-hour".into()))?;
+        scroll_box_by(env, anchor.index, if past { -60 } else { 60 })?;
+    }
+    if !dragged {
+        return Err(env.state.not_found(format!("{halves} free half-hours between {from}h and {to}h")));
+    }
+    for _ in 0..4 {
+        let field = env.state.with_role("textbox").next().cloned();
+        if let (Some(field), Some(_)) = (field, env.state.find("button", "Create")) {
+            type_into(env, &field, &name)?;
+            return click(env, "button", "Create");
+        }
+        let anchor = env
+            .state
+            .elements
+            .iter()
+            .rfind(|e| e.role == "textbox" || e.name == "New event" || hints(e, "half"))
+            .cloned()
+            .ok_or_else(|| env.state.not_found("the new event".into()))?;
+        scroll_box_by(env, anchor.index, 60)?;
+    }
+    Err(env.state.not_found("the new event's name box".into()))
+}
