@@ -441,6 +441,8 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, mode: Mode) -> String {
             Step::Exit(d) => {
                 if matches!(d, Display::Block | Display::Row | Display::Cell) {
                     flow.soft_break();
+                } else if mode.name && d == Display::InlineBlock {
+                    flow.text(" ", WhiteSpace::Collapse);
                 }
                 continue;
             }
@@ -491,6 +493,13 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, mode: Mode) -> String {
                 flow.text(&format!(" {l} "), WhiteSpace::Collapse);
                 continue;
             }
+            // A part that shows no text is read by its tooltip (a tab's close icon "Close Terminal 1").
+            if let Some(t) = n.attr("title").map(str::trim).filter(|t| !t.is_empty() && shown) {
+                if collect(arena, c, 40, Mode { name: false, ..mode }).trim_matches(collapsible).is_empty() {
+                    flow.text(&format!(" {t} "), WhiteSpace::Collapse);
+                    continue;
+                }
+            }
             if n.tag == "img" {
                 if let Some(alt) = n.attr("alt").map(str::trim).filter(|a| !a.is_empty() && shown) {
                     flow.text(&format!(" {alt} "), WhiteSpace::Collapse);
@@ -530,6 +539,9 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, mode: Mode) -> String {
         }
         if c != id && matches!(d, Display::Block | Display::Row | Display::Cell) {
             flow.soft_break();
+        } else if mode.name && c != id && d == Display::InlineBlock {
+            // A name reads an inline block (a button in a heading) as a word of its own.
+            flow.text(" ", WhiteSpace::Collapse);
         }
         stack.push(Step::Exit(d));
         stack.extend(n.children.iter().rev().map(|&c| Step::Enter(c)));

@@ -139,6 +139,8 @@ pub(crate) fn states(arena: &Arena, id: NodeId, role: &Role) -> Vec<State> {
         // Tabs, tree items and options are reported unselected unless marked.
         let default = match role {
             // The active descendant of a single-choice list is its selection (selection follows focus).
+            // A native option is selected as its select says.
+            Role::Option if n.tag == "option" => Some(n.selected),
             Role::Option => Some(is_active_descendant(arena, id)),
             Role::Tab | Role::TreeItem => Some(false),
             _ => None,

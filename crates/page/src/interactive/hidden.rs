@@ -102,9 +102,12 @@ pub(crate) fn proxies(arena: &Arena, facts: &Facts) -> HashMap<NodeId, NodeId> {
             out.insert(id, l);
             continue;
         }
-        // Labelled, but no label of it shows (MkDocs' palette: one radio's label at a
-        // time): a person cannot reach it now.
-        if facts.labels_of.contains_key(&id) {
+        // Labelled, but its label is not rendered (MkDocs' palette: one radio's label
+        // at a time): a person cannot reach it now. A label hidden the screen-reader
+        // way (select2's) is no reason: the widget that holds it stands for it.
+        let label_unrendered =
+            facts.labels_of.get(&id).is_some_and(|ls| ls.iter().all(|&l| arena.node(l).layout.is_none()));
+        if label_unrendered {
             continue;
         }
         let Some(l) = &arena.node(id).layout else { continue };

@@ -9,7 +9,7 @@ use crate::aria::{self, Role};
 use crate::capture::AxNode;
 use crate::facts::Facts;
 use crate::interactive::{self, Descriptor};
-use crate::text::{accessible_text, collapse, cut, visible_text, white_space_of, Flow};
+use crate::text::{collapse, cut, white_space_of, Flow};
 
 use super::build::{ax_str, is_container_role, is_text_role, Ctx, Kind, SKIP};
 
@@ -39,8 +39,9 @@ pub(super) fn name(
             } else {
                 interactive::accessible_name_within(arena, id, &ctx.facts.labels_of, descriptor, 200)
             };
-            if name.is_empty() {
-                // The element index may have asked Chromium for the name the DOM rules miss.
+            if name.is_empty() && !author_only {
+                // The element index may have asked Chromium for the name the DOM rules miss
+                // (not a name from content where the role takes none: a clickable list).
                 ctx.index_labels.get(&id).map(|l| l.to_string()).unwrap_or_default()
             } else {
                 name
@@ -48,11 +49,9 @@ pub(super) fn name(
         })
     } else if is_text_role(role) || *role == Role::Image {
         ax_name.or_else(|| aria::aria_label(arena, id)).unwrap_or_else(|| {
-            let t = if ctx.aria_hidden.inside(arena, id) {
-                collapse(&accessible_text(arena, id, 300))
-            } else {
-                collapse(&visible_text(arena, id, 300, false))
-            };
+            // Read as accessible-name computation reads content (aria-hidden parts out,
+            // alt text and the names of parts in, inline blocks as words of their own).
+            let t = collapse(&crate::text::name_text(arena, id, 300, None, false));
             if !t.is_empty() {
                 t
             } else if let Some(alt) = n.attr("alt").map(collapse).filter(|a| !a.is_empty()) {
