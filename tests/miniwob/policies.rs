@@ -2338,3 +2338,25 @@ pub fn daily_calendar(env: &mut Env) -> Result<()> {
     }
     Err(env.state.not_found("the new event's name box".into()))
 }
+
+/// "Draw a horizontal line that runs through the dot, then press submit.": a straight drag
+/// from the dot (`hint:"circ"`), 60 px across or down.
+pub fn draw_line(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let (dx, dy) = if q.contains("horizontal") {
+        (60, 0)
+    } else if q.contains("vertical") {
+        (0, 60)
+    } else {
+        return Err(bad("draw-line", &env.state));
+    };
+    let dot = env
+        .state
+        .elements
+        .iter()
+        .find(|e| hints(e, "circ"))
+        .cloned()
+        .ok_or_else(|| env.state.not_found("the dot".into()))?;
+    env.drag_by(dot.index, dx, dy)?;
+    click(env, "button", "Submit")
+}
