@@ -376,6 +376,17 @@ pub fn typed_text(arena: &Arena, id: NodeId, limit: usize) -> String {
     collect(arena, id, limit, Mode { no_generated: true, ..Mode::default() })
 }
 
+/// [`name_text`] of an element an `aria-labelledby` points at: parts that show
+/// no text are read by their `title` too, as Chromium reads them there.
+pub fn referenced_text(arena: &Arena, id: NodeId, limit: usize) -> String {
+    let mode = Mode { skip_aria_hidden: true, name: true, referenced: true, ..Mode::default() };
+    let s = collect(arena, id, limit, mode);
+    if s.trim_matches(collapsible).is_empty() {
+        return collect(arena, id, limit, Mode { dom: true, ..mode });
+    }
+    s
+}
+
 /// How [`collect`] reads a subtree.
 #[derive(Debug, Clone, Copy, Default)]
 struct Mode {
@@ -386,6 +397,8 @@ struct Mode {
     skip_aria_hidden: bool,
     /// Name from content: images by their alt, embedded controls by their value.
     name: bool,
+    /// Read through `aria-labelledby`: parts with no text by their title too.
+    referenced: bool,
     /// An element left out whole (the control a label names).
     skip: Option<NodeId>,
 }
@@ -493,8 +506,9 @@ fn collect(arena: &Arena, id: NodeId, limit: usize, mode: Mode) -> String {
                 flow.text(&format!(" {l} "), WhiteSpace::Collapse);
                 continue;
             }
-            // A part that shows no text is read by its tooltip (a tab's close icon "Close Terminal 1").
-            if let Some(t) = n.attr("title").map(str::trim).filter(|t| !t.is_empty() && shown) {
+            // Through `aria-labelledby`, a part that shows no text is read by its tooltip (a tab's
+            // close icon "Close Terminal 1"; Chromium reads titles there, not in a name from content).
+            if let Some(t) = n.attr("title").map(str::trim).filter(|t| !t.is_empty() && shown && mode.referenced) {
                 if collect(arena, c, 40, Mode { name: false, ..mode }).trim_matches(collapsible).is_empty() {
                     flow.text(&format!(" {t} "), WhiteSpace::Collapse);
                     continue;

@@ -4,7 +4,7 @@
 //! index's full name rule (`interactive::name`) and semantic_v2 start from these.
 
 use crate::arena::{Arena, NodeId};
-use crate::text::{collapse, cut, name_text, visible_text};
+use crate::text::{collapse, cut, referenced_text, visible_text};
 
 /// Collapsed, and `None` when nothing is left.
 pub(crate) fn non_empty(s: Option<&str>) -> Option<String> {
@@ -29,7 +29,7 @@ pub(crate) fn labelledby(arena: &Arena, id: NodeId) -> Option<String> {
             arena.nodes.iter().position(|m| m.doc == n.doc && m.attr("id") == Some(want)).map(|m| {
                 let m = m as NodeId;
                 // A target that is itself a name's author source gives that name.
-                non_empty(arena.node(m).attr("aria-label")).unwrap_or_else(|| name_text(arena, m, 200, None, true))
+                non_empty(arena.node(m).attr("aria-label")).unwrap_or_else(|| referenced_text(arena, m, 200))
             })
         })
         .collect();

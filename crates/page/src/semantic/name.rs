@@ -32,7 +32,8 @@ pub(super) fn name(
         cut(own_text, 200)
     } else if kind == Kind::Action {
         ax_name.unwrap_or_else(|| {
-            let author_only = !interactive::takes_name_from_content(role)
+            let field = matches!(n.tag.as_str(), "input" | "select" | "textarea");
+            let author_only = (!field && !interactive::takes_name_from_content(role))
                 || ctx.facts.reason(id).is_some_and(|r| interactive::named_by_author_only(arena, id, r, descriptor));
             let name = if author_only {
                 interactive::editable_name(arena, id, &ctx.facts.labels_of)
