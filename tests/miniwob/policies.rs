@@ -2217,11 +2217,11 @@ pub fn drag_single_shape(env: &mut Env) -> Result<()> {
 }
 
 /// "Drag the smaller box so that it is completely inside the larger box.": the box named "s"
-/// (small) is dropped on the box named "L" and nudged 10 px right and down into it: the drag
-/// holds each box by its label, at its top left corner, so the drop puts the small box's corner
-/// on the large one's (on its edge, not inside). The small box is first set down out of the way
-/// (on the Submit button): where the boxes are is only in the drawing, and a small box lying on
-/// the large one's label (1 episode in 10) moves the point the drop aims at.
+/// (small) dropped on the box named "L" (a drag holds an element by its middle and releases on
+/// the target's, so the small box lands in the middle of the large one). It is first set down
+/// out of the way, on the Submit button: where the boxes are is only in the drawing, and a
+/// small box lying over the large one's middle (1 episode in 10) moves the point the drop aims
+/// at to another visible part of the large box, its edge.
 pub fn drag_box(env: &mut Env) -> Result<()> {
     let small = env.state.get("clickable", "s")?.index;
     let button = env.state.get("button", "Submit")?.index;
@@ -2229,8 +2229,6 @@ pub fn drag_box(env: &mut Env) -> Result<()> {
     let small = env.state.get("clickable", "s")?.index;
     let large = env.state.get("clickable", "L")?.index;
     env.drag_to(small, large)?;
-    let small = env.state.get("clickable", "s")?.index;
-    env.drag_by(small, 10, 10)?;
     submit(env)
 }
 
