@@ -400,7 +400,10 @@ fn check(s: &StateObject, t: &Token) -> u64 {
 }
 
 fn same(shown: &str, wanted: &str) -> bool {
-    shown.to_lowercase() == wanted.to_lowercase()
+    // Case aside, and white space as a reader sees it: a name keeps the no-break
+    // space an app puts after a label ("Is Admin&nbsp;"), as Chromium's does.
+    let norm = |s: &str| s.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" ");
+    norm(shown) == norm(wanted)
 }
 
 fn listing(s: &StateObject) -> String {

@@ -282,7 +282,8 @@ fn visit(ctx: &Ctx, arena: &mut Arena, tree: &mut SemanticTree, v: Visit) -> Ste
         None => aria::role(arena, id),
     };
     // A presentational role in effect takes the implicit one away too (`<li role=presentation>`).
-    let presentational = matches!(ax_role, Some(Role::Presentation | Role::None));
+    // (The author's role, in effect: Chromium's tree says `none` of nodes it merely ignores.)
+    let presentational = matches!(aria::role(arena, id), Some(Role::Presentation | Role::None));
     // A <label> tied to a control is that control's name, said once, on the control.
     let tied_label = n.tag == "label" && ctx.tied_labels.contains(&id);
     let content_role = ax_role
