@@ -351,8 +351,12 @@ pub(crate) fn takes_name_from_content(role: &Role) -> bool {
         | Role::Presentation
         | Role::None
         | Role::DisclosureTriangle => true,
-        // A tooltip names itself from content; other ARIA roles do not; a word that is no role does.
-        Role::Other(name) => name == "tooltip" || !crate::aria::is_structure_role(name),
+        // A tooltip and the DPUB links (`doc-noteref`, `doc-backlink`, …) name themselves
+        // from content; other ARIA roles do not; a word that is no role does.
+        Role::Other(name) => {
+            matches!(name.as_str(), "tooltip" | "doc-noteref" | "doc-backlink" | "doc-biblioref" | "doc-glossref")
+                || !crate::aria::is_structure_role(name)
+        }
         _ => false,
     }
 }
