@@ -326,13 +326,40 @@
   };
   const isBlock = (i) => hasLayout(i) && !['inline', 'contents', ''].includes(fullDisplay(i));
 
+  // contenteditable (candidates.rs `Reason::Editable`).
+  const editable = (i) => {
+    const ce = els[i].getAttribute('contenteditable');
+    return ce !== null && ['', 'true', 'plaintext-only'].includes(ce.trim().toLowerCase());
+  };
+  // Inside sectioning content (aria/role.rs `in_sectioning`).
+  const inSectioning = (i) => {
+    for (let a = par[i]; a >= 0; a = par[a]) {
+      if (['article', 'aside', 'main', 'nav', 'section'].includes(tags[a])) return true;
+      if (['article', 'complementary', 'main', 'navigation', 'region'].includes(roles[a])) return true;
+    }
+    return false;
+  };
+  // A label tied to a control that is rendered is that control's name, no node of its own.
+  const tiedToRendered = (i) => {
+    if (tags[i] !== 'label' || !label[i]) return false;
+    const el = els[i], f = el.getAttribute('for');
+    const t = f !== null ? doc.getElementById(f) : el.querySelector(T.labelable.join(','));
+    const k = t ? index.get(t) : undefined;
+    return k !== undefined && hasLayout(k);
+  };
   // The implicit role of a content element (aria/role.rs `implicit_content_role`).
   const implicit = (i) => {
     const tag = tags[i], el = els[i];
     switch (tag) {
       case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
       case 'p': return 'paragraph';
-      case 'li': return 'listitem';
+      case 'li': {
+        // A list item only in a list (aria/role.rs `in_list`).
+        const p = par[i];
+        if (p < 0 || !['ul', 'ol', 'menu'].includes(tags[p])) return null;
+        const r = roles[p];
+        return !r || r === 'list' ? 'listitem' : null;
+      }
       case 'ul': case 'ol': case 'menu': return 'list';
       case 'img': { const a = el.getAttribute('alt'); return a !== null && a.trim() !== '' ? 'image' : null; }
       case 'td': return 'cell';
@@ -342,15 +369,22 @@
       case 'dialog': return 'dialog';
       case 'main': return 'main';
       case 'nav': return 'navigation';
-      case 'header': return 'banner';
-      case 'footer': return 'contentinfo';
+      case 'header': return inSectioning(i) ? 'sectionheader' : 'banner';
+      case 'footer': return inSectioning(i) ? 'sectionfooter' : 'contentinfo';
       case 'aside': return 'complementary';
       case 'form': return 'form';
-      case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : null;
+      case 'section': {
+        const l = el.getAttribute('aria-label');
+        return (l !== null && l.trim() !== '') || el.hasAttribute('aria-labelledby') ? 'region' : null;
+      }
       case 'figure': return 'figure';
       case 'blockquote': return 'blockquote';
       case 'article': return 'article';
-      case 'pre': case 'code': return 'code';
+      case 'code': return 'code';
+      case 'progress': return 'progressbar';
+      case 'meter': return 'meter';
+      case 'output': return 'status';
+      case 'search': return 'search';
       case 'label': return 'label';
       case 'legend': return 'legend';
       case 'dt': return 'term';
@@ -362,6 +396,9 @@
   const contentRole = (i) => {
     const first = roles[i];
     if (first && first !== 'presentation' && first !== 'none' && first !== 'generic' && CONTENT.has(first)) return first;
+    // A presentational role in effect takes the implicit one away (semantic/build.rs).
+    if ((first === 'presentation' || first === 'none') && !semantic[i] && !els[i].hasAttribute('tabindex')) return null;
+    if (tiedToRendered(i)) return null;
     return implicit(i);
   };
   // The layout box, or that of what is laid out inside (interactive `element_rect`).
@@ -398,12 +435,14 @@
     const p = par[i];
     const inAction = p >= 0 && outAction[p] === 1, inText = p >= 0 && outText[p] === 1;
     if (skipped[i]) continue;
-    const isAction = reason(i) && !label[i] && !inAction;
+    // A widget inside another is a node of its own (semantic/build.rs `nested_widget`).
+    const isAction = reason(i) && !label[i] && (!inAction || (semantic[i] && !editable(i)));
     const role = isAction || inAction ? null : contentRole(i);
     const isContent = role !== null;
     const isText = !isAction && !isContent && !inAction && !inText && textBelow[i] === 1 && isBlock(i) && directText(i);
     if (bail) return null;
-    if (!(isAction || isContent || isText)) {
+    // Inert content is no node, node by node (its hidden state is not inherited).
+    if (!(isAction || isContent || isText) || inert[i]) {
       outHidden[i] = 2; outAction[i] = inAction ? 1 : 0; outText[i] = inText ? 1 : 0;
       continue;
     }

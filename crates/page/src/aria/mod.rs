@@ -20,7 +20,7 @@ mod vocab;
 pub(crate) use name::{aria_label, author_names_inside, caption, labelledby, non_empty, svg_title};
 pub(crate) use role::{
     implicit_content_role, input_type, is_editable_attr, is_interactive_role, is_structure_role, role, role_attr,
-    role_of,
+    role_of, ARIA_ROLES,
 };
 pub(crate) use state::{expanded, is_disabled, is_text_field, states};
 pub use vocab::{Role, State, StateValue};

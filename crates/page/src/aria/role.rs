@@ -41,7 +41,7 @@ pub(crate) fn is_interactive_role(role: &Role) -> bool {
 /// Every token the `role` attribute may name (WAI-ARIA 1.2 and 1.3, DPUB-ARIA,
 /// Graphics-ARIA): Chromium takes the first of these in the attribute and skips
 /// any other word (`role="foo button"` is a button; `role="foo"` is no role).
-const ARIA_ROLES: &[&str] = &[
+pub(crate) const ARIA_ROLES: &[&str] = &[
     "alert",
     "alertdialog",
     "application",

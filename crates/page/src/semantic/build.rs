@@ -391,7 +391,11 @@ fn has_rendered_descendant(arena: &Arena, id: NodeId) -> bool {
 /// The role of an action node: Chromium's when it names a widget, else the
 /// DOM's, else `link` for an anchor and `clickable` for anything else.
 fn action_role(arena: &Arena, id: NodeId, ax_role: Option<Role>) -> Role {
+    // Chromium makes a `draggable` element with no role of its own a group: no role an
+    // agent can use, so it reads as the clickable it is (as without Chromium's tree).
+    let bare_group = |r: &Role| *r == Role::Group && aria::role(arena, id).is_none();
     ax_role
+        .filter(|r| !bare_group(r))
         // A clickable `display: table` box is a layout table to Chromium: no role
         // an agent can use, so it reads as the clickable it is.
         .filter(|r| {

@@ -45,7 +45,13 @@ pub fn count_tables() -> CountTables {
         native: NATIVE.to_vec(),
         labelable: LABELABLE.to_vec(),
         interactive: roles(is_interactive_role),
-        content: roles(is_content_role),
+        // The roles the model names, and every other ARIA role that structures a page.
+        content: {
+            let mut c: Vec<&'static str> = roles(is_content_role);
+            let more = crate::aria::ARIA_ROLES.iter().copied().filter(|r| crate::aria::is_structure_role(r));
+            c.extend(more.filter(|r| !Role::NAMES.contains(r)));
+            c
+        },
         text: roles(is_text_role),
     }
 }
