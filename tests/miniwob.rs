@@ -81,6 +81,12 @@ fn episode(env: &mut Env, policy: policies::Policy) -> Result<f64> {
 }
 
 fn play(task: &str, policy: policies::Policy) {
+    play_allowing(task, policy, 0);
+}
+
+/// [`play`], where up to `allowed` episodes may fail: only for a task whose outcome
+/// races the page's own clock (its table row says how), never to hide a policy's mistake.
+fn play_allowing(task: &str, policy: policies::Policy, allowed: usize) {
     let n = episodes();
     let started = Instant::now();
     let url = harness::task_url(task, SEED).unwrap_or_else(|e| panic!("{e}"));
@@ -120,7 +126,7 @@ fn play(task: &str, policy: policies::Policy) {
         .filter(|(_, e)| !e.reward.is_some_and(|r| r > 0.0))
         .map(|(i, e)| format!("episode {}: reward {:?}: {}", i + 1, e.reward, e.error.as_deref().unwrap_or("")))
         .collect();
-    assert!(failures.is_empty(), "{task}: {ok}/{n} episodes succeeded\n{}", failures.join("\n"));
+    assert!(failures.len() <= allowed, "{task}: {ok}/{n} episodes succeeded\n{}", failures.join("\n"));
 }
 
 /// One row of the table: a task page and how the suite treats it.
@@ -141,6 +147,15 @@ macro_rules! table {
         #[test]
         fn $name() {
             play($page, policies::$name);
+        }
+        table!(@rows [$($rows)* ($page, Entry::Play),] $($rest)*);
+    };
+    (@rows [$($rows:tt)*] $page:literal => race($name:ident, $why:literal), $($rest:tt)*) => {
+        /// A task that races the page's clock: one episode of the run may lose the race.
+        #[test]
+        fn $name() {
+            let _why: &str = $why;
+            play_allowing($page, policies::$name, 1);
         }
         table!(@rows [$($rows)* ($page, Entry::Play),] $($rest)*);
     };
@@ -301,7 +316,7 @@ table! {
     "social-media" => play(social_media),
     "social-media-all" => play(social_media_all),
     "social-media-some" => play(social_media_some),
-    "stock-market" => play(stock_market),
+    "stock-market" => race(stock_market, "the price moves every 100 ms, also while the click is on its way: a buy below the limit can land just after the price rose past it"),
     "terminal" => play(terminal),
     "text-editor" => out("a quarter of the instructions ask for a colour, and the 36 colour swatches are unnamed (all read hint:\"ql-picker\"; a person picks by colour); the styles alone are within reach (Home, arrows and Shift+arrows select the word, then the ql-bold / ql-italic / ql-underline button)"),
     "text-transform" => play(text_transform),
