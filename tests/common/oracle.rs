@@ -472,6 +472,23 @@ impl<'a> Oracle<'a> {
 
     /// Whether a pointer landing on `hit` operates `target`: inside it, or inside a
     /// `<label>` of it, or on the `<iframe>` holding it.
+    /// Whether a pointer landing on `hit` operates the element `e` of `cap` (a capture of
+    /// its own, the element index's or semantic_v2's): as [`Oracle::activates`] says of
+    /// `target`, or inside what stands for a hidden control (its label, its widget).
+    fn operates(
+        &self,
+        hit: NodeId,
+        target: NodeId,
+        cap: &sightline_browser::Captured,
+        e: Option<&sightline_page::Element>,
+    ) -> bool {
+        let stand_in = e
+            .and_then(|e| Some((e, e.proxy?)))
+            .and_then(|(e, p)| Some((e, cap.view.node(p)?)))
+            .and_then(|(e, p)| self.node(&(cap.sessions[e.frame].clone(), p.backend_id())));
+        self.activates(hit, target) || stand_in.is_some_and(|p| self.view().contains(p, hit))
+    }
+
     fn activates(&self, hit: NodeId, target: NodeId) -> bool {
         let v = self.view();
         if v.contains(target, hit) {
@@ -745,12 +762,7 @@ async fn check_once(tab: &Tab, page: &str, allow: &Allowlist) -> Tally {
             if let Some(node) = node {
                 let (x, y) = e.click_point;
                 let h = o.hit(x, y).await;
-                // A hidden control is clicked through what stands for it (its label, its widget).
-                let proxy = e
-                    .proxy
-                    .and_then(|p| idx.view.node(p))
-                    .and_then(|p| o.node(&(idx.sessions[e.frame].clone(), p.backend_id())));
-                let mut ok = h.is_some_and(|h| o.activates(h, node) || proxy.is_some_and(|p| o.view().contains(p, h)));
+                let mut ok = h.is_some_and(|h| o.operates(h, node, &idx, Some(e)));
                 // An SVG shape is known by its box: where that point is another's, the click
                 // aims inside the shape's own fill where it is on top (`actions::SHAPE_POINT`).
                 if !ok && is_svg_shape(&e.descriptor.tag) && e.frame == 0 {
@@ -863,17 +875,9 @@ async fn check_once(tab: &Tab, page: &str, allow: &Allowlist) -> Tally {
         if s.is_action() {
             if let (Some((x, y)), Some(node)) = (s.click_point, node) {
                 let h = o.hit(x, y).await;
-                // A hidden control is clicked through what stands for it in the element
-                // index of the same capture (its label, its widget).
-                let proxy = sem
-                    .view
-                    .elements
-                    .iter()
-                    .find(|e| e.frame == s.frame && e.backend_node_id == s.backend_node_id)
-                    .and_then(|e| e.proxy)
-                    .and_then(|p| sem.view.node(p))
-                    .and_then(|p| o.node(&(sem.sessions[s.frame].clone(), p.backend_id())));
-                let ok = h.is_some_and(|h| o.activates(h, node) || proxy.is_some_and(|p| o.view().contains(p, h)));
+                // A hidden control: as the element index of the same capture clicks it.
+                let e = sem.view.elements.iter().find(|e| e.frame == s.frame && e.backend_node_id == s.backend_node_id);
+                let ok = h.is_some_and(|h| o.operates(h, node, &sem, e));
                 t.count(View::Semantic, Check::Hit, ok);
                 if !ok {
                     found.push(Divergence {

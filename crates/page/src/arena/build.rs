@@ -14,8 +14,14 @@ use super::*;
 impl Arena {
     pub fn build(capture: &Capture) -> Arena {
         let viewport = Rect::new(0.0, 0.0, capture.viewport.width, capture.viewport.height);
-        let mut arena =
-            Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new(), subtree_end: Vec::new() };
+        let mut arena = Arena {
+            nodes: Vec::new(),
+            docs: Vec::new(),
+            viewport,
+            grids: Vec::new(),
+            subtree_end: Vec::new(),
+            active_descendants: Default::default(),
+        };
         let Some(main) = capture.frames.first() else { return arena };
         if main.snapshot.documents.is_empty() {
             return arena;

@@ -176,12 +176,21 @@ pub struct Arena {
     /// The last node of each node's subtree. Ids are given in document (pre-)order,
     /// so a subtree is the id range `id..=subtree_end[id]`: ancestry in O(1).
     subtree_end: Vec<NodeId>,
+    /// `(document, id)` of every element some `aria-activedescendant` names, read once when asked.
+    active_descendants: std::sync::OnceLock<std::collections::HashSet<(usize, String)>>,
 }
 
 impl Arena {
     /// A page with nothing in it (while a JavaScript dialog blocks the real one).
     pub fn empty(viewport: Rect) -> Arena {
-        Arena { nodes: Vec::new(), docs: Vec::new(), viewport, grids: Vec::new(), subtree_end: Vec::new() }
+        Arena {
+            nodes: Vec::new(),
+            docs: Vec::new(),
+            viewport,
+            grids: Vec::new(),
+            subtree_end: Vec::new(),
+            active_descendants: Default::default(),
+        }
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
@@ -191,6 +200,20 @@ impl Arena {
     /// Every node id, in document order.
     pub fn ids(&self) -> impl Iterator<Item = NodeId> {
         0..self.nodes.len() as NodeId
+    }
+
+    /// Whether some element of its document names `id` in `aria-activedescendant`
+    /// (the set is read from the whole arena once, on the first question).
+    pub fn is_active_descendant(&self, id: NodeId) -> bool {
+        let n = self.node(id);
+        let Some(own) = n.attr("id").filter(|i| !i.is_empty()) else { return false };
+        let set = self.active_descendants.get_or_init(|| {
+            self.nodes
+                .iter()
+                .filter_map(|m| Some((m.doc, m.attr("aria-activedescendant")?.trim().to_string())))
+                .collect()
+        });
+        set.contains(&(n.doc, own.to_string()))
     }
 
     /// The last id of `id`'s subtree (its descendants are `id + 1..=end`).

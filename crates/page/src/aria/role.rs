@@ -186,22 +186,21 @@ pub(crate) fn role_attr(arena: &Arena, id: NodeId) -> Option<Role> {
 /// Whether an element with role `option` stands in a listbox (or a combobox's
 /// popup, a `<select>`, a `<datalist>`), a few levels up, or is owned by one.
 fn in_option_context(arena: &Arena, id: NodeId) -> bool {
-    if let Some(own_id) = arena.node(id).attr("id") {
-        let doc = arena.node(id).doc;
-        let owned = arena.nodes.iter().any(|m| {
-            m.doc == doc && m.attr("aria-owns").is_some_and(|o| o.split_ascii_whitespace().any(|t| t == own_id))
-        });
-        if owned {
-            return true;
-        }
-    }
-    arena.ancestors(id).take(6).any(|a| {
+    let in_list = arena.ancestors(id).take(6).any(|a| {
         let m = arena.node(a);
         matches!(m.tag.as_str(), "select" | "datalist")
             || m.attr("role").is_some_and(|r| {
                 r.split_ascii_whitespace().any(|t| matches!(t.to_ascii_lowercase().as_str(), "listbox" | "combobox"))
             })
-    })
+    });
+    // Only an option outside any list (rare) is looked for in the document's aria-owns.
+    in_list
+        || arena.node(id).attr("id").is_some_and(|own_id| {
+            let doc = arena.node(id).doc;
+            arena.nodes.iter().any(|m| {
+                m.doc == doc && m.attr("aria-owns").is_some_and(|o| o.split_ascii_whitespace().any(|t| t == own_id))
+            })
+        })
 }
 
 /// Whether the element can take focus or carries a global ARIA attribute:

@@ -115,13 +115,6 @@ fn selectable(role: &Role) -> bool {
     )
 }
 
-/// Whether an element of its document names `id` in `aria-activedescendant`.
-fn is_active_descendant(arena: &Arena, id: NodeId) -> bool {
-    let n = arena.node(id);
-    let Some(own) = n.attr("id").filter(|i| !i.is_empty()) else { return false };
-    arena.nodes.iter().any(|m| m.doc == n.doc && m.attr("aria-activedescendant").is_some_and(|a| a.trim() == own))
-}
-
 /// The states the accessibility tree reports beyond what the DOM descriptor
 /// has, in the order semantic_v2 lists them: expanded, selected, focused,
 /// level, modal.
@@ -141,7 +134,7 @@ pub(crate) fn states(arena: &Arena, id: NodeId, role: &Role) -> Vec<State> {
             // The active descendant of a single-choice list is its selection (selection follows focus).
             // A native option is selected as its select says.
             Role::Option if n.tag == "option" => Some(n.selected),
-            Role::Option => Some(is_active_descendant(arena, id)),
+            Role::Option => Some(arena.is_active_descendant(id)),
             Role::Tab | Role::TreeItem => Some(false),
             _ => None,
         };
