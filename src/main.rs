@@ -14,6 +14,7 @@ mod file_access;
 mod launch;
 mod pack_cmd;
 mod run;
+mod script_run;
 mod serve_cmd;
 mod storage_cmd;
 mod vision;

@@ -68,6 +68,9 @@ pub async fn script(a: &ScriptOpts, stop: impl std::future::Future<Output = u8>)
     }
     let Some(file) = &a.file else { bail!("expected one script file; see `sightline script --help`") };
     let source = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
+    if crate::script_run::is_run_script(&source) {
+        return crate::script_run::run(a, source, stop).await;
+    }
     // Before the script runs, stopping drops the set-up, and the browser with it.
     let setup = script_setup(a, vision);
     let (browser, driver, pack) = tokio::select! {

@@ -60,7 +60,14 @@ pub async fn env(o: &EnvOpts) -> Result<u8> {
         files: Some(&o.files),
     })
     .await?;
+    if o.record_script.is_some() {
+        env.record();
+    }
     let end = sightline_server::env_lines::run_stdio(&mut env, &first).await?;
+    if let (Some(path), Some(r)) = (&o.record_script, env.recorder_mut()) {
+        std::fs::write(path, r.script()).with_context(|| format!("writing the recorded script {}", path.display()))?;
+        eprintln!("sightline: recorded {} steps to {}", r.steps().len(), path.display());
+    }
     let code = if end == EnvEnd::BrowserGone {
         eprintln!("sightline: the browser is gone; exiting");
         3

@@ -79,6 +79,7 @@ Examples:
     sightline env http://127.0.0.1:8000/ --viewport 1024x768 --block-private --allow http://127.0.0.1:8000/
     sightline env http://127.0.0.1:8000/admin/ --save-storage-state signed-in.json   # sign in, then EOF
     sightline env http://127.0.0.1:8000/admin/ --storage-state signed-in.json
+    sightline env http://127.0.0.1:8000/login --record-script login.js   # then: sightline script login.js --url URL
 "))
     )]
     Env(EnvOpts),

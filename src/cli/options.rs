@@ -72,6 +72,9 @@ pub struct EnvOpts {
     /// Write the session's cookies and localStorage there at exit (mode 0600)
     #[arg(long, value_name = "FILE")]
     pub save_storage_state: Option<PathBuf>,
+    /// Write what the loop did as a replayable script there when it ends (`sightline script FILE --url URL`)
+    #[arg(long, value_name = "FILE")]
+    pub record_script: Option<PathBuf>,
     #[command(flatten)]
     pub storage: StorageOpts,
     #[command(flatten)]

@@ -70,6 +70,8 @@ pub struct Env {
     state: StateObject,
     /// Marking elements new since the previous state (opt-in).
     fresh: Option<crate::fresh::Fresh>,
+    /// The steps taken, as a replayable script (opt-in: [`Env::record`]).
+    recorder: Option<crate::record::Recorder>,
 }
 
 impl Env {
@@ -98,6 +100,7 @@ impl Env {
             current,
             state,
             fresh: None,
+            recorder: None,
         })
     }
 
@@ -283,6 +286,16 @@ impl Env {
         Ok(())
     }
 
+    /// Record every action that succeeds from now on, for [`crate::record::Recorder::script`].
+    pub fn record(&mut self) {
+        self.recorder.get_or_insert_with(Default::default);
+    }
+
+    /// The recording, when [`Env::record`] started one.
+    pub fn recorder_mut(&mut self) -> Option<&mut crate::record::Recorder> {
+        self.recorder.as_mut()
+    }
+
     /// Whether the next states carry a screenshot.
     pub fn set_screenshot(&mut self, on: bool) {
         self.opts.screenshot = on;
@@ -368,6 +381,8 @@ impl Env {
                 }
             }
         };
+        // What a recording will say of this step, read from the state it acts on.
+        let planned = self.recorder.as_ref().map(|_| crate::record::step_of(&action, &self.current));
         let result: Result<(), (ErrorCode, String)> = async {
             match &action {
                 Action::ClickElement { element_index, count } => {
@@ -457,6 +472,9 @@ impl Env {
             let mut t = self.error(code, message, raw, fatal);
             t.act_time = act_time;
             return t;
+        }
+        if let (Some(r), Some(step)) = (self.recorder.as_mut(), planned) {
+            r.push(&self.current.view.url, step);
         }
         let task = match &action {
             Action::FinishTask { message } => Some(TaskEnd { status: TaskStatus::Finished, message: message.clone() }),

@@ -103,6 +103,12 @@ pub enum ToolCode {
     /// A path named for an upload is outside the upload directory, missing, or uploads are off.
     FileRefused,
     ProfileInUse,
+    /// A `run` script threw (its line in the detail).
+    ScriptError,
+    /// A `run` script hit its time, memory or browser-call limit and was stopped.
+    ScriptLimit,
+    /// A replayed step's target is missing, ambiguous or no longer what was recorded.
+    Drift,
     // Codes of the server front end (`sightline serve`), in the same vocabulary.
     SessionEnded,
     BrowserCrashed,
@@ -137,6 +143,9 @@ impl ToolCode {
         ToolCode::Cancelled,
         ToolCode::FileRefused,
         ToolCode::ProfileInUse,
+        ToolCode::ScriptError,
+        ToolCode::ScriptLimit,
+        ToolCode::Drift,
         ToolCode::SessionEnded,
         ToolCode::BrowserCrashed,
         ToolCode::Busy,
@@ -170,6 +179,9 @@ impl ToolCode {
             ToolCode::Cancelled => "cancelled",
             ToolCode::FileRefused => "file_refused",
             ToolCode::ProfileInUse => "profile_in_use",
+            ToolCode::ScriptError => "script_error",
+            ToolCode::ScriptLimit => "script_limit",
+            ToolCode::Drift => "drift",
             ToolCode::SessionEnded => "session_ended",
             ToolCode::BrowserCrashed => "browser_crashed",
             ToolCode::Busy => "busy",
@@ -182,6 +194,11 @@ impl ToolCode {
             ToolCode::GridFull => "grid_full",
             ToolCode::GridNoCdp => "grid_no_cdp",
         }
+    }
+
+    /// The code of a wire string.
+    pub fn from_wire(s: &str) -> Option<ToolCode> {
+        ToolCode::ALL.iter().copied().find(|c| c.as_str() == s)
     }
 
     /// The JSON-RPC 2.0 error code that carries it.

@@ -21,6 +21,7 @@ mod files;
 mod fresh;
 pub mod ids;
 pub mod lines;
+pub mod record;
 mod registry;
 mod snapshot;
 mod state;
@@ -44,8 +45,8 @@ pub use state::{
 pub use tools::{
     decode_params, ActParams, ActedReply, Api, BindParams, BindReply, BlockedParams, BlockedReply, BlockedRequest,
     ClickParams, CloseTabReply, DownloadInfo, DownloadsReply, EndParams, EndReply, GetStateParams, KeyParams,
-    ListDownloadsParams, ListParams, ListTabsReply, NavigateParams, NavigateReply, OpenParams, OpenTabReply, Reply,
-    SaveParams, Scope, ScreenshotParams, ScreenshotReply, ScrollParams, ScrollReply, SelectParams, SelectReply,
-    SnapshotReply, StateParams, StateReply, Status, TabAddress, TabInfo, TabListing, Tool, ToolName, ToolOutput,
-    TypeParams, UploadParams, UploadReply, TOOLS,
+    ListDownloadsParams, ListParams, ListTabsReply, NavigateParams, NavigateReply, Op, OpenParams, OpenTabReply,
+    Performed, Reply, RunParams, RunReply, SaveParams, Scope, ScreenshotParams, ScreenshotReply, ScriptParams,
+    ScriptReply, ScrollParams, ScrollReply, SelectParams, SelectReply, SnapshotReply, StateParams, StateReply, Status,
+    TabAddress, TabInfo, TabListing, Tool, ToolName, ToolOutput, TypeParams, UploadParams, UploadReply, BROWSER, TOOLS,
 };

@@ -94,6 +94,8 @@ pub struct Session {
     pub downloads: Option<sightline_browser::Downloads>,
     /// Origins whose localStorage the session was started with (a save reads them too).
     pub restored_origins: Vec<String>,
+    /// What the session did, for `get_script` (the tabs' element-index steps join it when read).
+    pub recorder: crate::record::Recorder,
 }
 
 /// The most retired ids a session remembers with their rule. Older ones are
@@ -210,6 +212,15 @@ impl Registry {
 }
 
 impl Session {
+    /// Move the steps the tabs' element-index environments recorded into the session's recording.
+    pub fn collect_recording(&mut self) {
+        for t in &mut self.tabs {
+            if let Some(r) = t.env.as_mut().and_then(|e| e.recorder_mut()) {
+                self.recorder.append(r);
+            }
+        }
+    }
+
     /// Check a call's target id against the current generation.
     pub fn check_target(&self, target_id: &str) -> Result<(), ToolError> {
         let typed = target_id.parse::<TargetId>().ok();
@@ -378,6 +389,7 @@ pub async fn bind(
         egress_mark: 0,
         downloads: None,
         restored_origins: storage.map(|s| s.origin_names()).unwrap_or_default(),
+        recorder: crate::record::Recorder::default(),
     };
     s.add_tab(tab, None);
     Ok(s)

@@ -267,6 +267,16 @@ pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<
     Ok(semantic_response(session, id, tab_id, ranked, omitted, scope, budget, total, screenshot))
 }
 
+/// A whole-document semantic_v2 snapshot of the tab, stored like any other (its
+/// refs are ref `p<id>:<node index + 1>`), for `run`'s `find` and `expect`.
+pub async fn take_tree(session: &mut Session, tab_id: &TabId) -> Result<(SnapshotId, Arc<SemanticTree>), ToolError> {
+    let tab = session.tab_by_id(tab_id)?.tab.clone();
+    let (captured, tree) = capture_semantic(&tab, false, None, false).await?;
+    let tree = Arc::new(tree);
+    let id = store(session, &tab, tab_id, Format::SemanticV2, captured, Some(tree.clone()), None)?;
+    Ok((id, tree))
+}
+
 /// Store a new snapshot of a tab, retiring the older ones; returns its id.
 pub(crate) fn store(
     session: &mut Session,

@@ -37,6 +37,7 @@ pub use downloads::{
 pub use drag::DragTo;
 pub use error::{BrowserError, LoadFailure, Refusal};
 pub use files::{ChooserInfo, FileError, FileRoot};
+pub use keys::chord;
 pub use press::HistoryStep;
 pub use selectors::Probe;
 pub use settle::{SettleOptions, Settled};

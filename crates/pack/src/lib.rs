@@ -22,14 +22,13 @@
 
 mod alloc;
 mod driver;
+mod engine;
 mod policy;
 mod primitives;
 mod sandbox;
 
 pub use driver::{CancelToken, Cx, DownloadInfo, Driver, DriverError, FileRefusal, Mark, MarkSet};
+pub use engine::{run_hosted, HostCall, HostError, ScriptError, ScriptOptions, ScriptOutcome, ScriptRun, MAX_LOG_LINE};
 pub use policy::{DefaultPolicy, Denied, Egress, EgressGate, Policy, Request};
 pub use primitives::{describe, Prim, PRIMITIVES};
-pub use sandbox::{
-    listing, Pack, ScriptError, ScriptOptions, ScriptOutcome, ScriptRun, Vision, VisionError, MAX_LOG_LINE,
-    MAX_UPLOAD_FILES,
-};
+pub use sandbox::{listing, Pack, Vision, VisionError, MAX_UPLOAD_FILES};

@@ -1,23 +1,19 @@
-//! The QuickJS sandbox and its `browser` global.
+//! The Set-of-Marks pack's `browser` global, on the [`crate::engine`].
 //!
-//! A script runs on a blocking thread in a fresh QuickJS runtime with a memory
-//! limit and a deadline (an interrupt handler stops runaway JavaScript; the same
-//! deadline bounds every browser call). It has no file, network or process
-//! access: no QuickJS std/os modules are loaded. Every `browser` primitive is
-//! checked by the policy, then run on the driver under a [`Cx`], and is
-//! synchronous to the script: it returns when the browser has finished the step.
+//! Every `browser` primitive is checked by the policy, then run on the driver
+//! under a [`Cx`], and is synchronous to the script: it returns when the
+//! browser has finished the step.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use base64::Engine;
-use rquickjs::context::EvalOptions;
-use rquickjs::function::Rest;
-use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Exception, Function, Object, Runtime, Value};
+use rquickjs::{Ctx, Exception, Function, Object, Value};
 use tokio::runtime::Handle;
+
+use crate::engine::{execute, Console, ScriptError, ScriptOptions, ScriptOutcome, ScriptRun};
 
 use crate::driver::{CancelToken, Cx, Driver, DriverError, Mark};
 use crate::policy::{Policy, Request};
@@ -45,99 +41,6 @@ enum CallError {
     Driver(#[from] DriverError),
     #[error("no current marks: call browser.mark() first (goto drops them)")]
     NoMarks,
-}
-
-#[derive(Debug, Clone)]
-pub struct ScriptOptions {
-    pub timeout: Duration,
-    /// QuickJS heap limit in bytes.
-    pub memory_limit: usize,
-    /// Shown in error locations.
-    pub filename: String,
-    /// The most `console.log` output kept, in bytes (default 1 MiB); past it,
-    /// lines are counted, not stored, and one last line says how many.
-    pub log_limit: usize,
-}
-
-impl Default for ScriptOptions {
-    fn default() -> Self {
-        ScriptOptions {
-            timeout: Duration::from_secs(30),
-            memory_limit: 64 << 20,
-            filename: "script.js".into(),
-            log_limit: 1 << 20,
-        }
-    }
-}
-
-/// The longest single console line kept, in bytes; longer ones are cut.
-pub const MAX_LOG_LINE: usize = 16 << 10;
-
-/// The script's console: bounded, so logging in a loop cannot grow the process.
-#[derive(Debug, Default)]
-struct Console {
-    lines: Vec<String>,
-    bytes: usize,
-    limit: usize,
-    dropped: usize,
-}
-
-impl Console {
-    fn full(&self) -> bool {
-        self.bytes >= self.limit
-    }
-
-    fn push(&mut self, mut line: String) {
-        if self.full() {
-            self.dropped += 1;
-            return;
-        }
-        if line.len() > MAX_LOG_LINE {
-            let mut cut = MAX_LOG_LINE;
-            while !line.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            line.truncate(cut);
-            line.push_str("… (line cut)");
-        }
-        self.bytes += line.len();
-        self.lines.push(line);
-    }
-
-    fn take(&mut self) -> Vec<String> {
-        let mut out = std::mem::take(&mut self.lines);
-        if self.dropped > 0 {
-            out.push(format!("… {} more console lines dropped (log limit {} bytes)", self.dropped, self.limit));
-        }
-        out
-    }
-}
-
-/// A finished run: its result, and what it logged whether it succeeded or not.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScriptRun {
-    pub result: Result<ScriptOutcome, ScriptError>,
-    pub logs: Vec<String>,
-}
-
-/// What a script produced: its completion value (as JSON) and what it logged.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScriptOutcome {
-    pub value: serde_json::Value,
-    pub logs: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ScriptError {
-    #[error("{message}{}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
-    Exception { message: String, line: Option<u32> },
-    #[error("the script was stopped at its {after:?} time limit")]
-    Timeout { after: Duration },
-    #[error("the script ran out of memory (limit {limit} bytes)")]
-    OutOfMemory { limit: usize },
-    #[error("the sandbox could not start: {0}")]
-    Setup(String),
 }
 
 /// The browser pack: a driver, a policy and an optional vision callback.
@@ -184,20 +87,14 @@ impl<D: Driver, P: Policy> Pack<D, P> {
         let pack = self.clone();
         let source = source.to_string();
         let handle = Handle::current();
-        let console = Arc::new(Mutex::new(Console { limit: opts.log_limit, ..Console::default() }));
+        let console = Arc::new(Mutex::new(Console::new(opts.log_limit)));
         let kept = console.clone();
         let result = tokio::task::spawn_blocking(move || pack.run_blocking(handle, source, opts, console))
             .await
             .map_err(|e| ScriptError::Setup(e.to_string()))
             .and_then(|r| r);
         let logs = kept.lock().unwrap().take();
-        match result {
-            Ok(mut out) => {
-                out.logs = logs.clone();
-                ScriptRun { result: Ok(out), logs }
-            }
-            Err(e) => ScriptRun { result: Err(e), logs },
-        }
+        ScriptRun::new(result, logs)
     }
 
     fn policy_and_call<T, F, Fut>(
@@ -230,86 +127,17 @@ impl<D: Driver, P: Policy> Pack<D, P> {
         opts: ScriptOptions,
         logs: Arc<Mutex<Console>>,
     ) -> Result<ScriptOutcome, ScriptError> {
-        let setup = |e: rquickjs::Error| ScriptError::Setup(e.to_string());
-        // The memory cap is the allocator's (see `alloc`), so running out is known for certain.
-        let (capped, out_of_memory) = crate::alloc::Capped::new(opts.memory_limit);
-        let rt = Runtime::new_with_alloc(capped).map_err(setup)?;
-        rt.set_max_stack_size(1 << 20);
-        let deadline = Instant::now() + opts.timeout;
-        let timed_out = Arc::new(AtomicBool::new(false));
-        let flag = timed_out.clone();
-        // Cancelling the pack (the binary does on SIGTERM/SIGINT) stops the script too.
         let cancel = self.cancel.clone();
-        rt.set_interrupt_handler(Some(Box::new(move || {
-            let over = Instant::now() >= deadline;
-            if over {
-                flag.store(true, Ordering::SeqCst);
-            }
-            over || cancel.is_cancelled()
-        })));
-        let ctx = Context::full(&rt).map_err(setup)?;
-        ctx.with(|ctx| {
-            self.install(&ctx, &handle, deadline, logs.clone()).map_err(setup)?;
-            let mut eval = EvalOptions::default();
-            eval.global = true;
-            eval.strict = false;
-            eval.filename = Some(opts.filename.clone());
-            let result: Result<Value, _> = ctx.eval_with_options(source.as_bytes().to_vec(), eval).catch(&ctx);
-            let out = match result {
-                Ok(v) => {
-                    let json = ctx.json_stringify(v).ok().flatten().and_then(|s| s.to_string().ok());
-                    let value = json.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or(serde_json::Value::Null);
-                    Ok(ScriptOutcome { value, logs: Vec::new() })
-                }
-                Err(e) => Err(classify(
-                    e,
-                    &opts,
-                    timed_out.load(Ordering::SeqCst) || Instant::now() >= deadline,
-                    out_of_memory.load(Ordering::SeqCst),
-                )),
-            };
-            out
-        })
+        execute(&source, &opts, cancel, logs, |ctx, limits| self.install(ctx, &handle, limits.deadline))
     }
 
-    fn install<'js>(
-        self: &Arc<Self>,
-        ctx: &Ctx<'js>,
-        handle: &Handle,
-        deadline: Instant,
-        logs: Arc<Mutex<Console>>,
-    ) -> rquickjs::Result<()> {
+    fn install<'js>(self: &Arc<Self>, ctx: &Ctx<'js>, handle: &Handle, deadline: Instant) -> rquickjs::Result<()> {
         let browser = Object::new(ctx.clone())?;
         for prim in self.primitives() {
             let f = self.function(ctx, prim.name, handle.clone(), deadline)?;
             browser.set(prim.name, f)?;
         }
-        ctx.globals().set("browser", browser)?;
-        let console = Object::new(ctx.clone())?;
-        let log = Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<()> {
-            if logs.lock().unwrap().full() {
-                logs.lock().unwrap().dropped += 1;
-                return Ok(());
-            }
-            let parts: Vec<String> = args
-                .0
-                .into_iter()
-                .map(|v| match v.as_string() {
-                    Some(s) => s.to_string().unwrap_or_default(),
-                    None => ctx
-                        .json_stringify(v)
-                        .ok()
-                        .flatten()
-                        .and_then(|s| s.to_string().ok())
-                        .unwrap_or_else(|| "undefined".into()),
-                })
-                .collect();
-            logs.lock().unwrap().push(parts.join(" "));
-            Ok(())
-        })?;
-        console.set("log", log)?;
-        ctx.globals().set("console", console)?;
-        Ok(())
+        ctx.globals().set("browser", browser)
     }
 
     fn function<'js>(
@@ -514,26 +342,4 @@ pub fn listing(marks: &[Mark]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn classify(e: CaughtError<'_>, opts: &ScriptOptions, timed_out: bool, out_of_memory: bool) -> ScriptError {
-    if timed_out {
-        return ScriptError::Timeout { after: opts.timeout };
-    }
-    if out_of_memory || matches!(e, CaughtError::Error(rquickjs::Error::Allocation)) {
-        return ScriptError::OutOfMemory { limit: opts.memory_limit };
-    }
-    let (message, stack) = match &e {
-        CaughtError::Exception(ex) => (ex.message().unwrap_or_else(|| "exception".into()), ex.stack()),
-        CaughtError::Value(v) => (format!("{v:?}"), None),
-        CaughtError::Error(err) => (err.to_string(), None),
-    };
-    let line = stack.as_deref().and_then(|s| line_of(s, &opts.filename));
-    ScriptError::Exception { message, line }
-}
-
-/// The first `FILE:LINE` in a QuickJS stack.
-fn line_of(stack: &str, file: &str) -> Option<u32> {
-    let at = stack.find(&format!("{file}:"))? + file.len() + 1;
-    stack[at..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().ok()
 }

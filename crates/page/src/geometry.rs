@@ -58,6 +58,7 @@ impl Rect {
 }
 
 /// Buckets rectangles into square cells so a point query looks at few of them.
+#[derive(Clone)]
 pub struct Grid {
     area: Rect,
     cell: f64,

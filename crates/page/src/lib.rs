@@ -59,7 +59,9 @@ pub use url::resolve;
 use arena::{Arena, Node};
 use facts::Facts;
 
-/// Everything derived from one capture.
+/// Everything derived from one capture. A clone is a deep copy (a recording builds a
+/// semantic tree from one without touching the shared capture).
+#[derive(Clone)]
 pub struct PageView {
     pub url: String,
     pub title: String,

@@ -199,7 +199,10 @@ pub fn status_of(code: ToolCode) -> StatusCode {
         | ToolCode::DialogOpen
         | ToolCode::Cancelled
         | ToolCode::FileRefused
-        | ToolCode::ProfileInUse => StatusCode::UNPROCESSABLE_ENTITY,
+        | ToolCode::ProfileInUse
+        | ToolCode::ScriptError
+        | ToolCode::ScriptLimit
+        | ToolCode::Drift => StatusCode::UNPROCESSABLE_ENTITY,
         // A code added later without a status here: the request was understood and refused.
         _ => StatusCode::UNPROCESSABLE_ENTITY,
     }

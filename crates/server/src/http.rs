@@ -102,6 +102,7 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
         .route("/v1/sessions/{id}/act", post(act))
         .route("/v1/sessions/{id}/state", get(state))
         .route("/v1/sessions/{id}/tools/{tool}", post(tool))
+        .route("/v1/sessions/{id}/script", get(script))
         .route("/openapi.json", get(openapi))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
@@ -276,6 +277,23 @@ async fn tool(
         v["image"] = json!({ "mime_type": "image/png", "data": png });
     }
     Ok(Json(v).into_response())
+}
+
+/// What the session did, as a `run` script (JavaScript; `sightline script FILE --url URL` replays it).
+async fn script(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Principal>,
+    Path(id): Path<String>,
+) -> Result<Response, ServerError> {
+    let s = st.hub.enter(&caller, &id)?;
+    let out = match s.tool(&st.hub.metrics, ToolName::GetScript.as_str(), json!({})).await {
+        Ok(out) => out,
+        Err(e) => return Err(st.hub.classify(&s, e).await),
+    };
+    let text = out.value["script"].as_str().unwrap_or_default().to_string();
+    let mut h = HeaderMap::new();
+    h.insert(header::CONTENT_TYPE, "text/javascript; charset=utf-8".parse().expect("static"));
+    Ok((h, text).into_response())
 }
 
 async fn healthz(State(st): State<AppState>) -> Json<Value> {

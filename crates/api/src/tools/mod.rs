@@ -13,6 +13,7 @@ mod files;
 mod mutate;
 mod protocol;
 mod read;
+mod run;
 mod session;
 mod storage;
 mod tabs;
@@ -25,6 +26,7 @@ pub use protocol::{ActParams, GetStateParams, StateReply};
 pub use read::{
     BlockedParams, BlockedReply, BlockedRequest, ScreenshotParams, ScreenshotReply, SnapshotReply, StateParams,
 };
+pub use run::{Op, Performed, RunParams, RunReply, ScriptParams, ScriptReply, BROWSER};
 pub use session::{BindParams, BindReply, EndParams, EndReply, TabInfo};
 pub use storage::SaveParams;
 pub use tabs::{
@@ -318,6 +320,10 @@ tools! {
         "Choose files for the file input of a ref (or for the input whose file chooser a click on the ref's element opened). paths are names inside the operator's upload directory (--files DIR); anything else is refused with file_refused.";
     ListDownloads => "list_downloads", list_downloads(ListDownloadsParams) -> DownloadsReply, read_only: true, destructive: false, Target,
         "The session's downloads: name (in the operator's download directory), bytes, state (in_progress, done, failed) and why it failed (e.g. larger than the size limit).";
+    Run => "run", run(RunParams) -> RunReply, read_only: false, destructive: false, Tab,
+        "Run JavaScript (the body of an async function; return gives the value) or a batch of ref actions in a sandbox with no file, network or process access, against this tab. browser.find({role, name, near}) gives matching refs best first; click(ref), type(ref, text, {overwrite}), select(ref, option), press(key, ref?), drag(ref, toRef | {dx, dy}), scroll(direction, {ref, pixels}), hover(ref), goto(url), back(), forward(), wait(ms | text | {text|gone|url}), state(), snapshot(opts), url(), tabs(). Every call is proved and fails with the single tools' typed errors. Answers the value, console, the actions performed with their outcomes, and the State Object after (result: state | snapshot | none). Limits: timeout_s, memory_mb, max_steps.";
+    GetScript => "get_script", get_script(ScriptParams) -> ScriptReply, read_only: true, destructive: false, Session,
+        "What the session did so far, as a run script that finds each target again by role, name and place (not by index or ref); replaying it with run or `sightline script FILE --url URL` stops with a typed drift error at a step whose target is missing, ambiguous or changed.";
 }
 
 impl Reply for sightline_browser::StorageState {}

@@ -17,8 +17,10 @@ use sightline_page::ElementIndex;
 use super::{Api, Reply, Status, TabAddress};
 use crate::error::{Proof, ToolError};
 use crate::ids::RefId;
+use crate::record::Step;
 use crate::registry::Format;
 use crate::snapshot::parse_ref;
+use sightline_page::semantic::locate::Locator;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -78,7 +80,11 @@ pub struct KeyParams {
     pub session: String,
     pub target_id: String,
     pub tab_id: String,
+    /// A key or chord: Enter, Escape, Tab, ArrowDown, PageDown, Control+A, Shift+Enter, or one character.
     pub key: String,
+    /// Focus this element first (else the key goes to whatever has focus).
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
 }
 
 /// `browser_click`, `browser_type`, `browser_press_key`: whether the page navigated.
@@ -116,6 +122,8 @@ pub(super) struct Proven {
     pub tab: Arc<Tab>,
     pub captured: Arc<Captured>,
     pub index: ElementIndex,
+    /// How a recording finds the element again (role, name, place).
+    pub locator: Option<Locator>,
 }
 
 pub(super) async fn prove(api: &Api, a: &TabAddress, reference: &str, action: ActionKind) -> Result<Proven, ToolError> {
@@ -140,8 +148,8 @@ pub(super) async fn prove(api: &Api, a: &TabAddress, reference: &str, action: Ac
         return Err(ToolError::invalid(format!("ref {reference} belongs to another tab")));
     }
     let captured = stored.captured.clone();
-    let (node, frame, backend) = match (stored.format, &stored.tree) {
-        (Format::SemanticV2, Some(_)) => {
+    let (node, frame, backend, locator) = match (stored.format, &stored.tree) {
+        (Format::SemanticV2, Some(tree)) => {
             let s = stored.node_of_ref(n).ok_or_else(|| {
                 ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {reference}"))
             })?;
@@ -149,14 +157,15 @@ pub(super) async fn prove(api: &Api, a: &TabAddress, reference: &str, action: Ac
                 let offered: Vec<&str> = s.actions.iter().map(|a| a.as_str()).collect();
                 return Err(ToolError::unavailable(reference, action.as_str(), &offered));
             }
-            (s.node, s.frame, s.backend_node_id)
+            (s.node, s.frame, s.backend_node_id, crate::record::locate(tree, s.frame, s.backend_node_id))
         }
         _ => {
             // dom_refs_v1: the element index.
             let e = captured.view.element(n).ok_or_else(|| {
                 ToolError::new(crate::error::ToolCode::SnapshotNotFound, format!("no ref {reference}"))
             })?;
-            (e.node, e.frame, e.backend_node_id)
+            let locator = crate::record::locate(&crate::record::tree_of(&captured), e.frame, e.backend_node_id);
+            (e.node, e.frame, e.backend_node_id, locator)
         }
     };
     if stored.format == Format::SemanticV2 {
@@ -185,7 +194,7 @@ pub(super) async fn prove(api: &Api, a: &TabAddress, reference: &str, action: Ac
     // Act on the snapshot's own capture when the element is indexed there (visible);
     // otherwise bring it into view and take a fresh capture of exactly that node.
     if let Some(e) = captured.view.elements.iter().find(|e| e.node == node) {
-        return Ok(Proven { index: e.index, tab, captured });
+        return Ok(Proven { index: e.index, tab, captured, locator });
     }
     tab.scroll_node_into_view(&session, BackendNodeId(backend)).await?;
     let fresh = Arc::new(tab.capture_with(CaptureOptions::default()).await?);
@@ -195,7 +204,7 @@ pub(super) async fn prove(api: &Api, a: &TabAddress, reference: &str, action: Ac
         .iter()
         .find(|e| e.backend_node_id == backend && fresh.sessions.get(e.frame) == Some(&session));
     match found {
-        Some(e) => Ok(Proven { index: e.index, tab: tab.clone(), captured: fresh.clone() }),
+        Some(e) => Ok(Proven { index: e.index, tab: tab.clone(), captured: fresh.clone(), locator }),
         None => Err(ToolError::new(
             crate::error::ToolCode::ElementNotInteractive,
             format!("the element of {reference} is not visible or is covered, even after scrolling it into view"),
@@ -211,6 +220,7 @@ impl Api {
         let pr = prove(api, &a, &p.reference, ActionKind::Click).await?;
         let before = pr.tab.navigation_count();
         pr.tab.click(&pr.captured, pr.index).await?;
+        api.record(&a, &pr, Step::Click { target: pr.locator.clone().unwrap_or_default(), count: 1 }).await;
         Ok(acted(&pr.tab, before))
     }
 
@@ -222,6 +232,8 @@ impl Api {
         let pr = prove(api, &a, &p.reference, ActionKind::Type).await?;
         let before = pr.tab.navigation_count();
         pr.tab.type_text(&pr.captured, pr.index, &p.text, p.overwrite).await?;
+        let step = Step::Type { target: pr.locator.clone().unwrap_or_default(), text: p.text, overwrite: p.overwrite };
+        api.record(&a, &pr, step).await;
         Ok(acted(&pr.tab, before))
     }
 
@@ -241,6 +253,8 @@ impl Api {
                 ToolError::invalid(format!("no option {want:?}; the options are {labels:?}"))
             })?;
         pr.tab.select_option(&pr.captured, pr.index, opt.index).await?;
+        let option = opt.descriptor.text_content.clone().unwrap_or_else(|| want.to_string());
+        api.record(&a, &pr, Step::Select { target: pr.locator.clone().unwrap_or_default(), option }).await;
         Ok(SelectReply { status: Status::Ok, navigated: false, selected: opt.descriptor.text_content.clone() })
     }
 
@@ -260,7 +274,7 @@ impl Api {
             return Err(ToolError::invalid("pixels must be a positive integer"));
         }
         let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-        let (tab, captured, index) = match &p.reference {
+        let (tab, captured, index, locator) = match &p.reference {
             Some(r) => {
                 // Any visible element scrolls its container; a declared scroll action is not required for content inside.
                 let pr = match prove(api, &a, r, ActionKind::Scroll).await {
@@ -269,34 +283,89 @@ impl Api {
                     }
                     other => other?,
                 };
-                (pr.tab, pr.captured, Some(pr.index))
+                (pr.tab, pr.captured, Some(pr.index), pr.locator)
             }
             None => {
                 let s = api.locate(&a).await?;
                 let tab = s.lock().await.tab(&a.tab_id)?.tab.clone();
                 let captured = Arc::new(tab.capture(false).await?);
-                (tab, captured, None)
+                (tab, captured, None, None)
             }
         };
         tab.scroll(&captured, direction, p.pixels, index).await?;
+        let step = Step::Scroll { direction: p.direction.clone(), pixels: p.pixels.map(u64::from), target: locator };
+        api.record_at(&a, &captured.view.url, step).await;
         let y = tab.evaluate("[scrollX, scrollY]").await.unwrap_or_default();
         Ok(ScrollReply { status: Status::Ok, page_scroll: y })
     }
 
-    /// `browser_press_key`: press a key on whatever has focus.
+    /// `browser_press_key`: a key or chord on the element of a ref (focused first), else on whatever has focus.
     pub async fn browser_press_key(&self, p: KeyParams) -> Result<ActedReply, ToolError> {
         let api = self;
         let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
-        let s = api.locate(&a).await?;
-        let tab = s.lock().await.tab(&a.tab_id)?.tab.clone();
-        let before = tab.navigation_count();
-        if !tab.press_key(&p.key).await? {
-            return Err(ToolError::invalid(format!(
-                "unknown key {:?}: use one character or one of {}",
-                p.key,
+        sightline_browser::chord(&p.key).map_err(|e| {
+            ToolError::invalid(format!(
+                "'key': {e}; use one character, a named key ({}) or a chord like Control+A",
                 sightline_browser::NAMED_KEYS.join(", ")
-            )));
-        }
+            ))
+        })?;
+        let (tab, captured, index, locator) = match &p.reference {
+            Some(r) => {
+                let pr = prove(api, &a, r, ActionKind::Click).await?;
+                (pr.tab, pr.captured, Some(pr.index), pr.locator)
+            }
+            None => {
+                let s = api.locate(&a).await?;
+                let tab = s.lock().await.tab(&a.tab_id)?.tab.clone();
+                let captured = Arc::new(tab.capture(false).await?);
+                (tab, captured, None, None)
+            }
+        };
+        let before = tab.navigation_count();
+        tab.press_key_on(&captured, index, &p.key).await?;
+        api.record_at(&a, &captured.view.url, Step::Press { key: p.key, target: locator }).await;
         Ok(acted(&tab, before))
+    }
+
+    /// Record a step the element of `pr` took.
+    pub(super) async fn record(&self, a: &TabAddress, pr: &Proven, step: Step) {
+        self.record_at(a, &pr.captured.view.url, step).await;
+    }
+
+    /// Record a step taken on the page at `url` (nothing when the session is gone).
+    pub(super) async fn record_at(&self, a: &TabAddress, url: &str, step: Step) {
+        if let Ok(s) = self.registry.session(&a.session).await {
+            let mut g = s.lock().await;
+            g.collect_recording();
+            g.recorder.push(url, step);
+        }
+    }
+
+    /// Back or forward in the tab's history; `{navigated}`.
+    pub(super) async fn history(
+        &self,
+        a: &TabAddress,
+        step: sightline_browser::HistoryStep,
+    ) -> Result<Value, ToolError> {
+        let s = self.locate(a).await?;
+        let mut g = s.lock().await;
+        let entry = g.tab(&a.tab_id)?;
+        let (tab, tab_id) = (entry.tab.clone(), entry.id.clone());
+        let url =
+            tab.evaluate("location.href").await.ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let before = tab.navigation_count();
+        let r = tab.go(step).await;
+        let navigated = tab.navigation_count() != before;
+        if navigated {
+            g.retire_tab_snapshots(&tab_id, crate::error::Rule::Navigation);
+        }
+        r?;
+        g.collect_recording();
+        let recorded = match step {
+            sightline_browser::HistoryStep::Back => Step::Back,
+            sightline_browser::HistoryStep::Forward => Step::Forward,
+        };
+        g.recorder.push(&url, recorded);
+        Ok(serde_json::json!({ "navigated": navigated }))
     }
 }

@@ -90,6 +90,8 @@ impl Api {
                 }
                 env.set_files(api.registry.files.uploads.clone(), downloads);
                 env.set_mark_new(p.mark_new.unwrap_or(false));
+                // What `act` does joins the session's recording (get_script).
+                env.record();
                 let state = env.state().clone();
                 entry.env = Some(env);
                 Ok(split(state))

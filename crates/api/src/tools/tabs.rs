@@ -172,9 +172,12 @@ impl Api {
         let mut g = s.lock().await;
         let entry = g.tab(&a.tab_id)?;
         let (tab, tab_id) = (entry.tab.clone(), entry.id.clone());
+        let from = tab.evaluate("location.href").await.ok().and_then(|v| v.as_str().map(str::to_string));
         let result = tab.navigate(&p.url).await;
         g.retire_tab_snapshots(&tab_id, Rule::Navigation);
         result?;
+        g.collect_recording();
+        g.recorder.push(from.as_deref().unwrap_or(""), crate::record::Step::Goto { url: p.url.clone() });
         let v = tab.evaluate("[location.href, document.title]").await.unwrap_or_default();
         Ok(NavigateReply { status: Status::Ok, tab_id, url: v[0].clone(), title: v[1].clone() })
     }

@@ -168,6 +168,7 @@ impl Doc {
     }
 }
 
+#[derive(Clone)]
 pub struct Arena {
     pub nodes: Vec<Node>,
     pub docs: Vec<Doc>,

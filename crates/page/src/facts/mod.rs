@@ -15,7 +15,7 @@ use crate::text::{accessible_text, collapse, is_private_use};
 pub use candidates::Reason;
 pub(crate) use candidates::{LABELABLE, NATIVE};
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Facts {
     /// The `<label>`s of each control (tied by `for` or by containing it).
     pub labels_of: HashMap<NodeId, Vec<NodeId>>,

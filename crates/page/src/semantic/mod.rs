@@ -12,6 +12,7 @@
 
 mod build;
 mod far;
+pub mod locate;
 mod name;
 mod plan;
 mod props;
