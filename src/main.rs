@@ -12,10 +12,12 @@ mod demo;
 mod demo_server;
 mod file_access;
 mod launch;
+mod mcp_cmd;
 mod pack_cmd;
 mod run;
 mod script_run;
 mod serve_cmd;
+mod skills;
 mod storage_cmd;
 mod vision;
 
@@ -75,9 +77,8 @@ fn main() -> std::process::ExitCode {
                 Command::Rpc(o) => {
                     sightline_server::jsonrpc::serve_stdio(run::api(o)?).await.map(|()| 0).map_err(Into::into)
                 }
-                Command::Mcp(o) => {
-                    Box::pin(sightline_server::serve_stdio(run::api(o)?)).await.map(|()| 0).map_err(Into::into)
-                }
+                Command::Mcp(o) => Box::pin(mcp_cmd::run(o)).await,
+                Command::Skills(o) => skills::run(o),
             }
         };
         tokio::select! {

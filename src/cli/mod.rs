@@ -135,14 +135,39 @@ Example:
     Rpc(ToolsOpts),
     /// The same tools as a Model Context Protocol server over stdio
     #[command(
-        override_usage = "sightline mcp [OPTIONS]",
+        override_usage = "sightline mcp [OPTIONS]\n       sightline mcp --config HOST [--http URL] [OPTIONS]",
         args_override_self = true,
         after_help = with_global_help!(concat!(files_help!(), "
-Example (an MCP client's server entry):
-    {\"command\": \"sightline\", \"args\": [\"mcp\", \"--block-private\"]}
+MCP revisions 2025-11-25 (initialize; bind_browser {session} names driver sessions) and 2026-07-28
+(server/discover, stateless; session_open returns a handle every tool takes), whichever the client offers.
+
+--config HOST prints the server entry for an MCP host instead of serving: claude-code (a `claude mcp add`
+command), claude-desktop (claude_desktop_config.json), cursor (.cursor/mcp.json), vscode (.vscode/mcp.json),
+codex (~/.codex/config.toml), json (a plain mcpServers entry). It runs this binary (its absolute path) with
+the other options given. --http URL points the host at a running `sightline serve` (its /mcp URL) instead,
+with the bearer token from $SIGHTLINE_TOKEN in an Authorization header (codex reads $SIGHTLINE_TOKEN itself).
+
+Examples:
+    sightline mcp --config claude-code --block-private
+    sightline mcp --config vscode --http http://127.0.0.1:8931/mcp
+    {\"command\": \"sightline\", \"args\": [\"mcp\", \"--block-private\"]}   (an MCP client's server entry)
 "))
     )]
-    Mcp(ToolsOpts),
+    Mcp(McpOpts),
+    /// What an agent needs to use Sightline well, as skills (Markdown), from the tool and action tables
+    #[command(
+        override_usage = "sightline skills [NAME]",
+        args_override_self = true,
+        after_help = with_global_help!("Without NAME: the skills, one a line. With NAME: that skill, as a SKILL.md (front matter, then
+Markdown), generated from the tool table, the action table and the error codes of this binary.
+
+Examples:
+    sightline skills
+    sightline skills core
+    sightline skills element-index > ~/.claude/skills/sightline-element-index/SKILL.md
+")
+    )]
+    Skills(SkillsOpts),
     /// HTTP API and MCP (Streamable HTTP at /mcp): many isolated sessions
     #[command(
         override_usage = "sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]

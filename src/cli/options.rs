@@ -203,6 +203,44 @@ pub struct ToolsOpts {
     pub browser: BrowserOpts,
 }
 
+/// `mcp`: serve the tools over MCP on stdio, or print an MCP host's entry for them.
+#[derive(Debug, Clone, clap::Args)]
+pub struct McpOpts {
+    /// Print the MCP server entry for HOST instead of serving
+    #[arg(long, value_name = "HOST")]
+    pub config: Option<ConfigHost>,
+    /// With --config: a running `sightline serve`'s MCP URL (http://HOST:PORT/mcp) instead of stdio
+    #[arg(long, value_name = "URL", requires = "config")]
+    pub http: Option<String>,
+    #[command(flatten)]
+    pub tools: ToolsOpts,
+}
+
+/// The MCP hosts `mcp --config` writes an entry for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ConfigHost {
+    /// A `claude mcp add` command line
+    ClaudeCode,
+    /// claude_desktop_config.json
+    ClaudeDesktop,
+    /// .cursor/mcp.json
+    Cursor,
+    /// .vscode/mcp.json
+    Vscode,
+    /// ~/.codex/config.toml
+    Codex,
+    /// A plain mcpServers entry
+    Json,
+}
+
+/// `skills`: one skill, or the list.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SkillsOpts {
+    /// The skill to print (without it: the list)
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+}
+
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeOpts {
     /// Address to listen on (default 127.0.0.1:8931; a non-loopback one needs --token-file)

@@ -46,7 +46,8 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Cli, Refused> {
     let (profile, connect) = match &cli.command {
         Command::Env(o) => (&o.storage.profile, &o.browser.connect),
         Command::State(o) => (&o.storage.profile, &o.browser.connect),
-        Command::Rpc(o) | Command::Mcp(o) => (&o.storage.profile, &o.browser.connect),
+        Command::Rpc(o) => (&o.storage.profile, &o.browser.connect),
+        Command::Mcp(o) => (&o.tools.storage.profile, &o.tools.browser.connect),
         _ => (&None, &None),
     };
     if profile.is_some() && connect.is_some() {

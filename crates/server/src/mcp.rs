@@ -1,22 +1,39 @@
 //! The tools as an MCP server on the official Rust SDK (`rmcp`), for both
-//! transports: stdio (`sightline mcp`, over one [`Api`] with named driver
-//! sessions) and Streamable HTTP at `/mcp` (one MCP session = one Sightline
-//! session of the [`Hub`], owned by the principal whose token opened it; the
-//! router keeps other principals off the MCP session, and every call here
-//! checks the caller again).
+//! transports and two protocol eras.
+//!
+//! - **2025-11-25 and earlier** (an `initialize` handshake, MCP sessions):
+//!   over stdio (`sightline mcp`) the table's tools over one [`Api`] with
+//!   named driver sessions (`bind_browser {session}`), as `rpc` has them; over
+//!   Streamable HTTP at `/mcp` one MCP session is one Sightline session of the
+//!   [`Hub`], owned by the principal whose token opened it (the router keeps
+//!   other principals off the MCP session, and every call here checks the
+//!   caller again).
+//! - **2026-07-28** (stateless: `server/discover`, every request carries its
+//!   own `_meta`, no MCP session): a session is an explicit handle.
+//!   `session_open` returns `{session}` and every session-scoped tool takes it
+//!   ([`handles`]); `bind_browser` and `end_session` give way to
+//!   `session_open` and `session_close`.
+//!
+//! The handle tools serve older clients too. rmcp picks the era per request
+//! (a request whose `_meta` names 2026-07-28, or a connection opened with
+//! `server/discover`); [`View`] is what this module makes of it.
 //!
 //! rmcp runs each request on its own task, so calls are concurrent (calls on
-//! one driver session still queue on its lock). `notifications/cancelled`
-//! cancels the request's token, which drops the tool's future: the browser
-//! stays where the action left it. A call that carries a progress token gets
-//! `notifications/progress` every half second while it runs.
+//! one driver session still queue on its lock). `notifications/cancelled` (or,
+//! over stateless HTTP, a closed response stream) cancels the request's token,
+//! which drops the tool's future: the browser stays where the action left it.
+//! A call that carries a progress token gets `notifications/progress` every
+//! half second while it runs.
+
+mod handles;
+mod stdio;
 
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, InitializeRequestParams, InitializeResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverResult, InitializeRequestParams, InitializeResult,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerConfig,
 };
 use rmcp::service::RequestContext;
@@ -24,37 +41,100 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 use sightline_api::{Api, Tool, ToolCode, ToolError, ToolName, ToolOutput};
 
+pub use handles::{Handle, HandleError, HandleTool, HANDLE_TOOLS};
+pub use stdio::{serve_io, serve_stdio};
+
 use crate::auth::Principal;
 use crate::error::{EndReason, ServerError};
 use crate::hub::{Hub, NewSession, Session};
 
-const INSTRUCTIONS_STDIO: &str = "Bind a browser with bind_browser {session}, then read pages with get_browser_state (snapshot_format semantic_v2) and act on refs with browser_click / browser_type / browser_select. Refs die with a newer snapshot or a navigation: take a new snapshot when told a capability expired.";
-const INSTRUCTIONS_HTTP: &str = "This MCP session is one browser session with one tab, already open: no bind_browser needed, and session, target_id and tab_id may be left out. Read pages with get_browser_state (snapshot_format semantic_v2) or get_state, act on refs with browser_click / browser_type / browser_select, or send element-index actions with act. Refs die with a newer snapshot or a navigation: take a new snapshot when told a capability expired.";
+const INSTRUCTIONS_STDIO: &str = "Bind a browser with bind_browser {session}, then read pages with get_browser_state (snapshot_format semantic_v2) and act on refs with browser_click / browser_type / browser_select. Refs die with a newer snapshot or a navigation: take a new snapshot when told a capability expired. Sessions can also be handles: session_open returns {session, target_id, tab_id} to pass to every tool; session_close ends one, session_list lists yours.";
+const INSTRUCTIONS_HTTP: &str = "This MCP session is one browser session with one tab, already open: no bind_browser needed, and session, target_id and tab_id may be left out. Read pages with get_browser_state (snapshot_format semantic_v2) or get_state, act on refs with browser_click / browser_type / browser_select, or send element-index actions with act. Refs die with a newer snapshot or a navigation: take a new snapshot when told a capability expired. More sessions: session_open returns a handle to pass as session; session_close ends one, session_list lists yours.";
+const INSTRUCTIONS_HANDLES: &str = "Open a browser session with session_open {url?, viewport?, storage_state?, screenshot?}: it returns {session}. Every other tool takes that handle as session (target_id and tab_id default to the session's first tab); refs, snapshots and continuations are valid only with their session. session_close ends it, session_list lists yours. Read pages with get_browser_state (snapshot_format semantic_v2) or get_state, act on refs with browser_click / browser_type / browser_select, or send element-index actions with act. Refs die with a newer snapshot or a navigation: take a new snapshot when told a capability expired.";
 
-/// The MCP `Tool` for one entry of the tool table, its annotations the
-/// table's (`read_only`, `destructive`). Over HTTP the session is
-/// implied, so `session` goes and `target_id` / `tab_id` become optional.
-fn mcp_tool(t: &Tool, implied_session: bool) -> Value {
+/// What a request is served with: the transport and the protocol era.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum View {
+    /// stdio before 2026-07-28: the table as `rpc` has it (named driver
+    /// sessions from bind_browser, `session`, `target_id` and `tab_id`
+    /// required), and the handle tools (a handle also goes in `session`).
+    Named,
+    /// Streamable HTTP before 2026-07-28: the MCP session's own Sightline
+    /// session is implied; `session` (a handle) is optional, and `target_id`
+    /// and `tab_id` default to the session's tab.
+    Implied,
+    /// 2026-07-28, both transports: every session-scoped tool takes a handle;
+    /// `target_id` and `tab_id` default to its first tab.
+    Handles,
+}
+
+impl View {
+    /// Whether the table's tool is offered in this view.
+    fn offers(self, t: &Tool) -> bool {
+        self != View::Handles || !matches!(t.id, ToolName::BindBrowser | ToolName::EndSession)
+    }
+}
+
+/// The MCP `Tool` for one row of the table, its annotations the table's
+/// (`read_only`, `destructive`), its address fields as the view takes them.
+fn mcp_tool(t: &Tool, view: View) -> Value {
     let mut schema = (t.schema)();
-    if implied_session {
-        if let Some(p) = schema["properties"].as_object_mut() {
-            p.remove("session");
+    let session = match view {
+        View::Named => "A driver session name given to bind_browser, or a handle session_open returned.",
+        View::Implied => "A handle session_open returned; default: this MCP session's own browser session.",
+        View::Handles => "The handle session_open returned.",
+    };
+    if let Some(p) = schema["properties"].as_object_mut() {
+        p.insert("session".into(), json!({ "type": "string", "description": session }));
+        if view != View::Named {
+            for f in ["target_id", "tab_id"] {
+                if let Some(d) = p.get_mut(f).and_then(Value::as_object_mut) {
+                    let about = d.get("description").and_then(Value::as_str).unwrap_or("").to_string();
+                    let about = format!("{} Default: the session's first tab.", about.trim()).trim().to_string();
+                    d.insert("description".into(), json!(about));
+                }
+            }
         }
-        if let Some(r) = schema["required"].as_array_mut() {
-            r.retain(|f| !matches!(f.as_str(), Some("session" | "target_id" | "tab_id")));
-        }
+    }
+    if let Some(r) = schema["required"].as_array_mut() {
+        r.retain(|f| match f.as_str() {
+            Some("session") => view != View::Implied,
+            Some("target_id" | "tab_id") => view == View::Named,
+            _ => true,
+        });
     }
     json!({
         "name": t.name,
         "description": t.description,
         "inputSchema": schema,
-        "annotations": {
-            "readOnlyHint": t.read_only,
-            "destructiveHint": t.destructive,
-            "idempotentHint": t.read_only,
-            "openWorldHint": true,
-        },
+        "annotations": annotations(t.read_only, t.destructive),
     })
+}
+
+/// The MCP `Tool` for a handle tool.
+fn mcp_handle_tool(h: &HandleTool) -> Value {
+    json!({
+        "name": h.name,
+        "description": h.description,
+        "inputSchema": (h.schema)(),
+        "annotations": annotations(h.read_only, h.destructive),
+    })
+}
+
+fn annotations(read_only: bool, destructive: bool) -> Value {
+    json!({
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": read_only,
+        "openWorldHint": true,
+    })
+}
+
+/// Every tool a view offers: the handle tools first, then the table's rows.
+fn tool_list(view: View) -> Vec<Value> {
+    let handles = HANDLE_TOOLS.iter().map(mcp_handle_tool);
+    let table = sightline_api::TOOLS.iter().filter(|t| view.offers(t)).map(|t| mcp_tool(t, view));
+    handles.chain(table).collect()
 }
 
 /// A tool's output as an MCP result: JSON text + structured content, and the image.
@@ -65,21 +145,42 @@ fn result_of(out: Result<ToolOutput, ToolError>) -> Value {
             if let Some(png) = out.image {
                 content.push(json!({ "type": "image", "data": png, "mimeType": "image/png" }));
             }
-            json!({ "content": content, "structuredContent": out.value, "isError": false })
+            // rmcp drops `resultType` for a peer older than 2026-07-28.
+            json!({ "content": content, "structuredContent": out.value, "isError": false, "resultType": "complete" })
         }
         Err(e) => json!({
             "content": [{ "type": "text", "text": format!("{}: {}", e.code, e.message) }],
             "structuredContent": { "error": { "code": e.code, "message": e.message, "detail": e.detail } },
             "isError": true,
+            "resultType": "complete",
         }),
     }
 }
 
+/// A tool by name: a handle tool or a row of the table.
+#[derive(Debug, Clone, Copy)]
+enum Call {
+    Handle(Handle),
+    Table(ToolName),
+}
+
+impl Call {
+    /// The tool `name` names, if the view offers it.
+    fn parse(name: &str, view: View) -> Option<Call> {
+        if let Some(h) = Handle::parse(name) {
+            return Some(Call::Handle(h));
+        }
+        let t = name.parse::<ToolName>().ok()?;
+        view.offers(t.tool()).then_some(Call::Table(t))
+    }
+}
+
 enum Backend {
-    /// stdio: the whole vocabulary over one Api.
-    Api(Arc<Api>),
-    /// HTTP: one hub session, created at `initialize`.
-    Hub { hub: Arc<Hub>, session: OnceLock<Arc<Session>> },
+    /// stdio: named driver sessions over one Api, and handles on a hub of their own.
+    Stdio { api: Arc<Api>, hub: Arc<Hub> },
+    /// HTTP: the server's hub. An MCP session before 2026-07-28 also holds the
+    /// hub session it opened at `initialize` (none at 2026-07-28).
+    Http { hub: Arc<Hub>, own: OnceLock<Arc<Session>> },
 }
 
 /// The MCP server handler.
@@ -88,53 +189,105 @@ pub struct SightlineMcp {
 }
 
 impl SightlineMcp {
-    /// Over one [`Api`] (stdio).
-    pub fn over_api(api: Arc<Api>) -> SightlineMcp {
-        SightlineMcp { backend: Backend::Api(api) }
+    /// stdio: the table over one [`Api`], handles on `hub`.
+    pub fn over_stdio(api: Arc<Api>, hub: Arc<Hub>) -> SightlineMcp {
+        SightlineMcp { backend: Backend::Stdio { api, hub } }
     }
 
-    /// One hub session per MCP session (Streamable HTTP).
+    /// Streamable HTTP: one hub session per MCP session before 2026-07-28, handles on the hub.
     pub fn over_hub(hub: Arc<Hub>) -> SightlineMcp {
-        SightlineMcp { backend: Backend::Hub { hub, session: OnceLock::new() } }
+        SightlineMcp { backend: Backend::Http { hub, own: OnceLock::new() } }
     }
 
-    fn implied_session(&self) -> bool {
-        matches!(self.backend, Backend::Hub { .. })
-    }
-
-    async fn run(&self, caller: &Principal, tool: ToolName, args: Value) -> Result<ToolOutput, ToolError> {
+    fn hub(&self) -> &Arc<Hub> {
         match &self.backend {
-            Backend::Api(api) => api.call(tool, args).await,
-            Backend::Hub { hub, session } => {
-                let Some(s) = session.get() else {
+            Backend::Stdio { hub, .. } | Backend::Http { hub, .. } => hub,
+        }
+    }
+
+    /// The view of a request: its protocol era (rmcp's per request), then the transport.
+    fn view(&self, context: &RequestContext<RoleServer>) -> View {
+        let stateless = context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        match (&self.backend, stateless) {
+            (_, true) => View::Handles,
+            (Backend::Stdio { .. }, false) => View::Named,
+            (Backend::Http { .. }, false) => View::Implied,
+        }
+    }
+
+    async fn run(&self, view: View, caller: &Principal, call: Call, args: Value) -> Result<ToolOutput, ToolError> {
+        let tool = match call {
+            Call::Handle(h) => return handles::call(self.hub(), caller, h, args).await,
+            Call::Table(tool) => tool,
+        };
+        let given = args.get("session").and_then(Value::as_str).map(str::to_string);
+        match (&self.backend, given) {
+            // Today's stdio: a name that is no handle is a driver session of the Api.
+            (Backend::Stdio { api, hub }, Some(id)) if view == View::Named => {
+                self.on_hub(hub, caller, &id, tool, args, Some(api)).await
+            }
+            (_, Some(id)) => self.on_hub(self.hub(), caller, &id, tool, args, None).await,
+            (Backend::Http { hub, own }, None) if view == View::Implied => {
+                let Some(s) = own.get() else {
                     return Err(ToolError::new(ToolCode::SessionNotFound, "initialize the MCP session first"));
                 };
-                let entered = hub.enter(caller, &s.id).map_err(ServerError::into_tool_error)?;
-                let out = match tool {
-                    ToolName::EndSession => {
-                        drop(entered);
-                        hub.end(caller, &s.id, EndReason::Deleted).await.map_err(ServerError::into_tool_error)?;
-                        let reply =
-                            sightline_api::EndReply { status: sightline_api::Status::Ok, session: s.id.clone() };
-                        return sightline_api::Reply::into_output(reply);
-                    }
-                    ToolName::Act => entered.act_tool(&hub.metrics, args).await,
-                    _ => entered.tool(&hub.metrics, tool.as_str(), args).await,
-                };
-                match out {
-                    Ok(out) => Ok(out),
-                    Err(e) => Err(hub.classify(&entered, e).await.into_tool_error()),
-                }
+                self.on_hub(hub, caller, &s.id, tool, args, None).await
             }
+            (_, None) => Err(HandleError::Missing { tool: tool.to_string(), open: self.hub().ids(caller) }.into()),
         }
+    }
+
+    /// A table tool on hub session `id` of `caller`; an id the hub does not
+    /// know goes to `named` when there is one (stdio's driver sessions).
+    async fn on_hub(
+        &self,
+        hub: &Arc<Hub>,
+        caller: &Principal,
+        id: &str,
+        tool: ToolName,
+        args: Value,
+        named: Option<&Arc<Api>>,
+    ) -> Result<ToolOutput, ToolError> {
+        let entered = match (hub.enter(caller, id), named) {
+            (Ok(entered), _) => entered,
+            (Err(ServerError::SessionNotFound { .. }), Some(api)) => return api.call(tool, args).await,
+            (Err(ServerError::SessionNotFound { .. }), None) => {
+                return Err(HandleError::NotYours { given: id.to_string(), open: hub.ids(caller) }.into())
+            }
+            (Err(e), _) => return Err(e.into_tool_error()),
+        };
+        let out = match tool {
+            ToolName::EndSession => {
+                drop(entered);
+                hub.end(caller, id, EndReason::Deleted).await.map_err(ServerError::into_tool_error)?;
+                let reply = sightline_api::EndReply { status: sightline_api::Status::Ok, session: id.to_string() };
+                return sightline_api::Reply::into_output(reply);
+            }
+            ToolName::Act => entered.act_tool(&hub.metrics, args).await,
+            _ => entered.tool(&hub.metrics, tool.as_str(), args).await,
+        };
+        match out {
+            Ok(out) => Ok(out),
+            Err(e) => Err(hub.classify(&entered, e).await.into_tool_error()),
+        }
+    }
+
+    fn info(&self, instructions: &str) -> ServerConfig {
+        decode(json!({
+            "protocolVersion": ProtocolVersion::V_2025_11_25,
+            "capabilities": { "tools": { "listChanged": false } },
+            "serverInfo": { "name": "sightline", "version": env!("CARGO_PKG_VERSION") },
+            "instructions": instructions,
+        }))
+        .expect("a valid ServerConfig")
     }
 }
 
 impl Drop for SightlineMcp {
     fn drop(&mut self) {
         // The MCP session closed (DELETE /mcp, expiry, server stop): end its Sightline session.
-        if let Backend::Hub { hub, session } = &self.backend {
-            if let Some(s) = session.get() {
+        if let Backend::Http { hub, own } = &self.backend {
+            if let Some(s) = own.get() {
                 if !s.is_ended() {
                     let (hub, id, owner) = (hub.clone(), s.id.clone(), s.owner.clone());
                     if let Ok(rt) = tokio::runtime::Handle::try_current() {
@@ -164,21 +317,23 @@ fn decode<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, McpError> {
 }
 
 impl ServerHandler for SightlineMcp {
+    /// What `initialize` answers (eras before 2026-07-28).
     fn get_info(&self) -> ServerConfig {
-        let instructions = if self.implied_session() { INSTRUCTIONS_HTTP } else { INSTRUCTIONS_STDIO };
-        decode(json!({
-            "protocolVersion": ProtocolVersion::V_2025_11_25,
-            "capabilities": { "tools": { "listChanged": false } },
-            "serverInfo": { "name": "sightline", "version": env!("CARGO_PKG_VERSION") },
-            "instructions": instructions,
-        }))
-        .expect("a valid ServerConfig")
+        match self.backend {
+            Backend::Stdio { .. } => self.info(INSTRUCTIONS_STDIO),
+            Backend::Http { .. } => self.info(INSTRUCTIONS_HTTP),
+        }
     }
 
-    /// Up to 2025-11-25: later revisions drop MCP sessions, and over HTTP an
-    /// MCP session is what carries the Sightline session.
+    /// Every revision up to 2026-07-28: `initialize` agrees on 2025-11-25 at most, `server/discover` offers all.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
+    }
+
+    /// `server/discover` (2026-07-28): the revisions, and the instructions of the handle view.
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
+        let versions = self.supported_protocol_versions().into_owned();
+        Ok(DiscoverResult::from_server_info(versions, self.info(INSTRUCTIONS_HANDLES)))
     }
 
     async fn initialize(
@@ -187,8 +342,8 @@ impl ServerHandler for SightlineMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, McpError> {
         context.peer.set_peer_info(request.clone());
-        if let Backend::Hub { hub, session } = &self.backend {
-            if session.get().is_none() {
+        if let Backend::Http { hub, own } = &self.backend {
+            if own.get().is_none() {
                 let screenshot = true;
                 match hub
                     .create(
@@ -198,7 +353,7 @@ impl ServerHandler for SightlineMcp {
                     .await
                 {
                     Ok((s, _)) => {
-                        let _ = session.set(s);
+                        let _ = own.set(s);
                     }
                     Err(e) => return Err(McpError::internal_error(e.to_string(), Some(e.body()))),
                 }
@@ -210,16 +365,20 @@ impl ServerHandler for SightlineMcp {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let implied = self.implied_session();
-        let tools: Vec<Value> = sightline_api::TOOLS.iter().map(|t| mcp_tool(t, implied)).collect();
-        decode(json!({ "tools": tools }))
+        // rmcp fills the caching hints for 2026-07-28 and drops `resultType` for older peers.
+        decode(json!({ "tools": tool_list(self.view(&context)), "resultType": "complete" }))
     }
 
+    /// A tool's schema for rmcp's `Mcp-Param-*` header check, which only
+    /// 2026-07-28 requests carry: the handle view.
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        let t = name.parse::<ToolName>().ok()?.tool();
-        decode(mcp_tool(t, self.implied_session())).ok()
+        let tool = match Call::parse(name, View::Handles)? {
+            Call::Handle(h) => mcp_handle_tool(h.tool()),
+            Call::Table(t) => mcp_tool(t.tool(), View::Handles),
+        };
+        decode(tool).ok()
     }
 
     async fn call_tool(
@@ -228,7 +387,8 @@ impl ServerHandler for SightlineMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
-        let Ok(tool) = name.parse::<ToolName>() else {
+        let view = self.view(&context);
+        let Some(call) = Call::parse(&name, view) else {
             return Err(McpError::invalid_params(format!("unknown tool {name:?}"), None));
         };
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
@@ -254,7 +414,7 @@ impl ServerHandler for SightlineMcp {
         });
         let caller = caller_of(&context);
         let out = tokio::select! {
-            out = self.run(&caller, tool, args) => out,
+            out = self.run(view, &caller, call, args) => out,
             _ = context.ct.cancelled() => Err(ToolError::new(ToolCode::Cancelled, format!("{name} was cancelled by the client"))),
         };
         if let Some(t) = ticker {
@@ -265,187 +425,52 @@ impl ServerHandler for SightlineMcp {
     }
 }
 
-/// `sightline mcp`: serve over stdin/stdout until the client closes them.
-///
-/// The lines are framed here, not by rmcp's stdio transport, so that every
-/// line gets exactly one answer (JSON-RPC 2.0): each is read with
-/// [`sightline_api::LineReader`] (4 MiB, the rest of a longer line discarded
-/// as it arrives), and a line that is too long, not UTF-8, holds a NUL byte or
-/// is not JSON is answered `-32700 Parse error` with `id: null`; JSON that is
-/// no JSON-RPC message is `-32600 Invalid Request`; a request for a method we
-/// serve whose params do not fit (`tools/call` without `name`) is `-32602
-/// Invalid params` with its id. Everything else goes to rmcp as a parsed
-/// message, and rmcp's replies and the ones written here share one writer, so
-/// lines never interleave. Notifications get no answer, as JSON-RPC says.
-pub async fn serve_stdio(api: Api) -> std::io::Result<()> {
-    use rmcp::ServiceExt;
-    let api = Arc::new(api);
-    let (out_tx, out_rx) = tokio::sync::mpsc::channel::<String>(64);
-    let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<rmcp::model::ClientJsonRpcMessage>(16);
-    let writer = tokio::spawn(write_lines(out_rx, tokio::io::stdout()));
-    let reader = tokio::spawn(read_lines(tokio::io::stdin(), in_tx, out_tx.clone()));
-    let sink = Box::pin(futures_util::sink::unfold(out_tx, |tx, msg: rmcp::model::ServerJsonRpcMessage| async move {
-        let line = serde_json::to_string(&msg).map_err(std::io::Error::other)?;
-        tx.send(line).await.map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
-        Ok::<_, std::io::Error>(tx)
-    }));
-    let stream = futures_util::stream::poll_fn(move |cx| in_rx.poll_recv(cx));
-    let running = Box::pin(SightlineMcp::over_api(api.clone()).serve((sink, stream)))
-        .await
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
-    let _ = running.waiting().await;
-    reader.abort();
-    api.shutdown().await;
-    // Every reply queued before the end is written (the writer ends when the last sender goes).
-    let _ = writer.await;
-    Ok(())
-}
-
-/// Write each line (and a newline) to `out`, flushing after each, until every sender is gone.
-async fn write_lines(
-    mut lines: tokio::sync::mpsc::Receiver<String>,
-    mut out: impl tokio::io::AsyncWrite + Unpin,
-) -> std::io::Result<()> {
-    use tokio::io::AsyncWriteExt;
-    while let Some(line) = lines.recv().await {
-        out.write_all(line.as_bytes()).await?;
-        out.write_all(b"\n").await?;
-        out.flush().await?;
-    }
-    Ok(())
-}
-
-/// Read `input` line by line: messages go to rmcp, each line that is none gets its error on `out`.
-async fn read_lines(
-    input: impl tokio::io::AsyncRead + Unpin,
-    to_rmcp: tokio::sync::mpsc::Sender<rmcp::model::ClientJsonRpcMessage>,
-    out: tokio::sync::mpsc::Sender<String>,
-) -> std::io::Result<()> {
-    let mut lines = sightline_api::LineReader::new(tokio::io::BufReader::new(input));
-    while let Some(line) = lines.next_line().await? {
-        let answer = match line {
-            Err(e) => Some(rpc_error(&Value::Null, -32700, &format!("Parse error: {e}"))),
-            Ok(line) if line.trim().is_empty() => None,
-            Ok(line) => match frame(&line) {
-                Ok(msg) => {
-                    if to_rmcp.send(msg).await.is_err() {
-                        break;
-                    }
-                    None
-                }
-                Err(answer) => answer,
-            },
-        };
-        if let Some(a) = answer {
-            if out.send(a).await.is_err() {
-                break;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Methods rmcp serves for us; a request for one of them whose params rmcp
-/// cannot read would otherwise come back as "method not found".
-const SERVED: &[&str] = &["initialize", "ping", "tools/list", "tools/call"];
-
-/// One line as a message for rmcp, or the answer it gets instead (`None` for a
-/// malformed notification, which gets none).
-fn frame(line: &str) -> Result<rmcp::model::ClientJsonRpcMessage, Option<String>> {
-    use rmcp::model::{ClientRequest, JsonRpcMessage};
-    let value: Value =
-        serde_json::from_str(line).map_err(|e| Some(rpc_error(&Value::Null, -32700, &format!("Parse error: {e}"))))?;
-    let id = value.get("id").filter(|id| id.is_string() || id.is_number()).cloned();
-    let msg = match serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value.clone()) {
-        Ok(msg) => msg,
-        Err(e) => {
-            if id.is_none() && value.get("method").is_some() {
-                return Err(None);
-            }
-            let id = id.unwrap_or(Value::Null);
-            return Err(Some(rpc_error(&id, -32600, &format!("Invalid Request: {e}"))));
-        }
-    };
-    if let JsonRpcMessage::Request(r) = &msg {
-        if let ClientRequest::CustomRequest(c) = &r.request {
-            if SERVED.contains(&c.method.as_str()) {
-                let why = params_error(&c.method, value.get("params").cloned().unwrap_or(Value::Null));
-                let id = id.unwrap_or(Value::Null);
-                return Err(Some(rpc_error(&id, -32602, &format!("Invalid params for {}: {why}", c.method))));
-            }
-        }
-    }
-    Ok(msg)
-}
-
-/// Why `params` do not fit `method`'s parameter type, in serde's words.
-fn params_error(method: &str, params: Value) -> String {
-    fn why<T: serde::de::DeserializeOwned>(params: Value) -> String {
-        match serde_json::from_value::<T>(params) {
-            Err(e) => e.to_string(),
-            Ok(_) => "they do not fit the method".into(),
-        }
-    }
-    match method {
-        "initialize" => why::<InitializeRequestParams>(params),
-        "tools/call" => why::<CallToolRequestParams>(params),
-        "tools/list" => why::<Option<PaginatedRequestParams>>(params),
-        _ => "they do not fit the method".into(),
-    }
-}
-
-fn rpc_error(id: &Value, code: i64, message: &str) -> String {
-    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }).to_string()
-}
-
 #[cfg(test)]
-mod stdio_tests {
+mod tests {
     use super::*;
 
     #[test]
     fn every_tools_annotations_are_the_tables() {
-        for t in sightline_api::TOOLS {
-            for implied in [false, true] {
-                let m = mcp_tool(t, implied);
-                assert_eq!(m["name"], t.name);
+        for view in [View::Named, View::Implied, View::Handles] {
+            let list = tool_list(view);
+            for t in sightline_api::TOOLS {
+                let Some(m) = list.iter().find(|m| m["name"] == t.name) else {
+                    assert!(!view.offers(t), "{view:?} lacks {}", t.name);
+                    continue;
+                };
                 assert_eq!(m["annotations"]["readOnlyHint"], t.read_only, "{}", t.name);
                 assert_eq!(m["annotations"]["destructiveHint"], t.destructive, "{}", t.name);
                 assert_eq!(m["annotations"]["idempotentHint"], t.read_only, "{}", t.name);
-                assert!(decode::<rmcp::model::Tool>(m).is_ok(), "{} is a valid MCP tool", t.name);
             }
+            for m in &list {
+                assert!(decode::<rmcp::model::Tool>(m.clone()).is_ok(), "{} is a valid MCP tool", m["name"]);
+            }
+            let names: Vec<&str> = list.iter().filter_map(|m| m["name"].as_str()).collect();
+            assert_eq!(names[..3], ["session_open", "session_close", "session_list"], "{view:?}");
         }
         let destructive: Vec<&str> = sightline_api::TOOLS.iter().filter(|t| t.destructive).map(|t| t.name).collect();
         assert_eq!(destructive, ["bind_browser", "end_session", "close_tab", "browser_navigate"]);
     }
 
-    fn answer(line: &str) -> Value {
-        match frame(line) {
-            Ok(_) => Value::Null,
-            Err(a) => a.map(|a| serde_json::from_str(&a).unwrap()).unwrap_or(Value::Bool(false)),
-        }
-    }
-
+    /// Which address fields each view requires: stdio's named sessions all
+    /// three, HTTP's implied session none, a 2026-07-28 handle `session` only.
     #[test]
-    fn every_malformed_line_gets_one_typed_answer() {
-        let a = answer("}{");
-        assert_eq!((a["error"]["code"].as_i64(), &a["id"]), (Some(-32700), &Value::Null), "{a}");
-        let a = answer(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{}}}"#);
-        assert_eq!((a["error"]["code"].as_i64(), &a["id"]), (Some(-32602), &json!(3)), "{a}");
-        assert!(a["error"]["message"].as_str().unwrap().contains("name"), "{a}");
-        let a = answer(r#"{"jsonrpc":"2.0","id":"x","method":"tools/call"}"#);
-        assert_eq!((a["error"]["code"].as_i64(), &a["id"]), (Some(-32602), &json!("x")), "{a}");
-        let a = answer("[]");
-        assert_eq!((a["error"]["code"].as_i64(), &a["id"]), (Some(-32600), &Value::Null), "{a}");
-        let a = answer(r#"{"id":4}"#);
-        assert_eq!((a["error"]["code"].as_i64(), &a["id"]), (Some(-32600), &json!(4)), "{a}");
-        // Well-formed messages go to rmcp, whatever their method.
-        for ok in [
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_tabs","arguments":{}}}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"no/such/method"}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        ] {
-            assert!(frame(ok).is_ok(), "{ok}: {:?}", frame(ok).err());
-        }
+    fn each_view_requires_the_address_it_needs() {
+        let required = |view: View, name: &str| -> Vec<String> {
+            let t = name.parse::<ToolName>().unwrap().tool();
+            let m = mcp_tool(t, view);
+            assert!(m["inputSchema"]["properties"]["session"].is_object(), "{view:?} {name}");
+            let r = m["inputSchema"]["required"].as_array().cloned().unwrap_or_default();
+            r.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()
+        };
+        assert_eq!(required(View::Named, "browser_click"), ["session", "target_id", "tab_id", "ref"]);
+        assert_eq!(required(View::Implied, "browser_click"), ["ref"]);
+        assert_eq!(required(View::Handles, "browser_click"), ["session", "ref"]);
+        assert_eq!(required(View::Handles, "list_tabs"), ["session"]);
+        let handles: Vec<Value> = tool_list(View::Handles);
+        assert!(!handles.iter().any(|m| m["name"] == "bind_browser" || m["name"] == "end_session"));
+        assert!(Call::parse("bind_browser", View::Handles).is_none());
+        assert!(matches!(Call::parse("bind_browser", View::Named), Some(Call::Table(ToolName::BindBrowser))));
+        assert!(matches!(Call::parse("session_open", View::Implied), Some(Call::Handle(Handle::Open))));
     }
 }
