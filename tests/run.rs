@@ -252,3 +252,73 @@ fn run_and_the_recording_travel_over_http() {
     let (status, _, _) = http("GET", &srv.url(&format!("/v1/sessions/{id}/script")), None, &[]);
     assert_eq!(status, 401);
 }
+
+/// As a user would: record with `sightline env --record-script`, replay with `sightline script`.
+#[test]
+fn the_command_line_records_an_env_loop_and_replays_it_with_no_model() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let dir = tempfile_dir("sightline-run-cli");
+    let file = dir.join("order.js");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["env", &url("/run/shop.html"), "--no-screenshot", "--record-script"])
+        .arg(&file)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run sightline env");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut read = || {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    };
+    let first = read();
+    let content = first["page_content"].as_str().unwrap().to_string();
+    let index = |want: &str| -> u64 {
+        let at = content.find(want).unwrap_or_else(|| panic!("{want} in {content}"));
+        content[content[..at].rfind('[').unwrap() + 1..at - 1].parse().unwrap()
+    };
+    let stdin = child.stdin.as_mut().unwrap();
+    for action in [
+        json!({ "action": "input_text", "element_index": index("textbox \"Name\""), "text": "Di" }),
+        json!({ "action": "select_option", "element_index": index("combobox \"Country\""), "option_index": index("option \"Japan\"") }),
+        json!({ "action": "click_element", "element_index": index("button \"Place order\"") }),
+    ] {
+        writeln!(stdin, "{action}").unwrap();
+        stdin.flush().unwrap();
+        let s = read();
+        assert!(s["error"].is_null(), "{s}");
+    }
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    let script = std::fs::read_to_string(&file).expect("the recorded script");
+    assert!(script.contains(&format!("--url {}", url("/run/shop.html"))), "{script}");
+    let replay = |path: &str| {
+        Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(["script"])
+            .arg(&file)
+            .args(["--url", &other_url(path), "--allow-private"])
+            .output()
+            .expect("run sightline script")
+    };
+    // Another server (another port), the page changed: still found.
+    let ok = replay("/run/shop-moved.html");
+    let (stdout, stderr) = (String::from_utf8_lossy(&ok.stdout), String::from_utf8_lossy(&ok.stderr));
+    assert_eq!(ok.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert_eq!(stderr.matches("\"ok\":true").count(), 3, "{stderr}");
+    // Renamed: drift at step 3, exit code 2, what was found instead.
+    let drift = replay("/run/shop-renamed.html");
+    let stderr = String::from_utf8_lossy(&drift.stderr);
+    assert_eq!(drift.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("drift: browser.expect: step 3: no button \"Place order\""), "{stderr}");
+    assert!(stderr.contains("Buy now"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn tempfile_dir(prefix: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{prefix}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
