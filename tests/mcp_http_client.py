@@ -36,7 +36,8 @@ async def main(mcp_url: str, url: str) -> None:
             tools = await a.list_tools()
             schemas = {t.name: attr(t, "input_schema", "inputSchema") for t in tools.tools}
             out["tools"] = sorted(schemas)
-            out["session_in_schemas"] = any("session" in s.get("properties", {}) for s in schemas.values())
+            # The MCP session is the Sightline session: no tool needs a session (one is a handle from session_open).
+            out["session_required"] = sorted(n for n, s in schemas.items() if "session" in s.get("required", []))
             out["act_required"] = schemas["act"].get("required", [])
             out["destructive"] = sorted(
                 t.name for t in tools.tools if t.annotations and attr(t.annotations, "destructive_hint", "destructiveHint")

@@ -45,16 +45,22 @@ pub async fn serve_io(
         Ok::<_, std::io::Error>(tx)
     }));
     let stream = futures_util::stream::poll_fn(move |cx| in_rx.poll_recv(cx));
-    let running = Box::pin(SightlineMcp::over_stdio(api.clone(), hub.clone()).serve((sink, stream)))
-        .await
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
-    let _ = running.waiting().await;
+    let served = Box::pin(SightlineMcp::over_stdio(api.clone(), hub.clone()).serve((sink, stream))).await;
+    let result = match served {
+        Ok(running) => {
+            let _ = running.waiting().await;
+            Ok(())
+        }
+        // The client left before any session began (nothing sent, or only `server/discover`): a normal end.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+        Err(e) => Err(std::io::Error::other(e.to_string())),
+    };
     reader.abort();
     api.shutdown().await;
     hub.shutdown().await;
     // Every reply queued before the end is written (the writer ends when the last sender goes).
     let _ = writer.await;
-    Ok(())
+    result
 }
 
 /// Write each line (and a newline) to `out`, flushing after each, until every sender is gone.
