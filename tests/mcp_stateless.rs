@@ -277,8 +277,8 @@ fn mcp_post(url: &str, body: &Value) -> (u16, String, Value) {
         resp.headers().iter().map(|(k, v)| format!("{}: {}\n", k.as_str(), v.to_str().unwrap_or(""))).collect();
     let text = resp.body_mut().read_to_string().unwrap_or_default();
     let msg = serde_json::from_str(&text).unwrap_or_else(|_| {
-        let data = text.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim).filter(|d| !d.is_empty());
-        data.last().and_then(|d| serde_json::from_str(d).ok()).unwrap_or(Value::Null)
+        let mut data = text.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim).filter(|d| !d.is_empty());
+        data.next_back().and_then(|d| serde_json::from_str(d).ok()).unwrap_or(Value::Null)
     });
     (status, head, msg)
 }
