@@ -322,3 +322,59 @@ fn tempfile_dir(prefix: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// The single tools for what `act` and `run` do: drag by ref, chords on a ref, back and forward.
+#[test]
+fn the_tool_api_drags_presses_chords_and_goes_back_and_forward_by_ref() {
+    run(async {
+        let api = api();
+        let a = open(&api, "tools-gestures", "/drag.html").await;
+        let snap = ok(&api, "get_browser_state", with(&a, json!({ "snapshot_format": "semantic_v2" }))).await;
+        let refs = snap["refs"].as_array().unwrap().clone();
+        let r = |role: &str, name: &str| {
+            refs.iter()
+                .find(|r| r["role"] == role && r["name"] == name)
+                .unwrap_or_else(|| panic!("{role} {name}: {snap}"))["ref"]
+                .clone()
+        };
+        ok(&api, "browser_drag", with(&a, json!({ "ref": r("slider", "Level"), "dx": 140, "dy": 0 }))).await;
+        let tab = ok(&api, "run", with(&a, json!({ "code": "return 1", "result": "state" }))).await;
+        let content = tab["state"]["page_content"].as_str().unwrap().to_string();
+        assert!(content.contains("level: 50"), "{content}");
+        // Bad ends are refused by name.
+        let e = fails(&api, "browser_drag", with(&a, json!({ "ref": r("slider", "Level"), "dx": 1 }))).await;
+        assert_eq!(e.code, ToolCode::InvalidParams);
+        // Chords on a ref: the key goes to the element, focused first.
+        ok(&api, "browser_navigate", with(&a, json!({ "url": url("/keys.html") }))).await;
+        let snap = ok(&api, "get_browser_state", with(&a, json!({ "snapshot_format": "semantic_v2" }))).await;
+        let msg = snap["refs"].as_array().unwrap().iter().find(|r| r["name"] == "Message").unwrap()["ref"].clone();
+        ok(&api, "browser_press_key", with(&a, json!({ "key": "Control+A", "ref": msg }))).await;
+        ok(&api, "browser_press_key", with(&a, json!({ "key": "x" }))).await;
+        let out = ok(&api, "browser_press_key", with(&a, json!({ "key": "Enter", "ref": msg }))).await;
+        assert_eq!(out["navigated"], false);
+        let out = ok(&api, "run", with(&a, json!({ "code": "return 1" }))).await;
+        assert!(out["state"]["page_content"].as_str().unwrap().contains("sent: x"), "{out}");
+        let e = fails(&api, "browser_press_key", with(&a, json!({ "key": "Hyper+Q" }))).await;
+        assert_eq!(e.code, ToolCode::InvalidParams, "{e:?}");
+        // History: back to the drag page, forward again; past the end is navigation_failed.
+        let out = ok(&api, "browser_navigate_back", a.clone()).await;
+        assert_eq!(out["navigated"], true);
+        let here = ok(&api, "run", with(&a, json!({ "code": "return await browser.url()", "result": "none" }))).await;
+        assert!(here["value"].as_str().unwrap().ends_with("/drag.html"), "{here}");
+        ok(&api, "browser_navigate_forward", a.clone()).await;
+        let e = fails(&api, "browser_navigate_forward", a.clone()).await;
+        assert_eq!(e.code, ToolCode::NavigationFailed, "{e:?}");
+        let script = ok(&api, "get_script", json!({ "session": "tools-gestures" })).await["script"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        for line in [
+            "await browser.drag(browser.expect(",
+            "await browser.press(\"Control+A\", browser.expect(",
+            "await browser.back();",
+            "await browser.forward();",
+        ] {
+            assert!(script.contains(line), "{line} in {script}");
+        }
+    })
+}

@@ -44,9 +44,10 @@ pub use state::{
 };
 pub use tools::{
     decode_params, ActParams, ActedReply, Api, BindParams, BindReply, BlockedParams, BlockedReply, BlockedRequest,
-    ClickParams, CloseTabReply, DownloadInfo, DownloadsReply, EndParams, EndReply, GetStateParams, KeyParams,
-    ListDownloadsParams, ListParams, ListTabsReply, NavigateParams, NavigateReply, Op, OpenParams, OpenTabReply,
-    Performed, Reply, RunParams, RunReply, SaveParams, Scope, ScreenshotParams, ScreenshotReply, ScriptParams,
-    ScriptReply, ScrollParams, ScrollReply, SelectParams, SelectReply, SnapshotReply, StateParams, StateReply, Status,
-    TabAddress, TabInfo, TabListing, Tool, ToolName, ToolOutput, TypeParams, UploadParams, UploadReply, BROWSER, TOOLS,
+    ClickParams, CloseTabReply, DownloadInfo, DownloadsReply, DragParams, EndParams, EndReply, GetStateParams,
+    HistoryParams, KeyParams, ListDownloadsParams, ListParams, ListTabsReply, NavigateParams, NavigateReply, Op,
+    OpenParams, OpenTabReply, Performed, Reply, RunParams, RunReply, SaveParams, Scope, ScreenshotParams,
+    ScreenshotReply, ScriptParams, ScriptReply, ScrollParams, ScrollReply, SelectParams, SelectReply, SnapshotReply,
+    StateParams, StateReply, Status, TabAddress, TabInfo, TabListing, Tool, ToolName, ToolOutput, TypeParams,
+    UploadParams, UploadReply, BROWSER, TOOLS,
 };

@@ -20,7 +20,8 @@ mod tabs;
 
 pub use files::{DownloadInfo, DownloadsReply, ListDownloadsParams, UploadParams, UploadReply};
 pub use mutate::{
-    ActedReply, ClickParams, KeyParams, ScrollParams, ScrollReply, SelectParams, SelectReply, TypeParams,
+    ActedReply, ClickParams, DragParams, HistoryParams, KeyParams, ScrollParams, ScrollReply, SelectParams,
+    SelectReply, TypeParams,
 };
 pub use protocol::{ActParams, GetStateParams, StateReply};
 pub use read::{
@@ -309,7 +310,13 @@ tools! {
     BrowserScroll => "browser_scroll", browser_scroll(ScrollParams) -> ScrollReply, read_only: false, destructive: false, Tab,
         "Scroll with the mouse wheel: over the element of a ref (its scroll container), else the page.";
     BrowserPressKey => "browser_press_key", browser_press_key(KeyParams) -> ActedReply, read_only: false, destructive: false, Tab,
-        "Press a key on whatever has focus: Enter, Tab, Escape, Backspace, Delete, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Space, or one character.";
+        "Press a key or chord (Enter, Tab, Escape, Backspace, Delete, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Space, one character, or a chord like Control+A, Shift+Enter) on the element of ref (focused first), else on whatever has focus. Real key events with key, code, text and modifiers.";
+    BrowserDrag => "browser_drag", browser_drag(DragParams) -> ActedReply, read_only: false, destructive: false, Tab,
+        "Drag the element of a ref with real pointer events along a path (sliders, sortable lists, kanban boards; HTML5 drag and drop too) and drop it on the element of to_ref, or dx/dy CSS pixels away.";
+    BrowserNavigateBack => "browser_navigate_back", browser_navigate_back(HistoryParams) -> ActedReply, read_only: false, destructive: true, Tab,
+        "Go back to the previous page of the tab's history (as the browser's Back button); navigation_failed when there is none. Invalidates the tab's snapshots when it navigates.";
+    BrowserNavigateForward => "browser_navigate_forward", browser_navigate_forward(HistoryParams) -> ActedReply, read_only: false, destructive: true, Tab,
+        "Go forward to the next page of the tab's history; navigation_failed when there is none.";
     GetState => "get_state", get_state(GetStateParams) -> StateReply, read_only: true, destructive: false, Tab,
         "The element-index protocol's State Object of the tab (url, page_content, element_index, screenshot, state_hash). mark_new=true marks elements new since the previous state with * in page_content.";
     SaveStorageState => "save_storage_state", save_storage_state(SaveParams) -> sightline_browser::StorageState, read_only: true, destructive: false, Session,

@@ -10,14 +10,14 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sightline_browser::{BackendNodeId, CaptureOptions, Captured, Direction, FrameId, Tab};
+use sightline_browser::{BackendNodeId, CaptureOptions, Captured, Direction, DragTo, FrameId, Tab};
 use sightline_page::semantic::ActionKind;
 use sightline_page::ElementIndex;
 
 use super::{Api, Reply, Status, TabAddress};
 use crate::error::{Proof, ToolError};
 use crate::ids::RefId;
-use crate::record::Step;
+use crate::record::{DragEnd, Step};
 use crate::registry::Format;
 use crate::snapshot::parse_ref;
 use sightline_page::semantic::locate::Locator;
@@ -85,6 +85,31 @@ pub struct KeyParams {
     /// Focus this element first (else the key goes to whatever has focus).
     #[serde(rename = "ref")]
     pub reference: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DragParams {
+    pub session: String,
+    pub target_id: String,
+    pub tab_id: String,
+    /// The element to drag (a slider's handle, a list row, a card).
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// Drop on this element (a ref of the same snapshot)…
+    pub to_ref: Option<String>,
+    /// …or this many CSS pixels right (negative: left)…
+    pub dx: Option<f64>,
+    /// …and down (negative: up).
+    pub dy: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryParams {
+    pub session: String,
+    pub target_id: String,
+    pub tab_id: String,
 }
 
 /// `browser_click`, `browser_type`, `browser_press_key`: whether the page navigated.
@@ -327,6 +352,49 @@ impl Api {
         Ok(acted(&tab, before))
     }
 
+    /// `browser_drag`: press on the element of a ref, move along a path, release on another
+    /// element or at an offset (sliders, sortable lists, HTML5 drag and drop).
+    pub async fn browser_drag(&self, p: DragParams) -> Result<ActedReply, ToolError> {
+        let api = self;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let pr = prove(api, &a, &p.reference, ActionKind::Click).await?;
+        let (to, end) = match (p.to_ref, p.dx, p.dy) {
+            (Some(t), None, None) => {
+                let target = prove(api, &a, &t, ActionKind::Click).await?;
+                if !Arc::ptr_eq(&target.captured, &pr.captured) {
+                    return Err(ToolError::invalid("to_ref must be of the same snapshot as ref, and both on screen"));
+                }
+                (DragTo::Element(target.index), DragEnd::On(target.locator.clone().unwrap_or_default()))
+            }
+            (None, Some(dx), Some(dy)) if dx.is_finite() && dy.is_finite() => {
+                let far = crate::action::MAX_DRAG_OFFSET as f64;
+                if dx.abs() > far || dy.abs() > far {
+                    return Err(ToolError::invalid(format!("dx and dy must be within ±{far} CSS pixels")));
+                }
+                (DragTo::By(dx, dy), DragEnd::By { dx, dy })
+            }
+            _ => return Err(ToolError::invalid("browser_drag takes to_ref, or dx and dy (finite numbers), not both")),
+        };
+        let before = pr.tab.navigation_count();
+        pr.tab.drag(&pr.captured, pr.index, to).await?;
+        api.record(&a, &pr, Step::Drag { target: pr.locator.clone().unwrap_or_default(), to: end }).await;
+        Ok(acted(&pr.tab, before))
+    }
+
+    /// `browser_navigate_back`: the previous page of the tab's history, as the browser's button.
+    pub async fn browser_navigate_back(&self, p: HistoryParams) -> Result<ActedReply, ToolError> {
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let navigated = self.history(&a, sightline_browser::HistoryStep::Back).await?;
+        Ok(ActedReply { status: Status::Ok, navigated })
+    }
+
+    /// `browser_navigate_forward`: the next page of the tab's history.
+    pub async fn browser_navigate_forward(&self, p: HistoryParams) -> Result<ActedReply, ToolError> {
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let navigated = self.history(&a, sightline_browser::HistoryStep::Forward).await?;
+        Ok(ActedReply { status: Status::Ok, navigated })
+    }
+
     /// Record a step the element of `pr` took.
     pub(super) async fn record(&self, a: &TabAddress, pr: &Proven, step: Step) {
         self.record_at(a, &pr.captured.view.url, step).await;
@@ -341,12 +409,12 @@ impl Api {
         }
     }
 
-    /// Back or forward in the tab's history; `{navigated}`.
+    /// Back or forward in the tab's history; whether it navigated.
     pub(super) async fn history(
         &self,
         a: &TabAddress,
         step: sightline_browser::HistoryStep,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<bool, ToolError> {
         let s = self.locate(a).await?;
         let mut g = s.lock().await;
         let entry = g.tab(&a.tab_id)?;
@@ -366,6 +434,6 @@ impl Api {
             sightline_browser::HistoryStep::Forward => Step::Forward,
         };
         g.recorder.push(&url, recorded);
-        Ok(serde_json::json!({ "navigated": navigated }))
+        Ok(navigated)
     }
 }

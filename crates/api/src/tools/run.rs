@@ -15,18 +15,17 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use sightline_browser::{DragTo, HistoryStep};
 use sightline_pack::{CancelToken, HostError, ScriptError, ScriptOptions};
 use sightline_page::semantic::locate::{self, Drift, Locator};
 use sightline_page::semantic::{ActionKind, SemanticTree};
 
-use super::mutate::{prove, ClickParams, KeyParams, ScrollParams, SelectParams, TypeParams};
+use super::mutate::{prove, ClickParams, DragParams, KeyParams, ScrollParams, SelectParams, TypeParams};
 use super::read::StateParams;
 use super::tabs::{ListParams, NavigateParams};
 use super::{Api, GetStateParams, Reply, Status, TabAddress};
 use crate::error::{ToolCode, ToolError};
 use crate::ids::SnapshotId;
-use crate::record::{DragEnd, Step};
+use crate::record::Step;
 
 /// The `browser` object of a `run` script: one name per call it can make.
 pub const BROWSER: &[&str] = &[
@@ -412,7 +411,6 @@ impl Runner<'_> {
 
     async fn perform(&mut self, op: Op) -> Result<bool, ToolError> {
         let api = self.api;
-        let nav = |v: Value| v["navigated"].as_bool().unwrap_or(false);
         match op {
             Op::Click { reference, count: None | Some(1) } => {
                 let p: ClickParams = self.params(json!({ "ref": reference }))?;
@@ -443,11 +441,8 @@ impl Runner<'_> {
                 api.browser_navigate(p).await?;
                 Ok(true)
             }
-            Op::Back | Op::Forward => {
-                let back = matches!(op, Op::Back);
-                let v = api.history(&self.a, if back { HistoryStep::Back } else { HistoryStep::Forward }).await?;
-                Ok(nav(v))
-            }
+            Op::Back => Ok(api.browser_navigate_back(self.params(json!({}))?).await?.navigated),
+            Op::Forward => Ok(api.browser_navigate_forward(self.params(json!({}))?).await?.navigated),
             Op::Click { reference, count: Some(count) } => {
                 let pr = prove(api, &self.a, &reference, ActionKind::Click).await?;
                 let before = pr.tab.navigation_count();
@@ -462,24 +457,8 @@ impl Runner<'_> {
                 Ok(false)
             }
             Op::Drag { reference, to_ref, dx, dy } => {
-                let pr = prove(api, &self.a, &reference, ActionKind::Click).await?;
-                let (to, end) = match (to_ref, dx, dy) {
-                    (Some(t), None, None) => {
-                        let target = prove(api, &self.a, &t, ActionKind::Click).await?;
-                        if !Arc::ptr_eq(&target.captured, &pr.captured) {
-                            return Err(ToolError::invalid("drag: both refs must be of one snapshot, on screen"));
-                        }
-                        (DragTo::Element(target.index), DragEnd::On(target.locator.clone().unwrap_or_default()))
-                    }
-                    (None, Some(dx), Some(dy)) if dx.is_finite() && dy.is_finite() => {
-                        (DragTo::By(dx, dy), DragEnd::By { dx, dy })
-                    }
-                    _ => return Err(ToolError::invalid("drag needs to_ref, or dx and dy (finite numbers), not both")),
-                };
-                let before = pr.tab.navigation_count();
-                pr.tab.drag(&pr.captured, pr.index, to).await?;
-                api.record(&self.a, &pr, Step::Drag { target: pr.locator.clone().unwrap_or_default(), to: end }).await;
-                Ok(pr.tab.navigation_count() != before)
+                let p: DragParams = self.params(json!({ "ref": reference, "to_ref": to_ref, "dx": dx, "dy": dy }))?;
+                Ok(api.browser_drag(p).await?.navigated)
             }
             Op::Wait { text, gone, url, ms, timeout_ms } => {
                 self.wait(text, gone, url, ms, timeout_ms).await?;
