@@ -67,6 +67,20 @@ async def main(binary: str, url: str) -> None:
             out["image_bytes"] = len(images[0].data) if images else 0
             state = structured(await session.call_tool("get_state", {**addr}))
             out["state_url"] = state["url"]
+            # `run` over MCP: a script reads the filled field back through the sandbox's browser.
+            ran = structured(
+                await session.call_tool(
+                    "run",
+                    {
+                        **addr,
+                        "result": "none",
+                        "code": "return (await browser.state()).url",
+                    },
+                )
+            )
+            out["run_value"] = ran["value"]
+            limited = await session.call_tool("run", {**addr, "code": "for (;;) {}", "timeout_s": 0.5})
+            out["run_limit_code"] = structured(limited)["error"]["code"] if is_error(limited) else None
             await session.call_tool("end_session", {"session": "mcp-1"})
 
             # Concurrency, proved by order: session A's page is held by the gate while

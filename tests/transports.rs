@@ -37,6 +37,11 @@ fn json_rpc_over_stdio() {
         "end_session",
         "get_state",
         "act",
+        "browser_drag",
+        "browser_navigate_back",
+        "browser_navigate_forward",
+        "run",
+        "get_script",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
@@ -67,6 +72,15 @@ fn json_rpc_over_stdio() {
     let bad = call("browser_click", json!({ "session": "rpc-1" }));
     assert_eq!(bad["error"]["code"], -32602);
     assert_eq!(bad["error"]["data"]["code"], "invalid_params");
+    // `run` over JSON-RPC: a script's value, and its limit as a typed error.
+    let mut run = addr.clone();
+    run["code"] = json!("return (await browser.find({role: 'button', name: 'Sign In'})).length");
+    run["result"] = json!("none");
+    assert_eq!(call("run", run.clone())["result"]["value"], 1);
+    run["code"] = json!("for (;;) {}");
+    run["timeout_s"] = json!(0.5);
+    let err = call("run", run);
+    assert_eq!(err["error"]["data"]["code"], "script_limit", "{err}");
     let unknown = call("browser_teleport", json!({}));
     assert_eq!(unknown["error"]["data"]["code"], "unknown_tool");
     // A garbage line is answered and the session survives it.
@@ -135,6 +149,8 @@ fn a_real_mcp_client_lists_binds_snapshots_and_clicks() {
     assert!(!v["read_only"].as_array().unwrap().contains(&json!("browser_click")));
     assert!(v["outline"].as_str().unwrap().contains("textbox \"Email Address\""));
     assert_eq!(v["typed_error"], false);
+    assert!(v["run_value"].as_str().unwrap().contains("/welcome-back.html"), "{v}");
+    assert_eq!(v["run_limit_code"], "script_limit", "{v}");
     assert_eq!(v["navigated"], true);
     assert_eq!(v["stale_is_error"], true);
     assert_eq!(v["stale_code"], "capability_expired");
