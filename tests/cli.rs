@@ -58,33 +58,6 @@ impl Session {
     }
 }
 
-/// No process still runs with the profile directory of sightline process `pid`,
-/// and the directory is gone.
-fn assert_no_leftovers(pid: u32) {
-    let marker = format!("sightline-profile-{pid}-");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let mut alive = Vec::new();
-        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-            if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
-                if String::from_utf8_lossy(&cmd).contains(&marker) {
-                    alive.push(entry.file_name().to_string_lossy().to_string());
-                }
-            }
-        }
-        let dirs: Vec<_> = std::fs::read_dir(std::env::temp_dir())
-            .unwrap()
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().starts_with(&marker))
-            .collect();
-        if alive.is_empty() && dirs.is_empty() {
-            return;
-        }
-        assert!(Instant::now() < deadline, "left behind: processes {alive:?}, profile dirs {}", dirs.len());
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 #[test]
 fn env_loop_through_a_pipe() {
     world();
@@ -186,7 +159,7 @@ fn bad_command_lines_say_what_is_wrong() {
 }
 
 fn write_script(name: &str, body: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sightline-cli-{}", std::process::id()));
+    let dir = test_root().join("scripts");
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, body).unwrap();
@@ -196,7 +169,7 @@ fn write_script(name: &str, body: &str) -> std::path::PathBuf {
 #[test]
 fn marks_writes_a_png_and_lists_marks() {
     world();
-    let out_png = std::env::temp_dir().join(format!("sightline-marks-{}.png", std::process::id()));
+    let out_png = test_root().join("marks.png");
     let out = bin()
         .args(["marks", &url("/signin.html"), "--out", out_png.to_str().unwrap(), "--json", "--viewport", "900x500"])
         .output()
@@ -215,7 +188,6 @@ fn marks_writes_a_png_and_lists_marks() {
         (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap())),
         (900, 500)
     );
-    let _ = std::fs::remove_file(out_png);
 }
 
 #[test]
@@ -329,4 +301,57 @@ fn connect_uses_a_running_browser_and_leaves_it_running() {
         String::from_utf8_lossy(&out.stderr)
     );
     run(async move { owned.close().await });
+}
+
+/// Nothing left behind, Chromium's own files included: with `TMPDIR` pointed at
+/// a fresh, empty directory whose path is too long for the socket Chromium puts
+/// under it (it would not start there), a run that launches and closes a
+/// browser works and leaves that directory empty, and nothing of it anywhere else.
+#[test]
+fn a_run_leaves_a_long_tmpdir_as_it_found_it() {
+    world();
+    let tmp = fresh_dir("a-temporary-directory-with-a-path-too-long-for-chromiums-socket-under-it");
+    assert!(tmp.as_os_str().len() > 62, "{}", tmp.display());
+    let out = bin().args(["state", &url("/form.html"), "--no-screenshot"]).env("TMPDIR", &tmp).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["page_content"].as_str().unwrap().contains("textbox"), "{v}");
+    // `env` until EOF, with a download: its temporary download directory goes too.
+    let mut s = {
+        let mut child = bin()
+            .args(["env", &url("/files/download.html"), "--no-screenshot"])
+            .env("TMPDIR", &tmp)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run sightline");
+        let out = BufReader::new(child.stdout.take().unwrap());
+        Session { child, out }
+    };
+    let first = s.read();
+    let link = first["element_index"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, d)| d["text_content"] == "Get the report")
+        .unwrap_or_else(|| panic!("no download link: {first}"))
+        .0
+        .parse::<u64>()
+        .unwrap();
+    let clicked = s.send(&json!({"action": "click_element", "element_index": link}).to_string());
+    assert!(clicked.get("error").is_none(), "{clicked}");
+    drop(s.child.stdin.take());
+    let pid = s.child.id();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = s.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "sightline did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert_no_leftovers_in(pid, &tmp);
+    assert_eq!(entries(&tmp), Vec::<String>::new(), "left in TMPDIR");
 }

@@ -303,4 +303,6 @@ fn sightline_script_takes_files_and_downloads() {
         .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
         .collect();
     assert!(left.is_empty(), "the temporary download directory is removed at exit: {left:?}");
+    // It was inside the run's temporary profile, which is gone too.
+    assert_no_leftovers(pid);
 }

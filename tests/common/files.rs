@@ -5,12 +5,10 @@ use std::time::Duration;
 
 use sightline_browser::{Download, DownloadState, Downloads};
 
-/// A fresh directory of this test's own.
+/// A fresh directory of this test's own, under the binary's [`super::test_root`]
+/// (removed when the binary exits).
 pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sightline-files-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    super::fresh_dir(&format!("files-{name}"))
 }
 
 /// Bytes no text file has: every value, twice.

@@ -3,6 +3,10 @@
 //! (the second one, addressed as `localhost`, is cross-site for OOPIF tests).
 //!
 //! A missing Chromium fails the run with the command that installs it.
+//!
+//! Every file a test writes goes under [`test_root`], this binary's own
+//! temporary directory, removed when the binary exits: a run leaves nothing in
+//! the temp dir.
 
 #![allow(dead_code)]
 
@@ -49,6 +53,38 @@ extern "C" fn kill_browser() {
             }
         }
     }
+}
+
+static ROOT: OnceLock<std::path::PathBuf> = OnceLock::new();
+
+extern "C" fn remove_test_root() {
+    if let Some(p) = ROOT.get() {
+        let _ = std::fs::remove_dir_all(p);
+    }
+}
+
+/// This test binary's own temporary directory (`sightline-test-PID` in the temp
+/// dir), created on first use and removed (with what it holds) when the binary
+/// exits, whether its tests passed or not.
+pub fn test_root() -> &'static std::path::Path {
+    ROOT.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("sightline-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("the test binary's temporary directory");
+        // SAFETY: registering a plain extern "C" fn.
+        unsafe {
+            libc::atexit(remove_test_root);
+        }
+        dir
+    })
+}
+
+/// A fresh, empty directory under [`test_root`].
+pub fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let d = test_root().join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
 
 /// Every fixture page (`/name.html`, then `/fidelity/name.html`), sorted, as served.
@@ -231,8 +267,14 @@ pub async fn eval(env: &Env, expr: &str) -> Value {
 }
 
 /// No process still runs with the profile directory of sightline process `pid`,
-/// and the directory is gone (waits up to 5 s).
+/// and its directories are gone (waits up to 5 s): the profile in the temp dir,
+/// and Chromium's `TMPDIR` where a long temp dir sends it (`/tmp`).
 pub fn assert_no_leftovers(pid: u32) {
+    assert_no_leftovers_in(pid, &std::env::temp_dir());
+}
+
+/// [`assert_no_leftovers`] for a run whose `TMPDIR` was `tmp`.
+pub fn assert_no_leftovers_in(pid: u32, tmp: &std::path::Path) {
     let marker = format!("sightline-profile-{pid}-");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
@@ -244,17 +286,31 @@ pub fn assert_no_leftovers(pid: u32) {
                 }
             }
         }
-        let dirs = std::fs::read_dir(std::env::temp_dir())
-            .unwrap()
+        let dirs: Vec<std::path::PathBuf> = [tmp, std::path::Path::new("/tmp")]
+            .iter()
+            .filter_map(|d| std::fs::read_dir(d).ok())
+            .flatten()
             .flatten()
             .filter(|e| e.file_name().to_string_lossy().starts_with(&marker))
-            .count();
-        if alive.is_empty() && dirs == 0 {
+            .map(|e| e.path())
+            .collect();
+        if alive.is_empty() && dirs.is_empty() {
             return;
         }
-        assert!(std::time::Instant::now() < deadline, "left behind: processes {alive:?}, profile dirs {dirs}");
+        assert!(std::time::Instant::now() < deadline, "left behind: processes {alive:?}, directories {dirs:?}");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+}
+
+/// What a directory holds (names), sorted.
+pub fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
 }
 
 /// The shared browser's DevTools endpoint (`http://127.0.0.1:PORT`), for servers under test that attach to it.

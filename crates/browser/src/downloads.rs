@@ -34,7 +34,9 @@ const REMEMBERED: usize = 200;
 #[derive(Debug, Clone)]
 pub struct DownloadConfig {
     /// The directory finished files land in (created if missing). `None`: a
-    /// temporary directory of the context's own, removed when [`Downloads`] is dropped.
+    /// temporary directory of the context's own, removed when [`Downloads`] is
+    /// dropped (and, for a browser Sightline launched, inside its temporary
+    /// profile, so it leaves with the browser on any exit path).
     pub dir: Option<PathBuf>,
     /// A download whose size passes this is cancelled and reported failed.
     pub max_bytes: u64,
@@ -137,6 +139,16 @@ fn unique() -> String {
     format!("{}-{}-{:x}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed), nanos & 0xffff_ffff)
 }
 
+/// Where a temporary download directory goes: inside the profile of a browser
+/// Sightline launched with a fresh one, which leaves on every exit path (a
+/// `kill -9` included: the next launch sweeps it), else the temp dir.
+fn temporary_base(browser: &Browser) -> PathBuf {
+    match browser.profile_dir() {
+        Some(p) if !browser.persistent_profile() => p.to_path_buf(),
+        _ => std::env::temp_dir(),
+    }
+}
+
 impl Downloads {
     /// Let `context` download into `cfg.dir` (or a temporary directory), capped at `cfg.max_bytes`.
     pub async fn enable(
@@ -154,7 +166,7 @@ impl Downloads {
                 (d.canonicalize().map_err(io(d))?, None)
             }
             None => {
-                let t = std::env::temp_dir().join(format!("sightline-downloads-{}", unique()));
+                let t = temporary_base(browser).join(format!("sightline-downloads-{}", unique()));
                 std::fs::create_dir_all(&t).map_err(io(&t))?;
                 let t = t.canonicalize().map_err(io(&t))?;
                 (t.clone(), Some(t))

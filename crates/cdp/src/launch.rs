@@ -7,12 +7,16 @@
 //! browser also gets `PR_SET_PDEATHSIG`, which covers a `kill -9` of our process.
 //!
 //! Nothing is left behind on any exit path: Chromium's temporary files go to a
-//! `TMPDIR` inside the profile (removed with it); every launched browser is
+//! `TMPDIR` of the launch's own, inside the profile (removed with it), or, when
+//! that path is too long for the unix socket Chromium puts there, a short
+//! directory of the same name in `/tmp` removed with it (see [`chrome_tmpdir`]);
+//! every launched browser is
 //! also in a process-wide registry that [`kill_launched`] empties, for exit
 //! paths that skip `Drop` (the binary calls it last); and a launch first sweeps
 //! the profiles of earlier runs whose process is gone (a `kill -9` leaves its
 //! profile, and helpers that outlived it), see [`sweep_dead_profiles`].
 
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -121,9 +125,10 @@ pub struct Chromium {
     child: Option<Child>,
     /// The user data dir (fresh, or the operator's `--profile`).
     profile: Option<PathBuf>,
-    /// Our temporary directory, removed at close: the fresh profile itself, or
-    /// beside a persistent one the temporary and crash files.
-    scratch: Option<PathBuf>,
+    /// Our temporary directories, removed at close: the fresh profile itself
+    /// (or, beside a persistent one, the temporary and crash files), and
+    /// Chromium's `TMPDIR` when it could not be inside.
+    scratch: Vec<PathBuf>,
     persistent: bool,
 }
 
@@ -138,21 +143,24 @@ impl Chromium {
         let _ = tokio::task::spawn_blocking(sweep_dead_profiles).await;
         let scratch = fresh_profile_dir()?;
         let profile = opts.profile.clone().unwrap_or_else(|| scratch.clone());
-        // Chromium's own temporary files (`org.chromium.Chromium.*`) go here, and
-        // leave with the scratch directory. Chromium puts a unix socket in there, whose path
-        // may not pass 107 bytes: under a long temp dir, Chromium keeps the caller's.
-        let tmp = scratch.join("t");
-        std::fs::create_dir_all(&tmp)?;
+        // Chromium's own temporary files (`org.chromium.Chromium.*`) go to a directory
+        // of this launch's own, removed with it.
+        let (tmp, outside) = match chrome_tmpdir(&scratch) {
+            Ok(t) => t,
+            Err(e) => {
+                remove_profile(&scratch);
+                return Err(e.into());
+            }
+        };
+        let scratch: Vec<PathBuf> = std::iter::once(scratch).chain(outside).collect();
         let mut cmd = Command::new(&binary);
-        if tmp.as_os_str().len() <= CHROME_TMPDIR_MAX {
-            cmd.env("TMPDIR", &tmp);
-        }
+        cmd.env("TMPDIR", &tmp);
         cmd.args(BASE_FLAGS.iter().filter(|f| **f != "about:blank"))
             .args(&opts.extra_args)
             .args(needs_no_sandbox(running_as_root(), &opts.extra_args).then_some("--no-sandbox"))
             .arg(format!("--user-data-dir={}", profile.display()))
             // Crash reports stay inside the throwaway profile, not under ~/.config.
-            .arg(format!("--crash-dumps-dir={}", scratch.join("crashes").display()))
+            .arg(format!("--crash-dumps-dir={}", scratch[0].join("crashes").display()))
             .arg("about:blank")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -170,7 +178,7 @@ impl Chromium {
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
-                remove_profile(&scratch);
+                scratch.iter().for_each(|d| remove_profile(d));
                 return Err(CdpError::Spawn { binary: binary.to_path_buf(), source: e });
             }
         };
@@ -181,7 +189,7 @@ impl Chromium {
             client: dummy_client_placeholder(),
             child: None,
             profile: Some(profile),
-            scratch: Some(scratch),
+            scratch,
             persistent: opts.profile.is_some(),
         };
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -221,7 +229,7 @@ impl Chromium {
             client: Client::connect(&ws).await?,
             child: None,
             profile: None,
-            scratch: None,
+            scratch: Vec::new(),
             persistent: false,
         })
     }
@@ -266,8 +274,9 @@ impl Chromium {
                 let _ = tokio::task::spawn_blocking(move || wait_group_gone(g)).await;
             }
         }
-        if let Some(p) = self.scratch.take() {
-            let _ = tokio::task::spawn_blocking(move || remove_profile(&p)).await;
+        let scratch = std::mem::take(&mut self.scratch);
+        if !scratch.is_empty() {
+            let _ = tokio::task::spawn_blocking(move || scratch.iter().for_each(|d| remove_profile(d))).await;
         }
     }
 }
@@ -283,8 +292,8 @@ impl Drop for Chromium {
                 wait_group_gone(g);
             }
         }
-        if let Some(p) = self.scratch.take() {
-            remove_profile(&p);
+        for d in std::mem::take(&mut self.scratch) {
+            remove_profile(&d);
         }
     }
 }
@@ -326,8 +335,8 @@ fn wait_group_gone(group: i32) {
     }
 }
 
-/// Browsers launched by this process and not yet closed: (process group, profile).
-static LAUNCHED: Mutex<Vec<(i32, PathBuf)>> = Mutex::new(Vec::new());
+/// Browsers launched by this process and not yet closed: (process group, temporary directories).
+static LAUNCHED: Mutex<Vec<(i32, Vec<PathBuf>)>> = Mutex::new(Vec::new());
 
 fn forget_launched(group: Option<i32>) {
     if let Some(g) = group {
@@ -347,27 +356,54 @@ pub fn kill_launched() -> usize {
             libc::kill(-group, libc::SIGKILL);
         }
     }
-    for (group, profile) in &all {
+    for (group, dirs) in &all {
         wait_group_gone(*group);
-        remove_profile(profile);
+        dirs.iter().for_each(|d| remove_profile(d));
     }
     all.len()
 }
 
 /// The longest TMPDIR we give Chromium: it adds `/org.chromium.Chromium.XXXXXX/SingletonSocket`
-/// (45 bytes) for a unix socket, whose path is at most 107 bytes.
+/// (45 bytes) for a unix socket, whose path is at most 107 bytes (longer, Chromium
+/// does not start).
 const CHROME_TMPDIR_MAX: usize = 60;
+
+/// Where Chromium's `TMPDIR` goes when the one inside the profile would be too
+/// long ([`CHROME_TMPDIR_MAX`]): a short, world-writable directory.
+const SHORT_TMP_BASE: &str = "/tmp";
 
 /// The prefix of every profile directory: `sightline-profile-PID-…` in the temp dir.
 const PROFILE_PREFIX: &str = "sightline-profile-";
 
+/// Chromium's `TMPDIR` for the launch whose scratch directory is `scratch`:
+/// `scratch/t`, or, when that path is too long, `SHORT_TMP_BASE/<scratch's
+/// name>.t` (then also returned as a directory to remove at close). A caller's
+/// `TMPDIR` of any length works, and Chromium's files never stay in it.
+fn chrome_tmpdir(scratch: &Path) -> std::io::Result<(PathBuf, Option<PathBuf>)> {
+    let inside = scratch.join("t");
+    if inside.as_os_str().len() <= CHROME_TMPDIR_MAX {
+        std::fs::create_dir_all(&inside)?;
+        return Ok((inside, None));
+    }
+    let mut name = scratch.file_name().unwrap_or_default().to_os_string();
+    name.push(".t");
+    let short = Path::new(SHORT_TMP_BASE).join(name);
+    std::fs::DirBuilder::new().mode(0o700).create(&short)?;
+    Ok((short.clone(), Some(short)))
+}
+
 /// Remove what runs killed with `kill -9` left: profile directories (in the temp
-/// dir) whose Sightline process is gone, after killing any process that still
-/// uses one (a Chromium helper that outlived its browser). A directory of a
-/// live process, or of a pid we cannot check, is left alone. Returns how many
-/// were removed.
+/// dir, and Chromium's short `TMPDIR`s in [`SHORT_TMP_BASE`]) whose Sightline
+/// process is gone, after killing any process that still uses one (a Chromium
+/// helper that outlived its browser). A directory of a live process, or of a
+/// pid we cannot check, is left alone. Returns how many were removed.
 pub fn sweep_dead_profiles() -> usize {
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return 0 };
+    let temp = std::env::temp_dir();
+    let mut places = vec![temp.clone()];
+    if temp != Path::new(SHORT_TMP_BASE) {
+        places.push(PathBuf::from(SHORT_TMP_BASE));
+    }
+    let entries = places.iter().filter_map(|p| std::fs::read_dir(p).ok()).flatten();
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();

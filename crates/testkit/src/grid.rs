@@ -1,6 +1,10 @@
 //! [`LocalGrid`]: a real Selenium Grid 4 standalone on 127.0.0.1, started for the
 //! Grid tests and `sightline-bench serve` (Java and chromedriver from Debian, the
 //! server jar from npm `@nightwatch/selenium-server`, as `./x` installs them).
+//!
+//! The Grid, its chromedriver and the browsers it starts keep their temporary
+//! files (profiles, Chromium's sockets, the JVM's) in a directory of its own
+//! ([`LocalGrid::temp_dir`]), removed when it is dropped.
 
 use std::time::Duration;
 
@@ -21,6 +25,12 @@ pub enum GridSetupError {
     Exited { status: std::process::ExitStatus },
     #[error("the Selenium server was not ready within {} s", waited.as_secs())]
     NotReady { waited: Duration },
+    #[error("cannot make the Grid's temporary directory {}", dir.display())]
+    TempDir {
+        dir: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Where `./x` installs the Selenium server jar (npm `@nightwatch/selenium-server` 4.20.0), under a checkout.
@@ -33,10 +43,46 @@ pub const INSTALL_HINT: &str =
 npm install --prefix target/selenium @nightwatch/selenium-server@4.20.0), or point SIGHTLINE_SELENIUM_JAR at the jar";
 
 /// A Selenium Grid standalone we started on 127.0.0.1 (tests and `sightline-bench serve`).
-/// Dropping it kills its process group (the JVM, chromedriver and browsers).
+/// Dropping it kills its process group (the JVM, chromedriver and browsers) and
+/// removes its temporary directory.
 pub struct LocalGrid {
     child: std::process::Child,
     pub url: String,
+    tmp: TempDir,
+}
+
+/// The longest `TMPDIR` the Grid's browsers can run with: Chromium puts a unix
+/// socket at `TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket`, whose path
+/// may not pass 107 bytes.
+const TMPDIR_MAX: usize = 60;
+
+/// A directory removed (with what it holds) when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    /// `sightline-grid-PID-PORT` in the temp dir, or in `/tmp` when that path is too long.
+    fn new(port: u16) -> Result<TempDir, GridSetupError> {
+        let name = format!("sightline-grid-{}-{port}", std::process::id());
+        let mut dir = std::env::temp_dir().join(&name);
+        if dir.as_os_str().len() > TMPDIR_MAX {
+            dir = std::path::Path::new("/tmp").join(&name);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|source| GridSetupError::TempDir { dir: dir.clone(), source })?;
+        Ok(TempDir(dir))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        // Killed processes may still be going for a moment.
+        for _ in 0..80 {
+            if std::fs::remove_dir_all(&self.0).is_ok() || !self.0.exists() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
 }
 
 impl LocalGrid {
@@ -74,8 +120,14 @@ impl LocalGrid {
             .and_then(|l| l.local_addr())
             .map_err(GridSetupError::Port)?
             .port();
+        let tmp = TempDir::new(port)?;
         let mut cmd = std::process::Command::new("java");
-        cmd.arg("-jar")
+        // Everything the Grid starts writes its temporary files there: chromedriver's
+        // profiles and Chromium's sockets (TMPDIR), the JVM's (java.io.tmpdir; no hsperfdata).
+        cmd.env("TMPDIR", &tmp.0)
+            .arg(format!("-Djava.io.tmpdir={}", tmp.0.display()))
+            .arg("-XX:-UsePerfData")
+            .arg("-jar")
             .arg(jar)
             .args(["standalone", "--selenium-manager", "false", "--host", "127.0.0.1", "--port"])
             .arg(port.to_string())
@@ -86,7 +138,7 @@ impl LocalGrid {
             .stderr(std::process::Stdio::null());
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let child = cmd.spawn().map_err(GridSetupError::Spawn)?;
-        let mut grid = LocalGrid { child, url: format!("http://127.0.0.1:{port}") };
+        let mut grid = LocalGrid { child, url: format!("http://127.0.0.1:{port}"), tmp };
         let until = std::time::Instant::now() + Duration::from_secs(120);
         let status = format!("{}/status", grid.url);
         while std::time::Instant::now() < until {
@@ -115,6 +167,12 @@ impl LocalGrid {
     /// The process group (for last-resort cleanup hooks).
     pub fn process_group(&self) -> i32 {
         self.child.id() as i32
+    }
+
+    /// Where the Grid and what it starts keep their temporary files (for
+    /// last-resort cleanup hooks: removed when the grid is dropped).
+    pub fn temp_dir(&self) -> &std::path::Path {
+        &self.tmp.0
     }
 }
 
