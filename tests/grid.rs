@@ -1,7 +1,8 @@
 //! `sightline serve --grid`: browsers from a real Selenium Grid 4 standalone
 //! on 127.0.0.1 (jar from npm `@nightwatch/selenium-server`, Java and
 //! chromedriver from Debian), started once for this binary. A missing
-//! component fails the run with what to install.
+//! component fails the run with what to install. The Grids are killed, and
+//! their temporary directories removed, when the binary exits.
 
 mod common;
 
@@ -15,32 +16,57 @@ use sightline_server::{BrowserSource, GridConfig, HubConfig};
 use sightline_testkit::LocalGrid;
 
 static GRID: OnceLock<LocalGrid> = OnceLock::new();
-static GRID_GROUP: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
-/// The Grid has two slots; tests that fill them take turns.
+static PATIENT_GRID: OnceLock<LocalGrid> = OnceLock::new();
+/// The Grids this binary started: (process group, temporary directory). Statics
+/// are never dropped: they are killed and removed at exit.
+static STARTED: Mutex<Vec<(i32, std::path::PathBuf)>> = Mutex::new(Vec::new());
+/// The Grids have two slots each; tests that fill them take turns.
 static SLOTS: Mutex<()> = Mutex::new(());
 
-extern "C" fn kill_grid() {
-    let g = GRID_GROUP.load(std::sync::atomic::Ordering::SeqCst);
-    if g > 0 {
-        // SAFETY: kill(2) on the Grid's process group, which this binary started.
+extern "C" fn kill_grids() {
+    let started = std::mem::take(&mut *STARTED.lock().unwrap_or_else(|e| e.into_inner()));
+    for (group, _) in &started {
+        // SAFETY: kill(2) on a Grid's process group, which this binary started.
         unsafe {
-            libc::kill(-g, libc::SIGKILL);
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+    for (_, dir) in &started {
+        // Its processes may still be going for a moment.
+        for _ in 0..80 {
+            if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(25));
         }
     }
 }
 
-fn local_grid() -> &'static LocalGrid {
-    GRID.get_or_init(|| {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let started = LocalGrid::find_jar(root).and_then(|jar| LocalGrid::start(&jar, 2, Duration::from_secs(15)));
-        let g = started.unwrap_or_else(|e| panic!("\n\nThese tests need a real Selenium Grid: {e}\n\n"));
-        GRID_GROUP.store(g.process_group(), std::sync::atomic::Ordering::SeqCst);
+/// A Grid standalone with two slots whose queue keeps a request `request_timeout`.
+fn start_grid(request_timeout: Duration) -> LocalGrid {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let started = LocalGrid::find_jar(root).and_then(|jar| LocalGrid::start(&jar, 2, request_timeout));
+    let g = started.unwrap_or_else(|e| panic!("\n\nThese tests need a real Selenium Grid: {e}\n\n"));
+    let mut all = STARTED.lock().unwrap_or_else(|e| e.into_inner());
+    if all.is_empty() {
         // SAFETY: registering a plain extern "C" fn.
         unsafe {
-            libc::atexit(kill_grid);
+            libc::atexit(kill_grids);
         }
-        g
-    })
+    }
+    all.push((g.process_group(), g.temp_dir().to_path_buf()));
+    g
+}
+
+/// The Grid most tests use: its queue drops a request after 15 s (a refusal the tests see).
+fn local_grid() -> &'static LocalGrid {
+    GRID.get_or_init(|| start_grid(Duration::from_secs(15)))
+}
+
+/// A Grid whose queue keeps a request for 10 minutes: a queued request is only
+/// ever served, never dropped by the Grid, while a test runs.
+fn patient_grid() -> &'static LocalGrid {
+    PATIENT_GRID.get_or_init(|| start_grid(Duration::from_secs(600)))
 }
 
 fn grid_hub(grid_url: &str) -> HubConfig {
@@ -157,12 +183,17 @@ fn connect_accepts_wss() {
 
 #[test]
 fn new_session_asks_for_our_chromium_and_flags() {
-    let body = grid::new_session_body(&GridConfig {
-        url: "http://g".into(),
-        chrome_binary: Some("/usr/bin/chromium".into()),
-        wait: Duration::from_secs(1),
-        timeout: Duration::from_secs(1),
-    });
+    let body = grid::new_session_body(
+        &GridConfig {
+            url: "http://g".into(),
+            chrome_binary: Some("/usr/bin/chromium".into()),
+            wait: Duration::from_secs(1),
+            timeout: Duration::from_secs(1),
+        },
+        "0123abcd",
+    );
+    // Each request carries its own tag, so the Grid can say where it is.
+    assert_eq!(body["capabilities"]["alwaysMatch"][grid::TAG], "0123abcd");
     let chrome = &body["capabilities"]["alwaysMatch"]["goog:chromeOptions"];
     assert_eq!(chrome["binary"], "/usr/bin/chromium");
     let args: Vec<&str> = chrome["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
@@ -320,4 +351,170 @@ fn warm_grid_browsers_serve_new_sessions_are_refilled_and_given_back() {
     // Shutdown gives back every Grid browser, warm ones included.
     srv.stop();
     assert_eq!(busy(&g.url), 0, "nothing left holding a slot");
+}
+
+/// Issue 37: more clients than the Grid has slots, against the binary. Two
+/// sessions are open at once; the other clients wait in the Grid's queue and
+/// each either gets the slot a delete frees or `grid_full` at the bound. A
+/// client that hangs up while queued, and the requests still queued when the
+/// server stops, leave nothing held: once the server has exited, the Grid
+/// holds no session and queues no request.
+#[test]
+fn more_clients_than_slots_wait_in_the_grids_queue_and_nothing_is_left_held() {
+    let g = patient_grid();
+    let _turn = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    world();
+    until_counts(&g.url, "an idle Grid", |c| c == (0, 0));
+    let mut srv = ServeProc::start(&["--listen", "127.0.0.1:0", "--grid", &g.url, "--grid-wait", "10s"]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    for i in 0..5 {
+        let (u, tx) = (srv.url("/v1/sessions"), tx.clone());
+        let body = json!({ "url": url("/signin.html"), "screenshot": false }).to_string();
+        std::thread::spawn(move || {
+            let _ = tx.send((i, http("POST", &u, Some(&body), &[])));
+        });
+    }
+    let answer = || rx.recv_timeout(Duration::from_secs(120)).expect("a client's answer");
+    // The first two answers: two sessions, open at once in the Grid's two slots.
+    let (a, b) = (answer(), answer());
+    for (i, (status, v, _)) in [&a, &b] {
+        assert_eq!(*status, 201, "client {i}: {v}");
+    }
+    let open: Vec<String> = [&a, &b].iter().map(|(_, (_, v, _))| v["session_id"].as_str().unwrap().into()).collect();
+    // The other three wait in the Grid's queue (a request can only leave it for a slot).
+    until_counts(&g.url, "two sessions and three requests queued", |c| c == (2, 3));
+    let mut rest = Vec::new();
+    // One more client hangs up while its request waits in the Grid's queue.
+    let mut hangup = std::net::TcpStream::connect(srv.base.trim_start_matches("http://")).unwrap();
+    let body = json!({ "screenshot": false }).to_string();
+    std::io::Write::write_all(
+        &mut hangup,
+        format!(
+            "POST /v1/sessions HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    until_counts(&g.url, "the hung-up client's request queued too", |c| c == (2, 4));
+    drop(hangup);
+    // Nothing got a browser before a slot came free: whoever answered by now hit the bound.
+    while let Ok(early) = rx.try_recv() {
+        assert_eq!(early.1 .0, 503, "{:?}", early.1 .1);
+        rest.push(early);
+    }
+    let (status, _, _) = http("DELETE", &srv.url(&format!("/v1/sessions/{}", open[0])), None, &[]);
+    assert_eq!(status, 204);
+    while rest.len() < 3 {
+        rest.push(answer());
+    }
+    // Each of the others got the freed slot or, within the bound, grid_full (with Retry-After).
+    let mut served = 0;
+    for (i, (status, v, head)) in &rest {
+        match status {
+            201 => served += 1,
+            503 => {
+                assert_eq!(v["error"]["code"], "grid_full", "client {i}: {v}");
+                assert_eq!(v["error"]["detail"]["waited_ms"], 10_000, "client {i}: {v}");
+                assert!(head.to_ascii_lowercase().contains("retry-after: 10\n"), "{head}");
+            }
+            _ => panic!("client {i}: {status} {v}"),
+        }
+    }
+    assert!(served <= 1, "one slot came free, {served} sessions got it: {rest:?}");
+    // At most two sessions at any time: the Grid's slots, which every open session holds.
+    let (sessions, _) = grid_counts(&g.url);
+    assert_eq!(sessions, 1 + served, "the sessions open now hold the Grid's browsers");
+    // The server stops while requests nobody waits for are still queued: it gives
+    // back its sessions' browsers, then those the queued requests get.
+    assert_eq!(srv.terminate(180).and_then(|s| s.code()), Some(0), "{}", srv.stderr.lock().unwrap());
+    let (_, queued) = grid_counts(&g.url);
+    assert_eq!(queued, 0, "a request outlived the server in the Grid's queue");
+    until_counts(&g.url, "no session held", |c| c == (0, 0));
+    assert_eq!(busy(&g.url), 0, "the Grid's /status shows a session held after the server stopped");
+}
+
+/// A loopback relay to the Grid whose new-session connections can be cut
+/// (the server's side of a request then sees its connection break while the
+/// Grid still queues the request).
+struct Relay {
+    url: String,
+    cut: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    open: std::sync::Arc<Mutex<Vec<std::net::TcpStream>>>,
+}
+
+impl Relay {
+    fn to(grid_url: &str) -> Relay {
+        let target = grid_url.trim_start_matches("http://").to_string();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let cut = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let open = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let (cuts, opens) = (cut.clone(), open.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let Ok(server) = std::net::TcpStream::connect(&target) else { continue };
+                let mut first = [0u8; 16];
+                let n = client.peek(&mut first).unwrap_or(0);
+                if first[..n].starts_with(b"POST /session") && !cuts.load(std::sync::atomic::Ordering::SeqCst) {
+                    opens.lock().unwrap().push(client.try_clone().unwrap());
+                }
+                for (mut from, mut to) in [(client.try_clone().unwrap(), server.try_clone().unwrap()), (server, client)]
+                {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(std::net::Shutdown::Write);
+                    });
+                }
+            }
+        });
+        Relay { url, cut, open }
+    }
+
+    /// Break every new-session connection open now.
+    fn cut(&self) {
+        self.cut.store(true, std::sync::atomic::Ordering::SeqCst);
+        for c in self.open.lock().unwrap().drain(..) {
+            let _ = c.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+/// A new-session request whose answer the server never hears (its connection
+/// broke, or its own time limit passed) may still be queued in the Grid, which
+/// hands it a browser once a slot frees: the server finds it by its tag and
+/// gives it back.
+#[test]
+fn a_browser_the_grid_hands_to_an_unanswered_request_is_found_by_its_tag_and_given_back() {
+    let g = patient_grid();
+    let _turn = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    world();
+    until_counts(&g.url, "an idle Grid", |c| c == (0, 0));
+    // Server A fills both slots.
+    let mut a = InProcServer::start(grid_hub(&g.url), None);
+    let (one, _) = new_session(&a, json!({ "screenshot": false }));
+    new_session(&a, json!({ "screenshot": false }));
+    // Server B reaches the Grid through the relay and waits 1 s for a slot.
+    let relay = Relay::to(&g.url);
+    let mut hub = grid_hub(&relay.url);
+    if let BrowserSource::Grid(cfg) = &mut hub.source {
+        cfg.wait = Duration::from_secs(1);
+    }
+    let mut b = InProcServer::start(hub, None);
+    let (status, v) = post(&b.url("/v1/sessions"), json!({ "screenshot": false }));
+    assert_eq!((status, v["error"]["code"].as_str()), (503, Some("grid_full")), "{v}");
+    until_counts(&g.url, "B's request queued", |c| c == (2, 1));
+    // Its connection breaks: no answer will reach B, and the Grid keeps the request.
+    relay.cut();
+    // A slot frees; the Grid hands B's request a browser nobody will hear of (the
+    // request leaves the queue only for a slot), but B finds it by its tag.
+    let (status, _, _) = http("DELETE", &a.url(&format!("/v1/sessions/{one}")), None, &[]);
+    assert_eq!(status, 204);
+    until_counts(&g.url, "B's request served", |(_, q)| q == 0);
+    // B's shutdown waits for that watch to end: the browser is given back by then.
+    b.stop();
+    until_counts(&g.url, "only A's second session", |c| c == (1, 0));
+    a.stop();
+    assert_eq!(busy(&g.url), 0, "the browser B's request got is still held");
 }

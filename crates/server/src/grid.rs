@@ -4,8 +4,21 @@
 //!
 //! The WebDriver calls are three plain JSON requests; they run on `ureq`
 //! (already in the build for the model providers) on the blocking pool.
+//!
+//! **No slot is left held.** The Grid cannot take back a new-session request
+//! it has queued, and it does not notice that the client hung up: whatever
+//! request is still queued is handed a browser when a slot frees. So every
+//! request runs to its answer on a thread of its own, and a browser it gets
+//! after its caller stopped waiting is given back on that thread. These
+//! requests and give-backs are counted in an [`Outstanding`] the hub waits
+//! on at shutdown, so none is cut off by the process exiting. A request the
+//! server stops listening to (its HTTP time limit, `GridConfig::timeout`)
+//! carries a tag capability ([`TAG`]): the Grid is watched until the tagged
+//! request is neither queued nor holding a browser, and a browser it got is
+//! given back.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -24,6 +37,7 @@ pub struct GridConfig {
     /// How long the server keeps listening for the Grid's answer to one
     /// new-session request (at least `wait`): a browser the Grid hands out
     /// after its client gave up is deleted at once, not left holding a slot.
+    /// Past it, the request is watched by its tag ([`TAG`]) as long again.
     pub timeout: Duration,
 }
 
@@ -41,6 +55,64 @@ pub struct GridSession {
     pub id: String,
     /// The CDP websocket (`se:cdp`) for this browser.
     pub cdp: String,
+    /// Where giving it back is counted.
+    outstanding: Outstanding,
+}
+
+/// The extension capability each new-session request carries, with a value
+/// of its own: the Grid lists it with the request while queued, and with the
+/// browser it got, so a request whose answer never arrived can be found.
+pub const TAG: &str = "sightline:request";
+
+/// How long a tagged request that left the Grid's queue unanswered is
+/// watched for the browser it may be getting (a Node starting Chromium and
+/// chromedriver on a loaded machine).
+pub const CREATE_GRACE: Duration = Duration::from_secs(60);
+
+/// Grid work under way for one hub: new-session requests waiting for the
+/// Grid's answer and browsers being given back. Each holds a [`Ticket`];
+/// [`Outstanding::settled`] waits until none is left (shutdown).
+#[derive(Clone)]
+pub struct Outstanding(Arc<tokio::sync::watch::Sender<usize>>);
+
+impl Default for Outstanding {
+    fn default() -> Self {
+        Outstanding(Arc::new(tokio::sync::watch::channel(0).0))
+    }
+}
+
+impl std::fmt::Debug for Outstanding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Outstanding({})", self.count())
+    }
+}
+
+impl Outstanding {
+    /// Count one piece of work until the ticket is dropped.
+    pub fn enter(&self) -> Ticket {
+        self.0.send_modify(|n| *n += 1);
+        Ticket(self.0.clone())
+    }
+
+    /// Requests and give-backs under way now.
+    pub fn count(&self) -> usize {
+        *self.0.borrow()
+    }
+
+    /// Wait until nothing is under way.
+    pub async fn settled(&self) {
+        let mut rx = self.0.subscribe();
+        let _ = rx.wait_for(|n| *n == 0).await;
+    }
+}
+
+/// One request or give-back counted in an [`Outstanding`].
+pub struct Ticket(Arc<tokio::sync::watch::Sender<usize>>);
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
+    }
 }
 
 /// The flags the Grid's chromedriver passes to Chromium: our own launcher's
@@ -56,8 +128,9 @@ pub fn chromium_args() -> Vec<String> {
         .collect()
 }
 
-/// The new-session body: W3C capabilities with `goog:chromeOptions`.
-pub fn new_session_body(cfg: &GridConfig) -> Value {
+/// The new-session body: W3C capabilities with `goog:chromeOptions`, and
+/// this request's `tag` ([`TAG`]).
+pub fn new_session_body(cfg: &GridConfig, tag: &str) -> Value {
     let mut chrome = json!({ "args": chromium_args() });
     if let Some(b) = &cfg.chrome_binary {
         chrome["binary"] = json!(b);
@@ -68,9 +141,20 @@ pub fn new_session_body(cfg: &GridConfig) -> Value {
                 "browserName": "chrome",
                 "goog:chromeOptions": chrome,
                 "se:cdpEnabled": true,
+                TAG: tag,
             }
         }
     })
+}
+
+/// A fresh tag value: 128 random bits in hex.
+fn new_tag() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut a = std::collections::hash_map::RandomState::new().build_hasher();
+    a.write_u64(0x5167_6874);
+    let mut b = std::collections::hash_map::RandomState::new().build_hasher();
+    b.write_u64(0x6c69_6e65);
+    format!("{:016x}{:016x}", a.finish(), b.finish())
 }
 
 fn base(url: &str) -> String {
@@ -96,6 +180,14 @@ impl Claim {
     pub fn take(mut self) -> GridSession {
         self.0.take().expect("a claim holds its session until taken")
     }
+
+    /// Give the browser back on this (blocking) thread.
+    fn give_back_here(mut self) {
+        if let Some(s) = self.0.take() {
+            tracing::info!(grid_session = %s.id, "giving back a Grid browser its request no longer waited for");
+            delete_blocking(&s);
+        }
+    }
 }
 
 impl Drop for Claim {
@@ -103,40 +195,69 @@ impl Drop for Claim {
         if let Some(s) = self.0.take() {
             tracing::info!(grid_session = %s.id, "giving back a Grid browser nobody took");
             // A plain thread: drop may run outside the runtime (or while it shuts down).
-            std::thread::spawn(move || delete_blocking(&s));
+            // Counted, so shutdown waits for it.
+            let ticket = s.outstanding.enter();
+            std::thread::spawn(move || {
+                delete_blocking(&s);
+                drop(ticket);
+            });
         }
     }
 }
 
-/// Ask the Grid for a browser, waiting at most `cfg.wait` for a free slot
-/// ([`GridError::Full`] after that). Refusals (capabilities it cannot meet,
-/// its own queue timeout) are [`GridError::Refused`].
+/// Ask the Grid for a browser, waiting until `by` at most for a free slot
+/// ([`GridError::Full`] after that, or at once when `by` has passed).
+/// Refusals (capabilities it cannot meet, its own queue timeout) are
+/// [`GridError::Refused`].
 ///
-/// The request runs detached and goes on after the caller stops waiting (or
-/// is dropped): the Grid cannot take a queued request back, so whatever
-/// browser it hands out late arrives in a [`Claim`] nobody holds, and is
-/// deleted at once.
-pub async fn new_session(cfg: &GridConfig) -> Result<Claim, GridError> {
+/// The request runs detached, counted in `outstanding`, and goes on after
+/// the caller stops waiting (or is dropped): the Grid cannot take a queued
+/// request back, so whatever browser it hands out late is given back by the
+/// request's own thread.
+pub async fn new_session(cfg: &GridConfig, outstanding: &Outstanding, by: Instant) -> Result<Claim, GridError> {
+    let left = by.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(GridError::Full { waited: cfg.wait, retry_after: cfg.retry_after() });
+    }
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let detached = cfg.clone();
+    let (detached, counted) = (cfg.clone(), outstanding.clone());
+    let ticket = outstanding.enter();
     tokio::task::spawn_blocking(move || {
-        // A send to a dropped receiver hands the value back, and dropping it deletes the browser.
-        let _ = tx.send(request_blocking(&detached).map(|s| Claim(Some(s))));
+        let answer = request_blocking(&detached, &counted).map(|s| Claim(Some(s)));
+        // A send to a dropped receiver hands the value back: nobody waits for this browser.
+        if let Err(Ok(claim)) = tx.send(answer) {
+            claim.give_back_here();
+        }
+        drop(ticket);
     });
-    match tokio::time::timeout(cfg.wait, rx).await {
+    match tokio::time::timeout(left, rx).await {
         Ok(Ok(answer)) => answer,
         Ok(Err(_)) => Err(GridError::Unreachable { url: cfg.url.clone(), detail: "the request was lost".into() }),
         Err(_) => Err(GridError::Full { waited: cfg.wait, retry_after: cfg.retry_after() }),
     }
 }
 
-fn request_blocking(cfg: &GridConfig) -> Result<GridSession, GridError> {
+fn request_blocking(cfg: &GridConfig, outstanding: &Outstanding) -> Result<GridSession, GridError> {
     let url = format!("{}/session", base(&cfg.url));
     let unreachable = |detail: String| GridError::Unreachable { url: cfg.url.clone(), detail };
-    let mut resp = agent(cfg.timeout.max(cfg.wait))
-        .post(&url)
-        .send_json(new_session_body(cfg))
-        .map_err(|e| unreachable(e.to_string()))?;
+    let tag = new_tag();
+    let sent = agent(cfg.timeout.max(cfg.wait)).post(&url).send_json(new_session_body(cfg, &tag));
+    let mut resp = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            // Unless it never left (no connection), it may be queued with no answer
+            // heard: the Grid may still hand it a browser.
+            let unsent = match &e {
+                ureq::Error::Io(io) => io.kind() == std::io::ErrorKind::ConnectionRefused,
+                ureq::Error::Timeout(t) => matches!(t, ureq::Timeout::Resolve | ureq::Timeout::Connect),
+                _ => matches!(e, ureq::Error::HostNotFound | ureq::Error::ConnectionFailed | ureq::Error::BadUri(_)),
+            };
+            if !unsent {
+                reap_unanswered(cfg, &tag, outstanding);
+            }
+            return Err(unreachable(e.to_string()));
+        }
+    };
     let status = resp.status().as_u16();
     let text = resp.body_mut().read_to_string().map_err(|e| unreachable(e.to_string()))?;
     let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
@@ -153,11 +274,12 @@ fn request_blocking(cfg: &GridConfig) -> Result<GridSession, GridError> {
     }
     let id = value["sessionId"].as_str().filter(|id| !id.is_empty()).map(str::to_string);
     let cdp = value["capabilities"]["se:cdp"].as_str().map(str::to_string);
+    let session =
+        |id: String, cdp: String| GridSession { grid: base(&cfg.url), id, cdp, outstanding: outstanding.clone() };
     match (id, cdp) {
-        (Some(id), Some(cdp)) => Ok(GridSession { grid: base(&cfg.url), id, cdp }),
+        (Some(id), Some(cdp)) => Ok(session(id, cdp)),
         (Some(id), None) => {
-            let s = GridSession { grid: base(&cfg.url), id: id.clone(), cdp: String::new() };
-            delete_blocking(&s);
+            delete_blocking(&session(id.clone(), String::new()));
             Err(GridError::NoCdp { session: id })
         }
         // No session to drive, and none to delete.
@@ -165,14 +287,72 @@ fn request_blocking(cfg: &GridConfig) -> Result<GridSession, GridError> {
     }
 }
 
+/// Where the request tagged `tag` is, as the Grid's GraphQL says: (still
+/// queued, the browser it got). None when the Grid cannot be read.
+fn find_tagged(cfg: &GridConfig, tag: &str) -> Option<(bool, Option<String>)> {
+    let query = json!({ "query": "{ sessionsInfo { sessionQueueRequests sessions { id capabilities } } }" });
+    let mut r = agent(Duration::from_secs(10)).post(&format!("{}/graphql", base(&cfg.url))).send_json(query).ok()?;
+    let v: Value = serde_json::from_str(&r.body_mut().read_to_string().ok()?).ok()?;
+    let info = &v["data"]["sessionsInfo"];
+    // Capabilities come as JSON text.
+    let tagged =
+        |caps: &Value| caps.as_str().and_then(|t| serde_json::from_str::<Value>(t).ok()).is_some_and(|c| c[TAG] == tag);
+    let queued = info["sessionQueueRequests"].as_array()?.iter().any(tagged);
+    let session = info["sessions"]
+        .as_array()?
+        .iter()
+        .find(|s| tagged(&s["capabilities"]))
+        .and_then(|s| s["id"].as_str().map(str::to_string));
+    Some((queued, session))
+}
+
+/// A request sent whose answer never came: watch the Grid until it is
+/// neither queued nor holding a browser, and give back a browser it got.
+/// Once out of the queue it is watched [`CREATE_GRACE`] more (a Node may be
+/// starting its browser); the whole watch lasts `cfg.timeout` at most, and
+/// ends when the Grid cannot be read three times in a row.
+fn reap_unanswered(cfg: &GridConfig, tag: &str, outstanding: &Outstanding) {
+    let until = Instant::now() + cfg.timeout.max(cfg.wait);
+    let mut dequeued: Option<Instant> = None;
+    let mut unread = 0;
+    while Instant::now() < until && unread < 3 {
+        let found = find_tagged(cfg, tag);
+        unread = if found.is_some() { 0 } else { unread + 1 };
+        match found {
+            Some((_, Some(id))) => {
+                tracing::info!(grid_session = %id, "giving back a Grid browser whose request went unanswered");
+                let s = GridSession { grid: base(&cfg.url), id, cdp: String::new(), outstanding: outstanding.clone() };
+                delete_blocking(&s);
+                return;
+            }
+            Some((false, None)) => {
+                let since = *dequeued.get_or_insert_with(Instant::now);
+                if since.elapsed() >= CREATE_GRACE {
+                    return;
+                }
+            }
+            Some((true, None)) => dequeued = None,
+            None => {}
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    tracing::warn!(tag, "stopped watching a Grid request that went unanswered");
+}
+
 fn delete_blocking(s: &GridSession) {
     let _ = agent(Duration::from_secs(30)).delete(&format!("{}/session/{}", s.grid, s.id)).call();
 }
 
 /// Give the browser back (WebDriver `DELETE /session/{id}`); errors are ignored:
-/// the Grid reaps a session whose browser is gone by itself.
+/// the Grid reaps a session whose browser is gone by itself. Counted until
+/// done, even when the caller stops waiting.
 pub async fn delete_session(s: GridSession) {
-    let _ = tokio::task::spawn_blocking(move || delete_blocking(&s)).await;
+    let ticket = s.outstanding.enter();
+    let _ = tokio::task::spawn_blocking(move || {
+        delete_blocking(&s);
+        drop(ticket);
+    })
+    .await;
 }
 
 /// One WebDriver read (`GET /session/{id}/timeouts`, answered by the driver

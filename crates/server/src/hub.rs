@@ -163,6 +163,8 @@ pub struct Hub {
     starts: Semaphore,
     /// Contexts opened ahead of demand ([`HubConfig::warm`]).
     pool: open::Pool,
+    /// Grid requests and give-backs under way; shutdown waits for them.
+    grid_work: grid::Outstanding,
     shared: Mutex<Option<Browser>>,
     pub metrics: Metrics,
     closing: AtomicBool,
@@ -187,6 +189,7 @@ impl Hub {
             slots: Arc::new(Semaphore::new(cfg.max_sessions)),
             starts: Semaphore::new(cfg.start_limit.max(1)),
             pool: open::Pool::default(),
+            grid_work: grid::Outstanding::default(),
             cfg,
             sessions: StdMutex::default(),
             ended: StdMutex::default(),
@@ -285,7 +288,7 @@ impl Hub {
         if self.closing.load(Ordering::SeqCst) {
             return Err(ServerError::ShuttingDown);
         }
-        let start = self.start(owner, req, slot, waited);
+        let start = self.start(owner, req, slot, asked, waited);
         tokio::pin!(start);
         tokio::select! {
             r = &mut start => r,
@@ -302,12 +305,17 @@ impl Hub {
         owner: &Principal,
         req: NewSession,
         slot: OwnedSemaphorePermit,
+        asked: Instant,
         waited: Duration,
     ) -> Result<(Arc<Session>, Option<Value>), ServerError> {
         let admitted = Instant::now();
         let opened = match self.take_warm(&req).await? {
             Some(w) => w,
-            None => self.open(self.new_id(), req.viewport, req.storage_state, req.screenshot).await?,
+            None => {
+                // The Grid wait counts from the request's arrival, its wait for a start turn included.
+                let by = self.grid_deadline(asked);
+                self.open(self.new_id(), req.viewport, req.storage_state, req.screenshot, by).await?
+            }
         };
         let opened_at = Instant::now();
         let open::Opened { id, api, target, tab: tab_id, watch, claim } = opened;
@@ -513,7 +521,19 @@ impl Hub {
         }
     }
 
+    /// Until when a session start asked for at `asked` waits for a Grid slot.
+    fn grid_deadline(&self, asked: Instant) -> Instant {
+        match &self.cfg.source {
+            BrowserSource::Grid(g) => asked + g.wait,
+            _ => asked,
+        }
+    }
+
     /// Stop creating sessions, end every session, close the shared browser.
+    /// With a Grid, then wait for the new-session requests still queued there
+    /// (the slots just freed serve them) and give back what they get: the
+    /// Grid cannot take a queued request back, and would otherwise hand its
+    /// browser to nobody once the server is gone.
     pub async fn shutdown(&self) {
         self.closing.store(true, Ordering::SeqCst);
         let ids = self.all_ids();
@@ -521,6 +541,17 @@ impl Hub {
         futures_util::future::join_all(ends).await;
         self.pool.kick.notify_one();
         self.drain_pool().await;
+        if let BrowserSource::Grid(g) = &self.cfg.source {
+            let left = self.grid_work.count();
+            if left > 0 {
+                tracing::info!(left, "waiting for Grid requests still under way, to give back the browsers they get");
+            }
+            // Each request ends within its own time limits; this bound only guards against a bug.
+            let bound = g.timeout.max(g.wait) * 2 + grid::CREATE_GRACE + Duration::from_secs(60);
+            if tokio::time::timeout(bound, self.grid_work.settled()).await.is_err() {
+                tracing::warn!(left = self.grid_work.count(), "Grid requests still under way at shutdown");
+            }
+        }
         if let Some(b) = self.shared.lock().await.take() {
             b.shutdown().await;
         }

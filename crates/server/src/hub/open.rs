@@ -73,17 +73,19 @@ impl Hub {
     /// state as asked), its first State Object taken (screenshot as asked).
     /// A shared browser found dead on the way (it crashed an instant before
     /// the hub noticed) is started again and the session opened on the new one.
+    /// A Grid browser is waited for until `grid_by`.
     pub(super) async fn open(
         &self,
         id: String,
         viewport: Option<(u32, u32)>,
         storage_state: Option<Value>,
         screenshot: bool,
+        grid_by: Instant,
     ) -> Result<Opened, ServerError> {
-        match self.open_once(id.clone(), viewport, storage_state.clone(), screenshot).await {
+        match self.open_once(id.clone(), viewport, storage_state.clone(), screenshot, grid_by).await {
             Err(e) if self.shared_browser_died(&e).await => {
                 tracing::warn!(error = %e, "the browser died while a session opened; opening it on a new one");
-                self.open_once(id, viewport, storage_state, screenshot).await
+                self.open_once(id, viewport, storage_state, screenshot, grid_by).await
             }
             r => r,
         }
@@ -116,12 +118,13 @@ impl Hub {
         viewport: Option<(u32, u32)>,
         storage_state: Option<Value>,
         screenshot: bool,
+        grid_by: Instant,
     ) -> Result<Opened, ServerError> {
         // A Grid browser stays in its claim (given back if this future is
         // dropped: the client hung up) until the session holds it.
         let (endpoint, watch, claim) = match &self.cfg.source {
             BrowserSource::Grid(g) => {
-                let claim = grid::new_session(g).await?;
+                let claim = grid::new_session(g, &self.grid_work, grid_by).await?;
                 let cdp = claim.session().cdp.clone();
                 let watch =
                     Browser::start(&BrowserOptions { launch: LaunchOptions::default(), connect: Some(cdp.clone()) })
@@ -247,7 +250,10 @@ impl Hub {
                 Err(_) => return Ok(()),
             },
         };
-        let w = self.open(self.new_id(), None, None, false).await?;
+        // A Grid browser being opened now is counted: shutdown waits until
+        // this filler has given it back (it sees the hub closing).
+        let _counted = matches!(self.cfg.source, BrowserSource::Grid(_)).then(|| self.grid_work.enter());
+        let w = self.open(self.new_id(), None, None, false, self.grid_deadline(Instant::now())).await?;
         if self.closing.load(Ordering::SeqCst) {
             discard(w).await;
             return Ok(());
