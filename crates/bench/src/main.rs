@@ -7,6 +7,8 @@
 //! - `sightline-bench serve [--sizes 1,10,25] [--runs N] [--no-peers]`: `sightline serve`
 //!   under load, launched browsers, Playwright MCP doing the same work beside it,
 //!   then a local Selenium Grid ([`serve`], [`serve_peer`]).
+//! - `sightline-bench run [--runs N]`: the `run` tool beside single tool calls on a
+//!   10-step form task ([`run_task`]; the default run ends with the same table).
 //!
 //! Fixture pages come from `sightline-testkit`; the browser is started as
 //! `sightline` starts it (behind the egress proxy, default policy).
@@ -17,6 +19,7 @@
 mod measure;
 mod opts;
 mod peers;
+mod run_task;
 mod serve;
 mod serve_peer;
 mod suite;
@@ -33,7 +36,7 @@ use opts::Opts;
     about = "Sightline's benchmark: capture/action medians next to the raw CDP calls, or `sightline serve` under load.",
     args_conflicts_with_subcommands = true,
     disable_help_subcommand = true,
-    after_help = "Examples:\n    sightline-bench --runs 7\n    sightline-bench --url http://127.0.0.1:8000/docs/ --runs 5\n    sightline-bench serve --sizes 1,10\n\n./x bench [ARGS] and ./x bench serve [ARGS] install what is missing, build in release mode and run this."
+    after_help = "Examples:\n    sightline-bench --runs 7\n    sightline-bench --url http://127.0.0.1:8000/docs/ --runs 5\n    sightline-bench serve --sizes 1,10\n    sightline-bench run --runs 9\n\n./x bench [ARGS] and ./x bench serve [ARGS] install what is missing, build in release mode and run this."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -46,12 +49,14 @@ struct Cli {
 enum Mode {
     /// Load on `sightline serve`: N concurrent sessions over HTTP, launched browsers beside Playwright MCP, then a local Selenium Grid.
     Serve(Opts),
+    /// Only the `run` tool's rows: a 10-step form task by single tool calls, a `run` script and a `run` batch.
+    Run(Opts),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let opts = match &cli.mode {
-        Some(Mode::Serve(o)) => o,
+        Some(Mode::Serve(o) | Mode::Run(o)) => o,
         None => &cli.opts,
     };
     let filter = match &opts.log {
@@ -64,6 +69,7 @@ fn main() -> std::process::ExitCode {
     let result = rt.block_on(async {
         match &cli.mode {
             Some(Mode::Serve(o)) => serve::run(o).await,
+            Some(Mode::Run(o)) => run_task::run(o).await,
             None => suite::run(&cli.opts).await,
         }
     });

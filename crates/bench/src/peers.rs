@@ -61,7 +61,7 @@ pub struct Peer {
     pub package: &'static str,
     /// Its stdio MCP server, relative to the package.
     entry: &'static str,
-    navigate_tool: &'static str,
+    pub navigate_tool: &'static str,
     pub snapshot_tool: &'static str,
 }
 
@@ -104,6 +104,14 @@ impl Peer {
         let entry = self.package_dir().join(self.entry);
         anyhow::ensure!(entry.is_file(), "installed, but {} is missing", entry.display());
         Ok(v["version"].as_str().unwrap_or("?").to_string())
+    }
+
+    /// The arguments of its navigate tool for `url`.
+    pub fn navigate_args(&self, url: &str) -> Value {
+        match self.kind {
+            Kind::Playwright => json!({ "url": url }),
+            Kind::DevTools => json!({ "type": "url", "url": url }),
+        }
     }
 
     /// The command line that starts this peer's stdio server in `scratch`.
@@ -163,11 +171,7 @@ pub async fn measure(peer: &Peer, setup: &Setup, url: &str, runs: usize) -> Resu
     let mut server = Server::start(peer, setup)?;
     let result = async {
         server.initialize().await?;
-        let args = match peer.kind {
-            Kind::Playwright => json!({ "url": url }),
-            Kind::DevTools => json!({ "type": "url", "url": url }),
-        };
-        server.call_tool(peer.navigate_tool, args).await?;
+        server.call_tool(peer.navigate_tool, peer.navigate_args(url)).await?;
         let mut times = Vec::with_capacity(runs);
         let mut chars = 0;
         for round in 0..=runs {

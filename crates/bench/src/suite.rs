@@ -13,7 +13,8 @@
 //! `print.html` (from the toolchain's docs, when installed): our element-index
 //! state as a tool caller gets it (`get_state` through the API, reply encoded:
 //! `tool_state.rs`) and our semantic_v2 snapshot, beside two peer MCP servers'
-//! snapshots when `./x bench` has installed them (`peers.rs`). This file runs
+//! snapshots when `./x bench` has installed them (`peers.rs`). Then a 10-step
+//! form task by single tool calls and by the `run` tool (`run_task.rs`). This file runs
 //! the pages and prints the tables; `measure.rs` times each measure.
 
 use std::time::Duration;
@@ -59,6 +60,7 @@ pub async fn run(a: &Opts) -> Result<u8> {
         site.page(&format!("/gen-{n}.html"), generated_page(n));
     }
     site.page("/controls-5000.html", controls_page(1250));
+    site.page("/form.html", crate::run_task::FORM);
     let fixtures = Server::dir(std::env::current_dir()?.join("tests/fixtures")).await?;
     let book = match rust_book() {
         Some(dir) => Some(Server::dir(dir).await?),
@@ -104,6 +106,7 @@ pub async fn run(a: &Opts) -> Result<u8> {
         sem_rows.push(measure_semantic(&browser, a, url, label.clone(), runs).await?);
         peers.measure(url, label, runs).await;
     }
+    let run_rows = crate::run_task::measure(&tool, &site.url("/form.html"), runs).await?;
     tool.close().await;
     let rss = match (sizes.iter().max(), a.rss_actions.or(Some(200))) {
         (Some(&n), Some(actions)) if actions > 0 => {
@@ -153,6 +156,7 @@ pub async fn run(a: &Opts) -> Result<u8> {
     }
     print_semantic(&sem_rows);
     print_peers(&peers, &sem_rows, &states, runs);
+    crate::run_task::print(&run_rows, runs);
     if let Some(r) = rss {
         println!("\nMemory (RSS of sightline + its browser, MiB), {} elements:\n", r.elements);
         println!("| after the first state | after {} actions | ratio |", r.actions);

@@ -36,7 +36,13 @@ impl ToolState {
         Ok(ToolState { api, address, _egress: egress })
     }
 
-    fn args(&self, extra: Value) -> Value {
+    /// The API this session runs in.
+    pub fn api(&self) -> &Api {
+        &self.api
+    }
+
+    /// The session's tab address with `extra`'s fields added.
+    pub fn args(&self, extra: Value) -> Value {
         let mut v = self.address.clone();
         if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
             o.extend(e.clone());
