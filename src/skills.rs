@@ -236,6 +236,11 @@ fn tool_code_hint(c: ToolCode) -> &'static str {
         ToolCode::GridUnreachable | ToolCode::GridRefused | ToolCode::GridFull | ToolCode::GridNoCdp => {
             "Selenium Grid could not give a browser (retry later for grid_full)"
         }
+        ToolCode::HandedOver => "a person has the session (request_human): wait_for_human, or cancel_human",
+        ToolCode::HumanTimeout => "no hand-back yet; the session stays handed over: wait again or cancel_human",
+        ToolCode::NotHandedOver => "nobody was asked (request_human first), or the hand-back was already collected",
+        ToolCode::LiveUnavailable => "a person can take over only on `sightline serve`",
+        ToolCode::TicketRefused => "the live link is wrong, expired, revoked or already handed back",
         _ => "see the message and detail",
     }
 }

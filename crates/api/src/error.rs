@@ -109,6 +109,16 @@ pub enum ToolCode {
     ScriptLimit,
     /// A replayed step's target is missing, ambiguous or no longer what was recorded.
     Drift,
+    /// The session is handed over to a person (`request_human`): agent actions wait for the hand-back.
+    HandedOver,
+    /// `wait_for_human` ran out of time; the session stays handed over.
+    HumanTimeout,
+    /// `wait_for_human` on a session nobody was asked to help (or whose hand-back was already collected).
+    NotHandedOver,
+    /// No live view here: `request_human` needs `sightline serve`.
+    LiveUnavailable,
+    /// A live-view ticket that is wrong, expired, revoked or already used up by a hand-back.
+    TicketRefused,
     // Codes of the server front end (`sightline serve`), in the same vocabulary.
     SessionEnded,
     BrowserCrashed,
@@ -146,6 +156,11 @@ impl ToolCode {
         ToolCode::ScriptError,
         ToolCode::ScriptLimit,
         ToolCode::Drift,
+        ToolCode::HandedOver,
+        ToolCode::HumanTimeout,
+        ToolCode::NotHandedOver,
+        ToolCode::LiveUnavailable,
+        ToolCode::TicketRefused,
         ToolCode::SessionEnded,
         ToolCode::BrowserCrashed,
         ToolCode::Busy,
@@ -182,6 +197,11 @@ impl ToolCode {
             ToolCode::ScriptError => "script_error",
             ToolCode::ScriptLimit => "script_limit",
             ToolCode::Drift => "drift",
+            ToolCode::HandedOver => "handed_over",
+            ToolCode::HumanTimeout => "human_timeout",
+            ToolCode::NotHandedOver => "not_handed_over",
+            ToolCode::LiveUnavailable => "live_unavailable",
+            ToolCode::TicketRefused => "ticket_refused",
             ToolCode::SessionEnded => "session_ended",
             ToolCode::BrowserCrashed => "browser_crashed",
             ToolCode::Busy => "busy",

@@ -19,6 +19,7 @@ mod env;
 mod error;
 mod files;
 mod fresh;
+pub mod human;
 pub mod ids;
 pub mod lines;
 pub mod record;
@@ -50,4 +51,8 @@ pub use tools::{
     ScreenshotReply, ScriptParams, ScriptReply, ScrollParams, ScrollReply, SelectParams, SelectReply, SnapshotReply,
     StateParams, StateReply, Status, TabAddress, TabInfo, TabListing, Tool, ToolName, ToolOutput, TypeParams,
     UploadParams, UploadReply, BROWSER, TOOLS,
+};
+pub use tools::{
+    CancelHumanParams, CancelHumanReply, RequestHumanParams, RequestHumanReply, WaitHumanParams, WaitHumanReply,
+    MAX_HUMAN_WAIT,
 };

@@ -190,11 +190,32 @@ pub struct Registry {
     pub egress: Option<Arc<sightline_policy::Egress>>,
     /// Where uploads may come from and downloads go.
     pub files: crate::files::FileAccess,
+    /// Each session's hand-off desk (`request_human`), beside the session and outside its lock.
+    pub desks: std::sync::Mutex<HashMap<String, Arc<crate::human::Desk>>>,
+    /// Where live views are served (`http://host:port`), when a front end serves them.
+    pub live_base: std::sync::Mutex<Option<String>>,
 }
 
 impl Registry {
     pub fn new(opts: ApiOptions) -> Registry {
         Registry { opts, ..Default::default() }
+    }
+
+    /// The hand-off desk of a session, if it is open.
+    pub fn desk_if(&self, name: &str) -> Option<Arc<crate::human::Desk>> {
+        self.desks.lock().unwrap().get(name).cloned()
+    }
+
+    /// Open a session's desk (a new session; a reconnect keeps its desk).
+    pub fn open_desk(&self, name: &str) {
+        self.desks.lock().unwrap().entry(name.to_string()).or_default();
+    }
+
+    /// The session ended: its desk wakes its waiters and refuses its ticket.
+    pub fn close_desk(&self, name: &str) {
+        if let Some(d) = self.desks.lock().unwrap().remove(name) {
+            d.end();
+        }
     }
 
     pub async fn session(&self, name: &str) -> Result<Arc<Mutex<Session>>, ToolError> {

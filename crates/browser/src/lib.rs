@@ -13,6 +13,7 @@ mod downloads;
 mod drag;
 mod error;
 mod files;
+mod person;
 pub mod keys;
 pub mod oracle;
 mod press;

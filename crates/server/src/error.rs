@@ -189,6 +189,10 @@ pub fn status_of(code: ToolCode) -> StatusCode {
         | ToolCode::GridRefused
         | ToolCode::GridFull
         | ToolCode::GridNoCdp => StatusCode::SERVICE_UNAVAILABLE,
+        ToolCode::HandedOver | ToolCode::NotHandedOver => StatusCode::CONFLICT,
+        ToolCode::HumanTimeout => StatusCode::REQUEST_TIMEOUT,
+        ToolCode::TicketRefused => StatusCode::FORBIDDEN,
+        ToolCode::LiveUnavailable => StatusCode::NOT_IMPLEMENTED,
         ToolCode::TargetMismatch
         | ToolCode::CapabilityExpired
         | ToolCode::ProofFailed

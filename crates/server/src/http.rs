@@ -53,11 +53,27 @@ pub struct HttpConfig {
     pub any_host: bool,
     /// Cancelled when the server stops: MCP sessions end.
     pub mcp_shutdown: CancellationToken,
+    /// Where the live views are (`http://host:port`), for the links `request_human` answers
+    /// (an HTTP request's own `Host` takes precedence); none = MCP sessions get none.
+    pub live_base: Option<String>,
 }
 
 #[derive(Clone)]
 struct AppState {
     hub: Arc<Hub>,
+    live_base: Option<String>,
+}
+
+impl AppState {
+    /// Tell a session where its live view is: this request's `Host`, else the configured base.
+    fn live_here(&self, s: &crate::hub::Session, headers: &HeaderMap) {
+        let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).filter(|h| !h.is_empty());
+        match (host, &self.live_base) {
+            (Some(h), _) => s.api().set_live_base(&format!("http://{h}")),
+            (None, Some(b)) => s.api().set_live_base(b),
+            (None, None) => {}
+        }
+    }
 }
 
 /// Which principal opened each MCP session.
@@ -92,10 +108,22 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
     }
     let mcp_hub = hub.clone();
     let mcp_sessions = Arc::new(LocalSessionManager::default());
-    let mcp =
-        StreamableHttpService::new(move || Ok(SightlineMcp::over_hub(mcp_hub.clone())), mcp_sessions.clone(), mcp_cfg);
+    let mcp_live = cfg.live_base.clone();
+    let mcp = StreamableHttpService::new(
+        move || Ok(SightlineMcp::over_hub(mcp_hub.clone()).with_live_base(mcp_live.clone())),
+        mcp_sessions.clone(),
+        mcp_cfg,
+    );
     let owners = McpOwners { owners: Arc::default(), sessions: mcp_sessions };
     let principals = cfg.principals.clone();
+    let live = Router::new()
+        .route("/live", get(crate::live::list))
+        .route("/live/{id}", get(crate::live::page))
+        .route("/live/{id}/status", get(crate::live::status))
+        .route("/live/{id}/frame", get(crate::live::frame))
+        .route("/live/{id}/input", post(crate::live::input))
+        .route("/live/{id}/hand_back", post(crate::live::hand_back))
+        .with_state(hub.clone());
     Router::new()
         .route("/v1/sessions", post(create_session).get(list_sessions))
         .route("/v1/sessions/{id}", axum::routing::delete(delete_session))
@@ -106,6 +134,7 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
         .route("/openapi.json", get(openapi))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
+        .merge(live)
         .merge(
             Router::new()
                 .nest_service("/mcp", mcp)
@@ -114,7 +143,7 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
         .fallback(|| async { ServerError::BadRequest("no such path; see /openapi.json".into()).into_response() })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn(move |req: Request, next: Next| guard(principals.clone(), req, next)))
-        .with_state(AppState { hub })
+        .with_state(AppState { hub, live_base: cfg.live_base })
 }
 
 /// In front of rmcp at `/mcp`: an MCP session answers only the principal that
@@ -151,6 +180,10 @@ async fn guard(principals: Principals, mut req: Request, next: Next) -> Response
         req.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum::<usize>() + req.uri().to_string().len();
     if head > MAX_HEADERS {
         return ServerError::HeadersTooLarge { limit: MAX_HEADERS }.into_response();
+    }
+    // A live-view link carries its own credential, checked by the session it names.
+    if crate::live::has_ticket(req.uri().path(), req.uri().query()) {
+        return next.run(req).await;
     }
     let given = req
         .headers()
@@ -226,9 +259,11 @@ async fn act(
     State(st): State<AppState>,
     Extension(caller): Extension<Principal>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<Value>, ServerError> {
     let s = st.hub.enter(&caller, &id)?;
+    st.live_here(&s, &headers);
     // Like `env`: a body that is not JSON is echoed as a string in ACTION_VALIDATION_FAILED.
     let action = serde_json::from_slice(&body).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into()));
     match s.act(&st.hub.metrics, action).await {
@@ -259,6 +294,7 @@ async fn tool(
     State(st): State<AppState>,
     Extension(caller): Extension<Principal>,
     Path((id, name)): Path<(String, String)>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ServerError> {
     let args: Value = json_body(&body)?;
@@ -267,6 +303,7 @@ async fn tool(
         return Ok(Json(json!({ "status": "ok", "session": id })).into_response());
     }
     let s = st.hub.enter(&caller, &id)?;
+    st.live_here(&s, &headers);
     let out = match s.tool(&st.hub.metrics, &name, args).await {
         Ok(out) => out,
         Err(e) => return Err(st.hub.classify(&s, e).await),

@@ -9,6 +9,10 @@
 //!   (`/v1/sessions/{id}/act`, `/state`), every tool at
 //!   `/v1/sessions/{id}/tools/{name}`, `/openapi.json`, `/healthz`,
 //!   `/metrics`, and MCP Streamable HTTP at `/mcp` ([`SightlineMcp`], on rmcp).
+//! - The live view (`/live`, `/live/{id}`): a person watches a session's page
+//!   and, once the agent handed it over (`request_human`), clicks and types
+//!   into it and hands it back; a single-session ticket in the link is the
+//!   credential.
 //! - [`Principals`] are the callers `--token-file` names, one bearer token
 //!   each. A session belongs to the principal that created it: to any other,
 //!   its id answers exactly as an id that never existed.
@@ -31,6 +35,7 @@ pub mod grid;
 mod http;
 mod hub;
 pub mod jsonrpc;
+mod live;
 mod mcp;
 mod metrics;
 mod openapi;
@@ -79,6 +84,7 @@ pub async fn serve(
             principals: cfg.principals.clone(),
             any_host: !cfg.listen.ip().is_loopback(),
             mcp_shutdown: mcp_shutdown.clone(),
+            live_base: Some(format!("http://{addr}")),
         },
     );
     let period = (cfg.hub.idle_timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));

@@ -186,17 +186,25 @@ enum Backend {
 /// The MCP server handler.
 pub struct SightlineMcp {
     backend: Backend,
+    /// Where the server's live views are (`request_human`'s link); none over stdio.
+    live_base: Option<String>,
 }
 
 impl SightlineMcp {
     /// stdio: the table over one [`Api`], handles on `hub`.
     pub fn over_stdio(api: Arc<Api>, hub: Arc<Hub>) -> SightlineMcp {
-        SightlineMcp { backend: Backend::Stdio { api, hub } }
+        SightlineMcp { backend: Backend::Stdio { api, hub }, live_base: None }
     }
 
     /// Streamable HTTP: one hub session per MCP session before 2026-07-28, handles on the hub.
     pub fn over_hub(hub: Arc<Hub>) -> SightlineMcp {
-        SightlineMcp { backend: Backend::Http { hub, own: OnceLock::new() } }
+        SightlineMcp { backend: Backend::Http { hub, own: OnceLock::new() }, live_base: None }
+    }
+
+    /// Where the server's live views are, for the links `request_human` answers.
+    pub fn with_live_base(mut self, base: Option<String>) -> SightlineMcp {
+        self.live_base = base;
+        self
     }
 
     fn hub(&self) -> &Arc<Hub> {
@@ -217,7 +225,7 @@ impl SightlineMcp {
 
     async fn run(&self, view: View, caller: &Principal, call: Call, args: Value) -> Result<ToolOutput, ToolError> {
         let tool = match call {
-            Call::Handle(h) => return handles::call(self.hub(), caller, h, args).await,
+            Call::Handle(h) => return Box::pin(handles::call(self.hub(), caller, h, args)).await,
             Call::Table(tool) => tool,
         };
         let given = args.get("session").and_then(Value::as_str).map(str::to_string);
@@ -256,6 +264,9 @@ impl SightlineMcp {
             }
             (Err(e), _) => return Err(e.into_tool_error()),
         };
+        if let Some(b) = &self.live_base {
+            entered.api().set_live_base(b);
+        }
         let out = match tool {
             ToolName::EndSession => {
                 drop(entered);
@@ -449,7 +460,17 @@ mod tests {
             assert_eq!(names[..3], ["session_open", "session_close", "session_list"], "{view:?}");
         }
         let destructive: Vec<&str> = sightline_api::TOOLS.iter().filter(|t| t.destructive).map(|t| t.name).collect();
-        assert_eq!(destructive, ["bind_browser", "end_session", "close_tab", "browser_navigate"]);
+        assert_eq!(
+            destructive,
+            [
+                "bind_browser",
+                "end_session",
+                "close_tab",
+                "browser_navigate",
+                "browser_navigate_back",
+                "browser_navigate_forward"
+            ]
+        );
     }
 
     /// Which address fields each view requires: stdio's named sessions all

@@ -80,6 +80,14 @@ pub fn document() -> Value {
         "/metrics".into(),
         json!({ "get": { "summary": "Prometheus text.", "responses": { "200": { "description": "metrics" } } } }),
     );
+    let ticket = json!([{ "name": "ticket", "in": "query", "required": false, "schema": { "type": "string" },
+        "description": "The single-session ticket of request_human's live_url (instead of the bearer token)" }]);
+    paths.insert("/live".into(), json!({ "get": { "summary": "The caller's sessions: url, title, state (running, idle, handed_over, handed_back).", "responses": { "200": { "description": "sessions" } } } }));
+    paths.insert("/live/{id}".into(), json!({ "get": { "summary": "The live view: one self-contained HTML page.", "parameters": ticket, "responses": { "200": { "description": "text/html" } } } }));
+    paths.insert("/live/{id}/status".into(), json!({ "get": { "summary": "Who holds the session, the reason, url, title, viewport, pages visited, recent actions.", "parameters": ticket, "responses": { "200": { "description": "status" } } } }));
+    paths.insert("/live/{id}/frame".into(), json!({ "get": { "summary": "The viewport as a JPEG.", "parameters": ticket, "responses": { "200": { "description": "image/jpeg" } } } }));
+    paths.insert("/live/{id}/input".into(), json!({ "post": { "summary": "A person's input while handed over: {type: click|wheel, x, y[, dx, dy]} in viewport CSS pixels, {type: text, text}, {type: key, key}.", "parameters": ticket, "responses": { "200": { "description": "ok" } } } }));
+    paths.insert("/live/{id}/hand_back".into(), json!({ "post": { "summary": "Hand back to the agent, with an optional {note}; the ticket stops working.", "parameters": ticket, "responses": { "200": { "description": "ok" } } } }));
     paths.insert("/mcp".into(), json!({ "post": { "summary": "MCP Streamable HTTP (one MCP session = one Sightline session).", "responses": { "200": { "description": "JSON-RPC over SSE" } } } }));
     json!({
         "openapi": "3.1.0",

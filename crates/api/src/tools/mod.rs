@@ -10,6 +10,7 @@
 //! of the JSON-RPC, MCP and HTTP front ends; Rust callers use the methods.
 
 mod files;
+mod human;
 mod mutate;
 mod protocol;
 mod read;
@@ -19,6 +20,10 @@ mod storage;
 mod tabs;
 
 pub use files::{DownloadInfo, DownloadsReply, ListDownloadsParams, UploadParams, UploadReply};
+pub use human::{
+    CancelHumanParams, CancelHumanReply, RequestHumanParams, RequestHumanReply, WaitHumanParams, WaitHumanReply,
+    MAX_HUMAN_WAIT,
+};
 pub use mutate::{
     ActedReply, ClickParams, DragParams, HistoryParams, KeyParams, ScrollParams, ScrollReply, SelectParams,
     SelectReply, TypeParams,
@@ -191,10 +196,22 @@ impl Api {
             return Err(ToolError::invalid("params must be a JSON object"));
         }
         let name = tool.as_str();
+        // While a person has the session, agent actions are refused before they touch the page.
+        let desk = args.get("session").and_then(Value::as_str).and_then(|s| self.registry.desk_if(s));
+        if let Some(d) = desk.as_ref().filter(|_| tool.is_agent_action()) {
+            if let Err(e) = d.check_agent() {
+                d.note_action(name.to_string(), e.code.as_str());
+                return Err(e);
+            }
+        }
         let span = tracing::debug_span!("tool", name);
         let result = tracing::Instrument::instrument((tool.tool().handler)(self, args), span.clone()).await;
         if let Err(e) = &result {
             span.in_scope(|| tracing::debug!(code = e.code.as_str(), message = %e.message, "tool call failed"));
+        }
+        // The live view lists what the agent did (`act` notes its own action).
+        if let Some(d) = desk.filter(|_| !tool.tool().read_only && tool != ToolName::Act) {
+            d.note_action(name.to_string(), result.as_ref().map_or_else(|e| e.code.as_str(), |_| "ok"));
         }
         result
     }
@@ -213,7 +230,8 @@ impl Api {
     /// End every session (closing the browsers they launched).
     pub async fn shutdown(&self) {
         let sessions: Vec<_> = self.registry.sessions.lock().await.drain().collect();
-        for (_, s) in sessions {
+        for (name, s) in sessions {
+            self.registry.close_desk(&name);
             session::close(s).await;
         }
     }
@@ -261,6 +279,16 @@ impl ToolName {
     /// Its row of [`TOOLS`].
     pub fn tool(self) -> &'static Tool {
         &TOOLS[self as usize]
+    }
+
+    /// Whether it is an agent action a hand-off refuses (`handed_over`): every
+    /// tool that may change the page, but the hand-off's own and `end_session`.
+    pub fn is_agent_action(self) -> bool {
+        !self.tool().read_only
+            && !matches!(
+                self,
+                ToolName::RequestHuman | ToolName::WaitForHuman | ToolName::CancelHuman | ToolName::EndSession
+            )
     }
 }
 
@@ -331,6 +359,12 @@ tools! {
         "Run JavaScript (the body of an async function; return gives the value) or a batch of ref actions in a sandbox with no file, network or process access, against this tab. browser.find({role, name, near}) gives matching refs best first; click(ref), type(ref, text, {overwrite}), select(ref, option), press(key, ref?), drag(ref, toRef | {dx, dy}), scroll(direction, {ref, pixels}), hover(ref), goto(url), back(), forward(), wait(ms | text | {text|gone|url}), state(), snapshot(opts), url(), tabs(). Every call is proved and fails with the single tools' typed errors. Answers the value, console, the actions performed with their outcomes, and the State Object after (result: state | snapshot | none). Limits: timeout_s, memory_mb, max_steps.";
     GetScript => "get_script", get_script(ScriptParams) -> ScriptReply, read_only: true, destructive: false, Session,
         "What the session did so far, as a run script that finds each target again by role, name and place (not by index or ref); replaying it with run or `sightline script FILE --url URL` stops with a typed drift error at a step whose target is missing, ambiguous or changed.";
+    RequestHuman => "request_human", request_human(RequestHumanParams) -> RequestHumanReply, read_only: false, destructive: false, Tab,
+        "Hand the tab to a person where only a person can go on (a login with a second factor, a CAPTCHA, a consent screen): the session is parked at once and the reply's live_url opens a live view of the page (no other credential; single session; expires) where the person clicks and types, then presses Hand back with an optional note. While parked, actions answer handed_over and change nothing; reads still work. Then call wait_for_human. Needs `sightline serve` (else live_unavailable).";
+    WaitForHuman => "wait_for_human", wait_for_human(WaitHumanParams) -> WaitHumanReply, read_only: false, destructive: false, Session,
+        "Wait until the person hands back (at once if they already did): their note, the pages they visited, how many inputs they sent, and a fresh State Object of the tab. After timeout_s (default 300) human_timeout, and the session stays handed over: wait again or cancel_human.";
+    CancelHuman => "cancel_human", cancel_human(CancelHumanParams) -> CancelHumanReply, read_only: false, destructive: false, Session,
+        "Take the session back from the person (the live link stops working) or drop a hand-back not collected yet; was says who held it.";
 }
 
 impl Reply for sightline_browser::StorageState {}

@@ -117,6 +117,27 @@ impl Api {
     /// `act`: one element-index protocol action, and the next State Object.
     pub async fn act(&self, p: ActParams) -> Result<StateReply, ToolError> {
         let api = self;
+        let desk = api.registry.desk_if(&p.session);
+        let what = format!("act:{}", p.action.get("action").and_then(Value::as_str).unwrap_or("?"));
+        if let Some(d) = &desk {
+            if let Err(e) = d.check_agent() {
+                d.note_action(what, e.code.as_str());
+                return Err(e);
+            }
+        }
+        let r = api.act_now(p).await;
+        if let Some(d) = desk {
+            let outcome = match &r {
+                Ok(reply) => reply.state.error.as_ref().map_or("ok", |e| e.code.as_str()),
+                Err(e) => e.code.as_str(),
+            };
+            d.note_action(what, outcome);
+        }
+        r
+    }
+
+    async fn act_now(&self, p: ActParams) -> Result<StateReply, ToolError> {
+        let api = self;
         let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
         let s = api.locate(&a).await?;
         let mut g = s.lock().await;

@@ -109,6 +109,7 @@ impl Api {
         s.downloads = downloads(api, &s).await?;
         s.egress_mark = api.registry.egress.as_ref().map_or(0, |e| e.mark());
         let out = bound(&s);
+        api.registry.open_desk(&p.session);
         api.registry.sessions.lock().await.insert(p.session.clone(), Arc::new(Mutex::new(s)));
         Ok(out)
     }
@@ -126,6 +127,7 @@ impl Api {
                 .unwrap_or_else(|| ToolError::new(ToolCode::SessionNotFound, "no such session")));
         };
         api.registry.ended.lock().unwrap().insert(p.session.clone());
+        api.registry.close_desk(&p.session);
         // Close our tabs explicitly (an attached browser keeps running).
         let tabs: Vec<_> = s.lock().await.tabs.drain(..).collect();
         for t in tabs {

@@ -125,14 +125,22 @@ impl Command for HandleJavaScriptDialog<'_> {
     type Response = Empty;
 }
 
-/// `Page.captureScreenshot` (PNG of the viewport).
+/// `Page.captureScreenshot` (of the viewport: PNG, or JPEG at a quality).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct CaptureScreenshot {
     pub format: &'static str,
+    /// JPEG quality, 0..=100 (JPEG only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quality: Option<u32>,
 }
 
 impl CaptureScreenshot {
-    pub const PNG: CaptureScreenshot = CaptureScreenshot { format: "png" };
+    pub const PNG: CaptureScreenshot = CaptureScreenshot { format: "png", quality: None };
+
+    /// A JPEG at `quality` (0..=100): smaller, for a live view.
+    pub fn jpeg(quality: u32) -> CaptureScreenshot {
+        CaptureScreenshot { format: "jpeg", quality: Some(quality.min(100)) }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

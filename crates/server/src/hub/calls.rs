@@ -158,3 +158,30 @@ impl Session {
         self.ended.load(Ordering::SeqCst)
     }
 }
+
+/// The live view's way in (`live.rs`): a session found by id alone (its
+/// ticket, checked by the session's own API, is the credential), the API it
+/// drives, and whether a request is in flight.
+impl super::Hub {
+    /// An open session by id, whoever owns it: only for a request that proves itself otherwise (a live-view ticket).
+    pub(crate) fn session_by_ticket_id(&self, id: &str) -> Option<std::sync::Arc<Session>> {
+        self.sessions.lock().unwrap().get(id).cloned()
+    }
+}
+
+impl Session {
+    /// The session's API (the live view reads its desk and tab through it).
+    pub(crate) fn api(&self) -> &sightline_api::Api {
+        &self.api
+    }
+
+    /// Whether a request of the agent is in flight or queued.
+    pub(crate) fn is_busy(&self) -> bool {
+        self.queue.available_permits() < self.queue_limit
+    }
+
+    /// A person is using the session: it is not idle.
+    pub(crate) fn touch(&self) {
+        *self.last_used.lock().unwrap() = Instant::now();
+    }
+}

@@ -1,0 +1,204 @@
+//! The live view: a person watches a session's page and, while the agent has
+//! handed it over (`request_human`), clicks and types into it, then hands it
+//! back.
+//!
+//! - `GET /live`: the caller's sessions (URL, title, state) for its bearer token.
+//! - `GET /live/{session}`: one self-contained page ([`PAGE`]: inline script
+//!   and style, no outside asset) that polls the endpoints below.
+//! - `GET /live/{session}/status`, `GET /live/{session}/frame` (a JPEG of the
+//!   viewport), `POST /live/{session}/input` (`{"type": "click", "x", "y"}`,
+//!   `wheel`, `text`, `key`, in viewport CSS pixels), `POST
+//!   /live/{session}/hand_back` (`{"note"}`).
+//!
+//! Each takes `?ticket=…` (the link `request_human` answered: that session
+//! only, until the hand-back, `cancel_human` or [`sightline_api::human::TICKET_TTL`];
+//! checked by the session's own desk) or, without a ticket, the owner's bearer
+//! token. A ticket for a session that does not exist is refused exactly as a
+//! wrong one, so ids cannot be probed with made-up tickets.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use sightline_api::human::{Access, Holder, PersonInput};
+use sightline_api::{ToolCode, ToolError};
+
+use crate::auth::Principal;
+use crate::error::ServerError;
+use crate::hub::{Hub, Session};
+
+/// The live page, served as is (its script reads the session and ticket from its own URL).
+pub const PAGE: &str = include_str!("live.html");
+
+#[derive(Deserialize)]
+pub(crate) struct TicketQuery {
+    ticket: Option<String>,
+}
+
+/// Whether a request carries a live-view ticket (then the bearer-token guard lets it through to the ticket check).
+pub(crate) fn has_ticket(path: &str, query: Option<&str>) -> bool {
+    path.starts_with("/live/")
+        && query.is_some_and(|q| q.split('&').any(|kv| kv.starts_with("ticket=") && kv.len() > "ticket=".len()))
+}
+
+/// The session a live request addresses, and how it proved itself.
+fn admit<'a>(
+    hub: &Hub,
+    id: &str,
+    ticket: &'a Option<String>,
+    caller: Option<&Principal>,
+) -> Result<(Arc<Session>, Access<'a>), ServerError> {
+    match (ticket, caller) {
+        (Some(t), _) => match hub.session_by_ticket_id(id) {
+            Some(s) => Ok((s, Access::Ticket(t))),
+            None => Err(ServerError::Tool(ToolError::new(
+                ToolCode::TicketRefused,
+                "the live-view ticket is refused: no session of that id is handed over",
+            ))),
+        },
+        (None, Some(caller)) => match hub.session_by_ticket_id(id).filter(|s| s.owner == *caller) {
+            Some(s) => Ok((s, Access::Owner)),
+            None => Err(ServerError::SessionNotFound { id: id.to_string() }),
+        },
+        (None, None) => Err(ServerError::Unauthorized),
+    }
+}
+
+/// Headers of every live answer: never cached, never a referrer (the ticket is in the URL).
+fn private(mut r: Response) -> Response {
+    let h = r.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    r
+}
+
+fn state_word(s: &Session, holder: Holder) -> &'static str {
+    match holder {
+        Holder::HandedOver => "handed_over",
+        Holder::HandedBack => "handed_back",
+        Holder::Agent if s.is_busy() => "running",
+        Holder::Agent => "idle",
+    }
+}
+
+pub(crate) async fn page(
+    State(hub): State<Arc<Hub>>,
+    caller: Option<Extension<Principal>>,
+    Path(id): Path<String>,
+    Query(q): Query<TicketQuery>,
+) -> Result<Response, ServerError> {
+    let (s, access) = admit(&hub, &id, &q.ticket, caller.as_deref())?;
+    // The page is served only to whoever may read the session now.
+    s.api().person_status(&id, access).await?;
+    let mut r = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE).into_response();
+    r.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src blob:; connect-src 'self'; frame-ancestors 'none'",
+        ),
+    );
+    Ok(private(r))
+}
+
+pub(crate) async fn status(
+    State(hub): State<Arc<Hub>>,
+    caller: Option<Extension<Principal>>,
+    Path(id): Path<String>,
+    Query(q): Query<TicketQuery>,
+) -> Result<Response, ServerError> {
+    let (s, access) = admit(&hub, &id, &q.ticket, caller.as_deref())?;
+    let st = s.api().person_status(&id, access).await?;
+    if st.state == Holder::HandedOver {
+        s.touch();
+    }
+    let mut v = serde_json::to_value(&st).map_err(|e| ServerError::Tool(ToolError::encoding(e)))?;
+    v["state"] = json!(state_word(&s, st.state));
+    Ok(private(Json(v).into_response()))
+}
+
+pub(crate) async fn frame(
+    State(hub): State<Arc<Hub>>,
+    caller: Option<Extension<Principal>>,
+    Path(id): Path<String>,
+    Query(q): Query<TicketQuery>,
+) -> Result<Response, ServerError> {
+    let (s, access) = admit(&hub, &id, &q.ticket, caller.as_deref())?;
+    let jpeg = s.api().person_frame(&id, access).await?;
+    Ok(private(([(header::CONTENT_TYPE, "image/jpeg")], jpeg).into_response()))
+}
+
+pub(crate) async fn input(
+    State(hub): State<Arc<Hub>>,
+    caller: Option<Extension<Principal>>,
+    Path(id): Path<String>,
+    Query(q): Query<TicketQuery>,
+    body: Bytes,
+) -> Result<Response, ServerError> {
+    let (s, access) = admit(&hub, &id, &q.ticket, caller.as_deref())?;
+    let input: PersonInput = serde_json::from_slice(&body).map_err(|e| {
+        ServerError::BadRequest(format!("an input is {{\"type\": \"click\"|\"wheel\"|\"text\"|\"key\", …}}: {e}"))
+    })?;
+    s.touch();
+    s.api().person_input(&id, access, input).await?;
+    Ok(private(Json(json!({ "status": "ok" })).into_response()))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct HandBack {
+    note: Option<String>,
+}
+
+pub(crate) async fn hand_back(
+    State(hub): State<Arc<Hub>>,
+    caller: Option<Extension<Principal>>,
+    Path(id): Path<String>,
+    Query(q): Query<TicketQuery>,
+    body: Bytes,
+) -> Result<Response, ServerError> {
+    let (s, access) = admit(&hub, &id, &q.ticket, caller.as_deref())?;
+    let b: HandBack = if body.iter().all(u8::is_ascii_whitespace) {
+        HandBack::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|e| ServerError::BadRequest(format!("invalid JSON body: {e}")))?
+    };
+    if b.note.as_ref().is_some_and(|n| n.len() > 10_000) {
+        return Err(ServerError::BadRequest("the note is longer than 10000 bytes".into()));
+    }
+    s.touch();
+    s.api().hand_back(&id, access, b.note).await?;
+    Ok(private(Json(json!({ "status": "ok" })).into_response()))
+}
+
+/// `GET /live`: the caller's sessions, each with its page and who holds it.
+pub(crate) async fn list(
+    State(hub): State<Arc<Hub>>,
+    caller: Option<Extension<Principal>>,
+) -> Result<Response, ServerError> {
+    let caller = caller.ok_or(ServerError::Unauthorized)?;
+    let mut out: Vec<Value> = Vec::new();
+    for id in hub.ids(&caller) {
+        let Some(s) = hub.session_by_ticket_id(&id) else { continue };
+        let st = s.api().person_status(&id, Access::Owner).await;
+        let (url, title, holder, reason) = match st {
+            Ok(st) => (st.url, st.title, st.state, st.reason),
+            Err(_) => (None, None, Holder::Agent, None),
+        };
+        out.push(json!({
+            "session_id": id,
+            "url": url,
+            "title": title,
+            "state": state_word(&s, holder),
+            "reason": reason,
+            "live": format!("/live/{id}"),
+        }));
+    }
+    let mut h = HeaderMap::new();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok((StatusCode::OK, h, Json(json!({ "sessions": out }))).into_response())
+}

@@ -1,0 +1,285 @@
+//! A person in the loop (issue 36): `request_human` parks a `serve` session
+//! and answers a live link; the person's side is driven here with the HTTP
+//! requests the live page's script makes (and once by the page itself, in
+//! the shared Chromium); `wait_for_human` collects the hand-back.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+use sightline_server::{BrowserSource, HubConfig};
+
+const TOKEN: &str = "live-test-token-0123456789";
+
+fn attached() -> HubConfig {
+    HubConfig { source: BrowserSource::Connect(browser_endpoint()), ..HubConfig::default() }
+}
+
+/// An agent's call with the bearer token: (status, body).
+fn call(srv: &InProcServer, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let auth = format!("Bearer {TOKEN}");
+    let body = body.map(|b| b.to_string());
+    let (s, v, _) = http(method, &srv.url(path), body.as_deref(), &[("authorization", &auth)]);
+    (s, v)
+}
+
+fn tool(srv: &InProcServer, id: &str, name: &str, args: Value) -> (u16, Value) {
+    call(srv, "POST", &format!("/v1/sessions/{id}/tools/{name}"), Some(args))
+}
+
+/// A request of the person: no bearer token, only what the link carries.
+fn person(method: &str, url: &str, body: Option<Value>) -> (u16, Value, String) {
+    let body = body.map(|b| b.to_string());
+    http(method, url, body.as_deref(), &[])
+}
+
+fn code(v: &Value) -> &str {
+    v["error"]["code"].as_str().unwrap_or_else(|| panic!("not a typed error: {v}"))
+}
+
+fn open(srv: &InProcServer) -> String {
+    let (status, v) =
+        call(srv, "POST", "/v1/sessions", Some(json!({ "url": url("/live/second-factor.html"), "screenshot": false })));
+    assert_eq!(status, 201, "{v}");
+    v["session_id"].as_str().unwrap().to_string()
+}
+
+/// The live link's endpoint `what` (`status`, `frame`, `input`, `hand_back`), ticket kept.
+fn endpoint(live_url: &str, what: &str) -> String {
+    let (path, query) = live_url.split_once('?').unwrap();
+    format!("{path}/{what}?{query}")
+}
+
+fn state(srv: &InProcServer, id: &str) -> Value {
+    let (status, v) = call(srv, "GET", &format!("/v1/sessions/{id}/state?screenshot=false"), None);
+    assert_eq!(status, 200, "{v}");
+    v
+}
+
+fn request_human(srv: &InProcServer, id: &str) -> String {
+    let (status, v) = tool(srv, id, "request_human", json!({ "reason": "enter the code from your phone" }));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["expires_in_s"], 1800);
+    let live = v["live_url"].as_str().unwrap().to_string();
+    assert!(live.starts_with(&srv.url(&format!("/live/{id}?ticket="))), "{live}");
+    live
+}
+
+#[test]
+fn a_person_takes_over_clicks_types_and_hands_back_with_a_note() {
+    let srv = InProcServer::start(attached(), Some(TOKEN));
+    let id = open(&srv);
+    let (_, snap) = tool(&srv, &id, "get_browser_state", json!({ "snapshot_format": "semantic_v2" }));
+    let confirm =
+        snap["refs"].as_array().unwrap().iter().find(|r| r["name"] == "Confirm device").unwrap()["ref"].clone();
+    let before = state(&srv, &id);
+    let live = request_human(&srv, &id);
+
+    // Parked: agent actions answer handed_over and change nothing; reads work.
+    let (status, refused) = tool(&srv, &id, "browser_click", json!({ "ref": confirm }));
+    assert_eq!((status, code(&refused)), (409, "handed_over"), "{refused}");
+    assert_eq!(refused["error"]["detail"]["reason"], "enter the code from your phone");
+    let (status, refused) =
+        call(&srv, "POST", &format!("/v1/sessions/{id}/act"), Some(json!({ "action": "scroll", "direction": "down" })));
+    assert_eq!((status, code(&refused)), (409, "handed_over"), "{refused}");
+    let (status, refused) = tool(&srv, &id, "run", json!({ "script": "await browser.goto('about:blank')" }));
+    assert_eq!((status, code(&refused)), (409, "handed_over"), "{refused}");
+    let after = state(&srv, &id);
+    assert_eq!(after["state_hash"], before["state_hash"]);
+    assert!(after["page_content"].as_str().unwrap().contains("Waiting for the device"), "{after}");
+
+    // The live page: with the ticket, and only with it.
+    let (status, _, head) = person("GET", &live, None);
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: text/html"), "{head}");
+    assert!(head.contains("cache-control: no-store") && head.contains("referrer-policy: no-referrer"), "{head}");
+    let (status, v, _) = person("GET", &srv.url(&format!("/live/{id}")), None);
+    assert_eq!((status, code(&v)), (401, "unauthorized"));
+    let wrong = format!("{}?ticket=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", srv.url(&format!("/live/{id}")));
+    let (status, v, _) = person("GET", &wrong, None);
+    assert_eq!((status, code(&v)), (403, "ticket_refused"), "{v}");
+    let ticket = live.split("ticket=").nth(1).unwrap();
+    let (status, v, _) = person("GET", &srv.url(&format!("/live/s-0000000000000000?ticket={ticket}")), None);
+    assert_eq!((status, code(&v)), (403, "ticket_refused"), "another session's id with this ticket: {v}");
+
+    let (status, st, _) = person("GET", &endpoint(&live, "status"), None);
+    assert_eq!(status, 200, "{st}");
+    assert_eq!(
+        (st["state"].as_str(), st["reason"].as_str()),
+        (Some("handed_over"), Some("enter the code from your phone"))
+    );
+    assert_eq!(st["viewport"], json!([1280, 720]));
+    assert!(st["url"].as_str().unwrap().ends_with("/live/second-factor.html"), "{st}");
+    let refused_click =
+        st["recent"].as_array().unwrap().iter().any(|r| r["tool"] == "browser_click" && r["outcome"] == "handed_over");
+    assert!(refused_click, "recent actions list the refused click: {st}");
+    let frame = ureq::get(&endpoint(&live, "frame")).call().unwrap().body_mut().read_to_vec().unwrap();
+    assert_eq!(&frame[..3], &[0xff, 0xd8, 0xff], "a JPEG frame");
+
+    // The agent waits while the person works.
+    let waiter = {
+        let (base, id) = (srv.base.clone(), id.clone());
+        std::thread::spawn(move || {
+            let auth = format!("Bearer {TOKEN}");
+            let body = json!({ "timeout_s": 120, "screenshot": false }).to_string();
+            let url = format!("{base}/v1/sessions/{id}/tools/wait_for_human");
+            let (s, v, _) = http("POST", &url, Some(&body), &[("authorization", &auth)]);
+            (s, v)
+        })
+    };
+
+    // The person's click reaches the page (the button is at 20..220 x 100..140).
+    let input = endpoint(&live, "input");
+    let (status, v, _) = person("POST", &input, Some(json!({ "type": "click", "x": 100, "y": 120 })));
+    assert_eq!(status, 200, "{v}");
+    assert!(state(&srv, &id)["page_content"].as_str().unwrap().contains("Device confirmed by a person"));
+    // Typing: focus the field (20..320 x 20..60), type, and the DOM has the value.
+    person("POST", &input, Some(json!({ "type": "click", "x": 150, "y": 40 })));
+    let (status, v, _) = person("POST", &input, Some(json!({ "type": "text", "text": "123456" })));
+    assert_eq!(status, 200, "{v}");
+    let typed = state(&srv, &id);
+    let values: Vec<&Value> =
+        typed["element_index"].as_object().unwrap().values().map(|e| &e["attributes"]["value"]).collect();
+    assert!(values.contains(&&json!("123456")), "{typed}");
+    let (status, v, _) = person("POST", &input, Some(json!({ "type": "click", "x": 5000, "y": 1 })));
+    assert_eq!((status, code(&v)), (400, "invalid_params"), "outside the viewport: {v}");
+    // Enter submits the form: the person visits another page.
+    let (status, v, _) = person("POST", &input, Some(json!({ "type": "key", "key": "Enter" })));
+    assert_eq!(status, 200, "{v}");
+    assert!(!waiter.is_finished(), "wait_for_human returned before the hand-back");
+
+    let (status, v, _) = person(
+        "POST",
+        &endpoint(&live, "hand_back"),
+        Some(json!({ "note": "Code entered; the device is trusted now." })),
+    );
+    assert_eq!(status, 200, "{v}");
+    let (status, back) = waiter.join().unwrap();
+    assert_eq!(status, 200, "{back}");
+    assert_eq!(back["note"], "Code entered; the device is trusted now.");
+    assert_eq!(back["inputs"], 4);
+    let visited: Vec<&str> = back["visited"].as_array().unwrap().iter().map(|v| v["url"].as_str().unwrap()).collect();
+    assert!(visited.first().unwrap().ends_with("/live/second-factor.html"), "{visited:?}");
+    assert!(visited.last().unwrap().ends_with("/submitted.html?code=123456"), "{visited:?}");
+    assert!(back["state"]["url"].as_str().unwrap().ends_with("/submitted.html?code=123456"), "{back}");
+    assert!(back["state"]["page_content"].as_str().unwrap().contains("query: ?code=123456"), "{back}");
+
+    // The ticket is spent; the agent acts again.
+    let (status, v, _) = person("GET", &live, None);
+    assert_eq!((status, code(&v)), (403, "ticket_refused"), "{v}");
+    let (status, v, _) = person("POST", &input, Some(json!({ "type": "text", "text": "x" })));
+    assert_eq!((status, code(&v)), (403, "ticket_refused"), "{v}");
+    let (status, v) =
+        call(&srv, "POST", &format!("/v1/sessions/{id}/act"), Some(json!({ "action": "scroll", "direction": "down" })));
+    assert_eq!(status, 200, "{v}");
+    assert!(v["error"].is_null(), "{v}");
+    let (status, v) = tool(&srv, &id, "wait_for_human", json!({ "timeout_s": 1 }));
+    assert_eq!((status, code(&v)), (409, "not_handed_over"), "a hand-back is collected once: {v}");
+}
+
+#[test]
+fn wait_for_human_times_out_typed_and_cancel_human_unparks() {
+    let srv = InProcServer::start(attached(), Some(TOKEN));
+    let id = open(&srv);
+    let live = request_human(&srv, &id);
+    let started = Instant::now();
+    let (status, v) = tool(&srv, &id, "wait_for_human", json!({ "timeout_s": 0.5 }));
+    assert_eq!((status, code(&v)), (408, "human_timeout"), "{v}");
+    assert!(started.elapsed() >= Duration::from_millis(500));
+    // Still handed over after the time-out.
+    let (status, v) =
+        call(&srv, "POST", &format!("/v1/sessions/{id}/act"), Some(json!({ "action": "scroll", "direction": "down" })));
+    assert_eq!((status, code(&v)), (409, "handed_over"), "{v}");
+    // Asking again gives a new link; the old one is revoked.
+    let again = request_human(&srv, &id);
+    assert_ne!(again, live);
+    let (status, v, _) = person("GET", &endpoint(&live, "status"), None);
+    assert_eq!((status, code(&v)), (403, "ticket_refused"), "{v}");
+    let (status, _, _) = person("GET", &endpoint(&again, "status"), None);
+    assert_eq!(status, 200);
+
+    let (status, v) = tool(&srv, &id, "cancel_human", json!({}));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["was"], "handed_over");
+    let (status, v, _) = person("GET", &again, None);
+    assert_eq!((status, code(&v)), (403, "ticket_refused"), "{v}");
+    let (status, v) =
+        call(&srv, "POST", &format!("/v1/sessions/{id}/act"), Some(json!({ "action": "scroll", "direction": "down" })));
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = tool(&srv, &id, "wait_for_human", json!({ "timeout_s": 1 }));
+    assert_eq!((status, code(&v)), (409, "not_handed_over"), "{v}");
+}
+
+#[test]
+fn a_hand_back_before_the_wait_is_returned_at_once_and_the_page_renders_in_a_browser() {
+    let srv = InProcServer::start(attached(), Some(TOKEN));
+    let id = open(&srv);
+    let idle = open(&srv);
+    let live = request_human(&srv, &id);
+
+    // The operator's list: every session of the token, and who holds it.
+    let (status, list) = call(&srv, "GET", "/live", None);
+    assert_eq!(status, 200, "{list}");
+    let sessions = list["sessions"].as_array().unwrap();
+    let row = |sid: &str| sessions.iter().find(|s| s["session_id"] == sid).unwrap_or_else(|| panic!("{sid}: {list}"));
+    assert_eq!(row(&id)["state"], "handed_over");
+    assert_eq!(row(&id)["reason"], "enter the code from your phone");
+    assert_eq!(row(&idle)["state"], "idle");
+    assert_eq!(row(&idle)["title"], "Second factor");
+    let (status, _, _) = person("GET", &srv.url("/live"), None);
+    assert_eq!(status, 401, "the list needs the bearer token");
+
+    // The live page itself, in a real browser: its script shows the frames and the reason.
+    run(async {
+        let tab = tab().await;
+        tab.navigate(&live).await.unwrap();
+        let until = Instant::now() + Duration::from_secs(20);
+        let seen = loop {
+            let v = tab
+                .evaluate(
+                    "[document.getElementById('frame').naturalWidth, document.getElementById('banner').textContent]",
+                )
+                .await
+                .unwrap();
+            if v[0].as_u64().unwrap_or(0) > 0 || Instant::now() > until {
+                break v;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert_eq!(seen[0], 1280, "the frame is the viewport: {seen}");
+        assert!(seen[1].as_str().unwrap().contains("enter the code from your phone"), "{seen}");
+        tab.close().await;
+    });
+
+    let (status, v, _) = person("POST", &endpoint(&live, "hand_back"), Some(json!({})));
+    assert_eq!(status, 200, "{v}");
+    let started = Instant::now();
+    let (status, back) = tool(&srv, &id, "wait_for_human", json!({ "timeout_s": 30, "screenshot": false }));
+    assert_eq!(status, 200, "{back}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(back["note"], Value::Null);
+    assert_eq!(back["inputs"], 0);
+    assert!(back["state"]["url"].as_str().unwrap().ends_with("/live/second-factor.html"), "{back}");
+}
+
+#[test]
+fn request_human_without_a_live_view_is_typed() {
+    // `rpc`'s API (stdio): no listener for a live page.
+    let api = api();
+    run(async {
+        let bound = ok(&api, "bind_browser", json!({ "session": "alone" })).await;
+        let (target, tab) = (bound["target_id"].clone(), bound["tabs"][0]["tab_id"].clone());
+        let e = fails(
+            &api,
+            "request_human",
+            json!({ "session": "alone", "target_id": target, "tab_id": tab, "reason": "help" }),
+        )
+        .await;
+        assert_eq!(e.code, sightline_api::ToolCode::LiveUnavailable, "{e}");
+        let e = fails(&api, "wait_for_human", json!({ "session": "alone", "timeout_s": 0 })).await;
+        assert_eq!(e.code, sightline_api::ToolCode::NotHandedOver, "{e}");
+        ok(&api, "end_session", json!({ "session": "alone" })).await;
+    });
+}
