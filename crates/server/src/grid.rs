@@ -59,6 +59,14 @@ pub struct GridSession {
     outstanding: Outstanding,
 }
 
+impl GridSession {
+    /// Count work on this browser (giving it back) until the ticket is dropped:
+    /// the hub's shutdown waits for it.
+    pub fn counted(&self) -> Ticket {
+        self.outstanding.enter()
+    }
+}
+
 /// The extension capability each new-session request carries, with a value
 /// of its own: the Grid lists it with the request while queued, and with the
 /// browser it got, so a request whose answer never arrived can be found.

@@ -595,9 +595,15 @@ fn endpoint_of(source: &BrowserSource, b: &Browser) -> Result<String, ServerErro
 
 /// Close a forgotten session's tabs and context, and return its Grid browser.
 /// A browser that stopped answering gets 10 s; then the connection is just dropped.
-async fn finish(s: Arc<Session>) {
-    let _ = tokio::time::timeout(Duration::from_secs(10), s.api.shutdown()).await;
-    if let Some(g) = s.grid.clone() {
-        grid::delete_session(g).await;
+/// Giving a Grid browser back is counted from the call, not from the first
+/// poll, so shutdown waits for one spawned an instant before it.
+fn finish(s: Arc<Session>) -> impl std::future::Future<Output = ()> + Send {
+    let counted = s.grid.as_ref().map(GridSession::counted);
+    async move {
+        let _ = tokio::time::timeout(Duration::from_secs(10), s.api.shutdown()).await;
+        if let Some(g) = s.grid.clone() {
+            grid::delete_session(g).await;
+        }
+        drop(counted);
     }
 }
