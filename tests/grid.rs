@@ -375,15 +375,19 @@ fn more_clients_than_slots_wait_in_the_grids_queue_and_nothing_is_left_held() {
         });
     }
     let answer = || rx.recv_timeout(Duration::from_secs(120)).expect("a client's answer");
-    // The first two answers: two sessions, open at once in the Grid's two slots.
-    let (a, b) = (answer(), answer());
-    for (i, (status, v, _)) in [&a, &b] {
-        assert_eq!(*status, 201, "client {i}: {v}");
+    // Two sessions, open at once in the Grid's two slots (on a slow machine a
+    // queued client may reach the bound first: it gets grid_full).
+    let (mut open, mut rest) = (Vec::new(), Vec::new());
+    while open.len() < 2 {
+        let (i, (status, v, head)) = answer();
+        match status {
+            201 => open.push(v["session_id"].as_str().unwrap().to_string()),
+            _ => rest.push((i, (status, v, head))),
+        }
     }
-    let open: Vec<String> = [&a, &b].iter().map(|(_, (_, v, _))| v["session_id"].as_str().unwrap().into()).collect();
-    // The other three wait in the Grid's queue (a request can only leave it for a slot).
+    // The other three wait in the Grid's queue (a request leaves it only for a
+    // slot), whether their clients still wait or not.
     until_counts(&g.url, "two sessions and three requests queued", |c| c == (2, 3));
-    let mut rest = Vec::new();
     // One more client hangs up while its request waits in the Grid's queue.
     let mut hangup = std::net::TcpStream::connect(srv.base.trim_start_matches("http://")).unwrap();
     let body = json!({ "screenshot": false }).to_string();
@@ -422,9 +426,11 @@ fn more_clients_than_slots_wait_in_the_grids_queue_and_nothing_is_left_held() {
         }
     }
     assert!(served <= 1, "one slot came free, {served} sessions got it: {rest:?}");
-    // At most two sessions at any time: the Grid's slots, which every open session holds.
-    let (sessions, _) = grid_counts(&g.url);
-    assert_eq!(sessions, 1 + served, "the sessions open now hold the Grid's browsers");
+    if served == 1 {
+        // The two open sessions hold the Grid's two slots; the rest still queue.
+        let (sessions, _) = grid_counts(&g.url);
+        assert_eq!(sessions, 2, "the sessions open now hold the Grid's browsers");
+    }
     // The server stops while requests nobody waits for are still queued: it gives
     // back its sessions' browsers, then those the queued requests get.
     assert_eq!(srv.terminate(180).and_then(|s| s.code()), Some(0), "{}", srv.stderr.lock().unwrap());
