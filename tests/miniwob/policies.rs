@@ -2232,6 +2232,112 @@ pub fn drag_box(env: &mut Env) -> Result<()> {
     submit(env)
 }
 
+/// The rows of a jQuery UI sortable list or grid, in their order on the page.
+fn sortable_rows(s: &State) -> Vec<Element> {
+    s.with_role("clickable").filter(|e| !e.name.is_empty()).cloned().collect()
+}
+
+/// Drag row `from` onto row `to`: the list moves it to `to`'s place (down or up alike).
+fn move_row(env: &mut Env, from: &Element, to: &Element) -> Result<()> {
+    env.drag_to(from.index, to.index)?;
+    Ok(())
+}
+
+/// "Drag Lauren to the top." / "… to the bottom." / "… up by one position." / "… down by one
+/// position." / "… to the 3rd position."
+pub fn drag_items(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let rows = sortable_rows(&env.state);
+    let name = between(&q, "Drag ", " ").ok_or_else(|| bad("drag-items", &env.state))?;
+    let from = rows.iter().position(|r| r.name == name).ok_or_else(|| env.state.not_found(format!("row {name}")))?;
+    let to = if q.contains("to the top") {
+        Some(0)
+    } else if q.contains("to the bottom") {
+        Some(rows.len() - 1)
+    } else if q.contains("up by one") {
+        from.checked_sub(1)
+    } else if q.contains("down by one") {
+        Some(from + 1)
+    } else {
+        between(&q, "to the ", " position").and_then(ordinal)
+    }
+    .filter(|&t| t < rows.len())
+    .ok_or_else(|| bad("drag-items", &env.state))?;
+    move_row(env, &rows[from], &rows[to])
+}
+
+/// "Drag Merrili to the top center." / "… up by one." on a 3×3 sortable grid.
+pub fn drag_items_grid(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let rows = sortable_rows(&env.state);
+    let name = between(&q, "Drag ", " ").ok_or_else(|| bad("drag-items-grid", &env.state))?;
+    let from = rows.iter().position(|r| r.name == name).ok_or_else(|| env.state.not_found(format!("item {name}")))?;
+    const PLACES: [&str; 9] = [
+        "top left",
+        "top center",
+        "top right",
+        "center left",
+        "center.",
+        "center right",
+        "bottom left",
+        "bottom center",
+        "bottom right",
+    ];
+    let to = if q.contains("up by one") {
+        from.checked_sub(3)
+    } else if q.contains("down by one") {
+        Some(from + 3)
+    } else if q.contains("left by one") {
+        from.checked_sub(1)
+    } else if q.contains("right by one") {
+        Some(from + 1)
+    } else {
+        PLACES.iter().position(|p| q.contains(&format!("to the {p}")))
+    }
+    .filter(|&t| t < rows.len())
+    .ok_or_else(|| bad("drag-items-grid", &env.state))?;
+    move_row(env, &rows[from], &rows[to])
+}
+
+/// "Sort the numbers in increasing order, starting with the lowest number at the top of the list."
+pub fn drag_sort_numbers(env: &mut Env) -> Result<()> {
+    for _ in 0..8 {
+        let rows = sortable_rows(&env.state);
+        let numbers: Vec<i64> = rows.iter().filter_map(|r| r.name.trim().parse().ok()).collect();
+        if numbers.len() != rows.len() || rows.is_empty() {
+            return Err(env.state.not_found("the numbers to sort".into()));
+        }
+        // The first place whose number is not the smallest of the rest: move that one there.
+        let Some(i) = (0..numbers.len()).find(|&i| numbers[i..].iter().min() != Some(&numbers[i])) else {
+            return submit(env);
+        };
+        let min = (i..numbers.len()).min_by_key(|&j| numbers[j]).expect("a rest");
+        move_row(env, &rows[min], &rows[i])?;
+    }
+    Err(env.state.not_found("a sorted list after 8 moves".into()))
+}
+
+/// "Resize the textarea so that the width is larger than its initial size then press Submit."
+pub fn resize_textarea(env: &mut Env) -> Result<()> {
+    let q = env.state.query();
+    let width = q.contains("width");
+    let larger = q.contains("larger");
+    let grip = env
+        .state
+        .elements
+        .iter()
+        .find(|e| e.hint == if width { "resize-right" } else { "resize-bottom" })
+        .cloned()
+        .ok_or_else(|| env.state.not_found("the textarea's grip".into()))?;
+    let by = if larger { 20 } else { -20 };
+    if width {
+        env.drag_by(grip.index, by, 0)?;
+    } else {
+        env.drag_by(grip.index, 0, by)?;
+    }
+    submit(env)
+}
+
 /// "12am" … "11pm" as the hour of the day (0 … 23).
 fn hour_of_day(label: &str) -> Option<usize> {
     let label = label.trim().to_ascii_lowercase();

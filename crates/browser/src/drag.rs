@@ -27,6 +27,33 @@ pub enum DragTo {
 /// follow the pointer; some start a drag only past a few pixels).
 const DRAG_STEPS: u32 = 12;
 
+/// The most a drag onto an element lets go past its click point, in CSS pixels.
+const PAST_MAX: f64 = 6.0;
+
+/// Where a drag onto `target` lets go: a little past its click point in the direction of
+/// travel (a quarter of its visible box, at most [`PAST_MAX`] px, still inside it), as a hand
+/// does: a sortable list moves a row only once the pointer is over the far half of the row
+/// it passes; a box dropped into a box stays well inside it.
+fn onto(target: &sightline_page::Element, (x, y): (f64, f64)) -> (f64, f64) {
+    let (cx, cy) = target.click_point;
+    let v = target.visible;
+    let past = |from: f64, to: f64, size: f64, lo: f64, hi: f64| {
+        let step = (size / 4.0).min(PAST_MAX);
+        let d = if to > from {
+            step
+        } else if to < from {
+            -step
+        } else {
+            0.0
+        };
+        (to + d).clamp(lo + 1.0, (hi - 1.0).max(lo + 1.0))
+    };
+    if v.w < 4.0 || v.h < 4.0 {
+        return (cx, cy);
+    }
+    (past(x, cx, v.w, v.x, v.x + v.w), past(y, cy, v.h, v.y, v.y + v.h))
+}
+
 impl Tab {
     /// `drag`: the source is re-checked as a click would be; the pointer goes down
     /// on it, moves in [`DRAG_STEPS`] steps to the target and goes up there.
@@ -41,7 +68,7 @@ impl Tab {
         }
         let (x, y) = e.click_point;
         let (tx, ty) = match to {
-            DragTo::Element(t) => self.element(cap, t)?.click_point,
+            DragTo::Element(t) => onto(self.element(cap, t)?, (x, y)),
             DragTo::By(dx, dy) => (x + dx, y + dy),
         };
         self.state.lock().unwrap().drag = None;

@@ -233,7 +233,11 @@
         const d = el.getAttribute('draggable');
         yes = d !== null && d.trim().toLowerCase() === 'true';
       }
+      // jQuery UI's sortable rows and resizable grips (facts/candidates.rs GRIP_CLASSES).
+      if (!yes && el.classList) yes = el.classList.contains('ui-sortable-handle') || el.classList.contains('ui-resizable-handle');
     }
+    // A child of a jQuery UI sortable() list (facts/candidates.rs SORTABLE_LIST).
+    if (!yes && el.parentElement && el.parentElement.classList.contains('ui-sortable')) yes = true;
     if (!yes && S.cursor.has(el) && hasLayout(i) && cs(i).cursor === 'pointer') {
       let lp = par[i];
       while (lp >= 0 && !hasLayout(lp)) lp = par[lp];

@@ -89,7 +89,9 @@ fn layout_parent(arena: &Arena, id: NodeId) -> Option<NodeId> {
 
 /// Evidence that a plain element reacts to clicks: a click/mousedown listener or
 /// `onclick` (snapshot), a pointer/touch/dblclick/contextmenu listener (observer
-/// script), a non-inherited `cursor: pointer`, `tabindex >= 0`, or `draggable="true"`.
+/// script), a non-inherited `cursor: pointer`, `tabindex >= 0`, `draggable="true"`, or a
+/// jQuery UI [`GRIP_CLASSES`] item (a sortable row, a resizable grip: the library's one
+/// listener is on their container, so nothing else says a person can take hold of them).
 fn has_evidence(arena: &Arena, id: NodeId) -> bool {
     let n = arena.node(id);
     if matches!(n.tag.as_str(), "html" | "body" | "iframe" | "frame") || n.pseudo {
@@ -102,8 +104,20 @@ fn has_evidence(arena: &Arena, id: NodeId) -> bool {
     let focusable = n.attr("tabindex").and_then(|t| t.trim().parse::<i64>().ok()).is_some_and(|t| t >= 0);
     // Something a person can pick up and drag (HTML5 drag and drop).
     let draggable = n.attr("draggable").is_some_and(|d| d.trim().eq_ignore_ascii_case("true"));
-    n.clickable || n.pointer_listener || pointer || focusable || draggable
+    let has_class = |id: NodeId, class: &str| {
+        arena.node(id).attr("class").is_some_and(|c| c.split_ascii_whitespace().any(|c| c == class))
+    };
+    let grip = GRIP_CLASSES.iter().any(|c| has_class(id, c))
+        || (n.is_element() && n.parent.is_some_and(|p| has_class(p, SORTABLE_LIST)));
+    n.clickable || n.pointer_listener || pointer || focusable || draggable || grip
 }
+
+/// The classes jQuery UI gives what a person drags: each item of a `sortable()` list (when
+/// the list was made sortable before the item existed, only the list's [`SORTABLE_LIST`]
+/// says so), and each grip of a `resizable()` box. far.js mirrors both.
+pub(crate) const GRIP_CLASSES: &[&str] = &["ui-sortable-handle", "ui-resizable-handle"];
+/// The class of a jQuery UI `sortable()` container: its children are what a person drags.
+pub(crate) const SORTABLE_LIST: &str = "ui-sortable";
 
 /// A clickable container holding more interactive elements than this delegates
 /// clicks for them (a list, a toolbar, a framework's root): it is not a target.

@@ -13,7 +13,7 @@ use crate::capture::{AxNode, AxValue, Capture};
 use crate::text::{accessible_text, collapse, is_private_use};
 
 pub use candidates::Reason;
-pub(crate) use candidates::{LABELABLE, NATIVE};
+pub(crate) use candidates::{GRIP_CLASSES, LABELABLE, NATIVE};
 
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Facts {

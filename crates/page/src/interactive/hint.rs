@@ -27,12 +27,35 @@ const PREFIXES: &[&str] = &[
     "fa-", "glyphicon-", "ui-icon-", "icon-", "icons-", "mdi-", "bi-", "ion-", "ti-", "la-", "octicon-", "i-", "ic-", "ic_",
 ];
 
+/// The edge or corner a jQuery UI `resizable()` grip drags (`ui-resizable-handle ui-resizable-se`
+/// is the bottom-right corner), as a person sees it.
+fn grip_side(class: &str) -> Option<&'static str> {
+    let tokens: Vec<&str> = class.split_ascii_whitespace().collect();
+    if !tokens.contains(&"ui-resizable-handle") {
+        return None;
+    }
+    tokens.iter().find_map(|t| match t.strip_prefix("ui-resizable-")? {
+        "n" => Some("top"),
+        "e" => Some("right"),
+        "s" => Some("bottom"),
+        "w" => Some("left"),
+        "ne" => Some("top-right"),
+        "se" => Some("bottom-right"),
+        "sw" => Some("bottom-left"),
+        "nw" => Some("top-left"),
+        _ => None,
+    })
+}
+
 /// A hint for element `id`, or `None`.
 pub(crate) fn hint(arena: &Arena, id: NodeId) -> Option<String> {
     // A form field's label, placeholder or value tells more; its attributes are in its descriptor.
     let n = arena.node(id);
     if matches!(n.tag.as_str(), "input" | "textarea" | "select") || n.has_attr("contenteditable") {
         return None;
+    }
+    if let Some(side) = grip_side(n.attr("class").unwrap_or("")) {
+        return Some(format!("resize-{side}"));
     }
     // The element itself, then what it holds, in document order (a few levels, a few nodes).
     let mut stack = vec![(id, 0)];
@@ -71,6 +94,8 @@ pub(crate) fn hint(arena: &Arena, id: NodeId) -> Option<String> {
                 .attr("class")
                 .into_iter()
                 .flat_map(str::split_ascii_whitespace)
+                // A grip's kind (`ui-resizable-handle`) says less than its side (`ui-resizable-e`).
+                .filter(|c| !crate::facts::GRIP_CLASSES.contains(c))
                 .chain(m.attr("id"))
                 .find_map(token_hint);
         }
