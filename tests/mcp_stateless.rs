@@ -112,7 +112,8 @@ fn stdio_legacy_keeps_initialize_and_the_handles_work_there_too() {
 
 fn token_file() -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("sightline-mcp-stateless-{}", std::process::id()));
+    // Under the test binary's own root, removed at exit.
+    let dir = common::test_root().join("mcp-stateless");
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("tokens");
     std::fs::write(&f, format!("alice {ALICE}\nbob {BOB}\n")).unwrap();

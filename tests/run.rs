@@ -317,10 +317,8 @@ fn the_command_line_records_an_env_loop_and_replays_it_with_no_model() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn tempfile_dir(prefix: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("{prefix}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn tempfile_dir(name: &str) -> std::path::PathBuf {
+    fresh_dir(name)
 }
 
 /// The single tools for what `act` and `run` do: drag by ref, chords on a ref, back and forward.

@@ -19,7 +19,8 @@ use sightline_server::{BrowserSource, HubConfig};
 const SIGNED_IN: &str = "Signed in as ada with tok-ada";
 
 fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sightline-storage-test-{}", std::process::id()));
+    // Under the test binary's own root, removed at exit.
+    let dir = common::test_root().join("storage");
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
 }
