@@ -1,7 +1,7 @@
 //! The API layer: the wire types and one tool vocabulary.
 //!
 //! This is the only crate that knows the JSON shapes agents exchange with
-//! Sightline: the State Object, the seven actions and the error codes of the
+//! Sightline: the State Object, the actions (the seed's seven and the extensions) and the error codes of the
 //! element-index protocol ([`Env`]), and the tools of the semantic snapshot API
 //! ([`Api`], [`TOOLS`]) with their generated JSON Schemas. Front ends (CLI,
 //! stdio loop, JSON-RPC, MCP) are thin framings around it.
