@@ -376,3 +376,27 @@ fn the_tool_api_drags_presses_chords_and_goes_back_and_forward_by_ref() {
         }
     })
 }
+
+/// The Set-of-Marks pack's numbered marks inside `run`, each carrying its ref.
+#[test]
+fn a_script_acts_on_marks_as_the_pack_does() {
+    run(async {
+        let api = api();
+        let a = open(&api, "run-marks", "/run/shop.html").await;
+        let e = fails(&api, "run", with(&a, json!({ "code": "await browser.clickMark(1)" }))).await;
+        assert_eq!(e.code, ToolCode::InvalidParams, "{e:?}");
+        assert!(e.message.contains("call browser.mark() first"), "{e}");
+        let code = r#"
+const m = await browser.mark();
+const name = m.find(x => x.role === "textbox");
+await browser.typeMark(name.id, "Zed");
+await browser.clickMark(m.find(x => x.name === "Place order").id);
+await browser.wait("Thanks Zed");
+return [m.length, m[0].id, name.ref.includes(":")];
+"#;
+        let out = ok(&api, "run", with(&a, json!({ "code": code, "result": "none" }))).await;
+        assert_eq!(out["value"][1], 1, "{out}");
+        assert_eq!(out["value"][2], true, "{out}");
+        assert!(out["value"][0].as_u64().unwrap() >= 7, "{out}");
+    })
+}

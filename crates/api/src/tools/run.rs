@@ -29,8 +29,26 @@ use crate::record::Step;
 
 /// The `browser` object of a `run` script: one name per call it can make.
 pub const BROWSER: &[&str] = &[
-    "state", "snapshot", "find", "expect", "click", "hover", "type", "select", "press", "drag", "scroll", "goto",
-    "back", "forward", "wait", "url", "tabs",
+    "state",
+    "snapshot",
+    "find",
+    "expect",
+    "click",
+    "hover",
+    "type",
+    "select",
+    "press",
+    "drag",
+    "scroll",
+    "goto",
+    "back",
+    "forward",
+    "wait",
+    "url",
+    "tabs",
+    "mark",
+    "clickMark",
+    "typeMark",
 ];
 
 /// The longest script accepted, in bytes.
@@ -46,7 +64,8 @@ pub struct RunParams {
     pub tab_id: String,
     /// JavaScript, the body of an async function: `await` works, `return` gives the value. It sees
     /// `browser` (state, snapshot, find, expect, click, hover, type, select, press, drag, scroll, goto,
-    /// back, forward, wait, url, tabs) and `console.log`; nothing else outside the sandbox.
+    /// back, forward, wait, url, tabs, and the Set-of-Marks mark, clickMark, typeMark) and
+    /// `console.log`; nothing else outside the sandbox.
     pub code: Option<String>,
     /// Instead of code: ref actions done in order (`{"op":"click","ref":"p3:4"}`, `{"op":"type","ref":…,"text":…}`,
     /// select, press, drag, scroll, hover, goto, back, forward, wait); the first failure stops the batch.
@@ -213,6 +232,8 @@ struct Runner<'a> {
     performed: Vec<Performed>,
     /// The whole-document semantic snapshot of the current page state, once read.
     tree: Option<(SnapshotId, Arc<SemanticTree>)>,
+    /// The refs of the last `mark()`, by mark id (a `goto` drops them, as the pack's do).
+    marks: Vec<String>,
     deadline: tokio::time::Instant,
 }
 
@@ -354,6 +375,25 @@ impl Runner<'_> {
                     }
                 }
             }
+            "mark" => self.mark().await,
+            "clickMark" | "typeMark" => {
+                let id: u32 = arg(args, 0, "the first argument (a mark id)")?;
+                let Some(reference) = (id as usize).checked_sub(1).and_then(|i| self.marks.get(i)).cloned() else {
+                    let why = if self.marks.is_empty() {
+                        "call browser.mark() first (goto drops the marks)"
+                    } else {
+                        "no such mark"
+                    };
+                    return Err(ToolError::invalid(format!("mark {id}: {why}")));
+                };
+                let op = if name == "clickMark" {
+                    Op::Click { reference, count: None }
+                } else {
+                    let text: String = arg(args, 1, "the second argument (the text)")?;
+                    Op::Type { reference, text, overwrite: false }
+                };
+                self.act(op).await.map(|navigated| json!({ "navigated": navigated }))
+            }
             "url" => {
                 let tab = self.tab().await?;
                 Ok(tab.evaluate("location.href").await?)
@@ -368,6 +408,32 @@ impl Runner<'_> {
                 self.act(op).await.map(|navigated| json!({ "navigated": navigated }))
             }
         }
+    }
+
+    /// The Set-of-Marks pack's marks (the visible interactive elements, numbered in document
+    /// order), each with the ref of the element-index snapshot they come from.
+    async fn mark(&mut self) -> Result<Value, ToolError> {
+        let p: StateParams = self.params(json!({ "snapshot_format": "dom_refs_v1", "node_budget": 1 }))?;
+        let snap = self.api.get_browser_state(p).await?.into_output()?.value;
+        self.tree = None;
+        let id: SnapshotId = snap["snapshot"]["id"]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| ToolError::new(ToolCode::BrowserError, "the snapshot has no id"))?;
+        let s = self.api.locate(&self.a).await?;
+        let mut g = s.lock().await;
+        let marks = g.snapshot(id)?.captured.view.marks();
+        self.marks = marks.iter().map(|m| id.at(m.element_index.get())).collect();
+        let out: Vec<Value> = marks
+            .iter()
+            .zip(&self.marks)
+            .map(|(m, r)| {
+                let mut v = serde_json::to_value(m).unwrap_or_default();
+                v["ref"] = json!(r);
+                v
+            })
+            .collect();
+        Ok(Value::Array(out))
     }
 
     async fn tab(&self) -> Result<Arc<sightline_browser::Tab>, ToolError> {
@@ -395,6 +461,9 @@ impl Runner<'_> {
         let r = self.perform(op).await;
         if !matches!(name, "wait") {
             self.tree = None;
+        }
+        if matches!(name, "goto" | "back" | "forward") {
+            self.marks.clear();
         }
         self.performed.push(match &r {
             Ok(nav) => Performed { op: name, reference, ok: true, navigated: Some(*nav), error: None },
@@ -555,7 +624,7 @@ impl Api {
         let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
         self.locate(&a).await?;
         let deadline = tokio::time::Instant::now() + opts.timeout;
-        let mut runner = Runner { api: self, a, performed: Vec::new(), tree: None, deadline };
+        let mut runner = Runner { api: self, a, performed: Vec::new(), tree: None, marks: Vec::new(), deadline };
         let (value, console) = match (p.code, p.actions) {
             (Some(code), None) => {
                 if code.trim().is_empty() || code.len() > MAX_CODE {
