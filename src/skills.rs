@@ -288,11 +288,13 @@ fn sample_state() -> StateObject {
             failed_action: serde_json::json!({ "action": "click_element", "element_index": 9 }),
         }),
         task: Some(TaskEnd { status: TaskStatus::Finished, message: "Signed in".into() }),
+        human: Some(serde_json::json!({ "live_url": "http://127.0.0.1:8931/live/s-…?ticket=…", "expires_in_s": 1800 })),
     }
 }
 
 /// The State Object's keys in the protocol's order (a test holds them to the type's).
-const STATE_KEYS: [&str; 7] = ["url", "page_content", "element_index", "screenshot", "state_hash", "error", "task"];
+const STATE_KEYS: [&str; 8] =
+    ["url", "page_content", "element_index", "screenshot", "state_hash", "error", "task", "human"];
 
 /// What each field of the State Object holds, by its serialized key.
 fn state_field(key: &str) -> &'static str {
@@ -304,6 +306,7 @@ fn state_field(key: &str) -> &'static str {
         "state_hash" => "hex SHA-256 of the URL, scroll position, elements and page_content: it changes exactly when the page you see changes",
         "error" => "only after a failed action: `{code, message, failed_action}`; the rest of the object is the previous state, unchanged",
         "task" => "only after finish_task or fail_task: `{status: finished|failed, message}`",
+        "human" => "only after request_human (`{live_url, expires_in_s}`: the link to give a person) or wait_for_human (`{note, visited, inputs, held_s}`), on `sightline serve`",
         _ => "see the example above",
     }
 }
@@ -316,15 +319,19 @@ fn error_code_text(c: ErrorCode) -> &'static str {
         ErrorCode::ElementNotInteractive => "disabled, read-only, removed since the state, no longer visible, covered (the message names what covers it), or the wrong kind",
         ErrorCode::NavigationFailed => "the URL could not be loaded (or no history entry); the previous page is still there",
         ErrorCode::InternalBrowserError => "the browser failed; if it crashed, the session is over",
+        ErrorCode::HumanUnavailable => "no live view here (needs `sightline serve`), or nothing to wait for",
+        ErrorCode::HumanTimeout => "no hand-back yet; the session stays handed over: wait again",
     }
 }
 
-const ERROR_CODES: [ErrorCode; 5] = [
+const ERROR_CODES: [ErrorCode; 7] = [
     ErrorCode::ActionValidationFailed,
     ErrorCode::InvalidElementIndex,
     ErrorCode::ElementNotInteractive,
     ErrorCode::NavigationFailed,
     ErrorCode::InternalBrowserError,
+    ErrorCode::HumanUnavailable,
+    ErrorCode::HumanTimeout,
 ];
 
 fn element_index() -> String {

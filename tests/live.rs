@@ -283,3 +283,47 @@ fn request_human_without_a_live_view_is_typed() {
         ok(&api, "end_session", json!({ "session": "alone" })).await;
     });
 }
+
+#[test]
+fn the_element_index_protocol_hands_over_and_waits_as_actions() {
+    let srv = InProcServer::start(attached(), Some(TOKEN));
+    let id = open(&srv);
+    let act = |a: Value| call(&srv, "POST", &format!("/v1/sessions/{id}/act"), Some(a));
+    let before = state(&srv, &id);
+    let (status, asked) = act(json!({ "action": "request_human", "reason": "confirm the device" }));
+    assert_eq!(status, 200, "{asked}");
+    assert_eq!(asked["state_hash"], before["state_hash"], "the same state, with the link");
+    let live = asked["human"]["live_url"].as_str().unwrap().to_string();
+    assert!(live.starts_with(&srv.url(&format!("/live/{id}?ticket="))), "{asked}");
+    let (status, v) = act(json!({ "action": "click_element", "element_index": 1 }));
+    assert_eq!((status, code(&v)), (409, "handed_over"), "{v}");
+    // A time-out is an error inside the State Object, which is the previous one.
+    let (status, v) = act(json!({ "action": "wait_for_human", "timeout_s": 0 }));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["error"]["code"], "HUMAN_TIMEOUT", "{v}");
+    assert_eq!(v["state_hash"], before["state_hash"]);
+    assert!(v.get("human").is_none());
+
+    person("POST", &endpoint(&live, "input"), Some(json!({ "type": "click", "x": 100, "y": 120 })));
+    let (status, _, _) = person("POST", &endpoint(&live, "hand_back"), Some(json!({ "note": "done" })));
+    assert_eq!(status, 200);
+    let (status, back) = act(json!({ "action": "wait_for_human", "timeout_s": 30 }));
+    assert_eq!(status, 200, "{back}");
+    assert!(back["error"].is_null(), "{back}");
+    assert_eq!(back["human"]["note"], "done");
+    assert_eq!(back["human"]["inputs"], 1);
+    assert!(back["page_content"].as_str().unwrap().contains("Device confirmed by a person"), "{back}");
+    let (status, again) = act(json!({ "action": "wait_for_human" }));
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["error"]["code"], "HUMAN_UNAVAILABLE", "{again}");
+}
+
+#[test]
+fn a_bare_environment_answers_human_unavailable() {
+    let mut env = run(env_with("/live/second-factor.html", sightline_api::EnvOptions { screenshot: false }));
+    let turn = run(step(&mut env, json!({ "action": "request_human", "reason": "help" })));
+    let e = turn.state.error.as_ref().expect("an error");
+    assert_eq!(e.code.as_str(), "HUMAN_UNAVAILABLE", "{}", e.message);
+    let bad = run(step(&mut env, json!({ "action": "wait_for_human", "timeout_s": 7200 })));
+    assert_eq!(bad.state.error.unwrap().code.as_str(), "ACTION_VALIDATION_FAILED");
+}

@@ -12,9 +12,10 @@ the page; never repeat an action that did not change the page; when an action fa
 finish_task with a short summary when the task is done, or fail_task with the reason when it cannot be done.";
 
 /// The protocol's actions as tools: (name, description, JSON Schema of the
-/// arguments), one per row of the action table.
+/// arguments), one per row of the action table but those that need a person
+/// (the runner drives its own browser, with no live view).
 pub fn action_tools() -> Vec<(&'static str, &'static str, Value)> {
-    sightline_api::ACTION_TABLE.iter().map(|a| (a.name, a.summary, a.schema())).collect()
+    sightline_api::ACTION_TABLE.iter().filter(|a| !a.needs_person()).map(|a| (a.name, a.summary, a.schema())).collect()
 }
 
 /// The element index, one compact line per element.

@@ -79,6 +79,14 @@ pub enum Action {
     GoBack,
     /// Sightline's extension: the next page of the tab's history.
     GoForward,
+    /// Sightline's extension (`serve`): hand the tab to a person; the State Object carries the live link.
+    RequestHuman {
+        reason: String,
+    },
+    /// Sightline's extension (`serve`): wait for the person's hand-back (seconds, default 300).
+    WaitForHuman {
+        timeout_s: Option<u64>,
+    },
 }
 
 impl Action {
@@ -100,7 +108,14 @@ impl Action {
             Action::CloseTab { .. } => "close_tab",
             Action::GoBack => "go_back",
             Action::GoForward => "go_forward",
+            Action::RequestHuman { .. } => "request_human",
+            Action::WaitForHuman { .. } => "wait_for_human",
         }
+    }
+
+    /// Whether it hands the page to a person or waits for one (only where a live view is served).
+    pub fn needs_person(&self) -> bool {
+        matches!(self, Action::RequestHuman { .. } | Action::WaitForHuman { .. })
     }
 }
 
@@ -142,7 +157,12 @@ pub enum FieldKind {
     Offset,
     /// A tab's number, from 1, as the `[tabs: …]` line of `page_content` lists them.
     Tab,
+    /// Whole seconds, at most [`MAX_WAIT_SECONDS`].
+    Seconds,
 }
+
+/// The longest one `wait_for_human` action waits, in seconds.
+pub const MAX_WAIT_SECONDS: u64 = 3600;
 
 /// One field of an action.
 #[derive(Debug, Clone, Copy)]
@@ -165,6 +185,16 @@ pub struct ActionSpec {
     pub summary: &'static str,
     pub fields: &'static [Field],
     pub does: &'static str,
+}
+
+/// The rows that need a person and a live view (`serve`): the agent runner leaves them out.
+pub const PERSON_ACTIONS: &[&str] = &["request_human", "wait_for_human"];
+
+impl ActionSpec {
+    /// Whether the action hands the page to a person or waits for one ([`PERSON_ACTIONS`]).
+    pub fn needs_person(&self) -> bool {
+        PERSON_ACTIONS.contains(&self.name)
+    }
 }
 
 const fn req(name: &'static str, kind: FieldKind, about: &'static str) -> Field {
@@ -303,6 +333,22 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
         does: "The browser's Forward button: the next entry of the tab's history, then the wait. With none, `NAVIGATION_FAILED` and nothing changes.",
     },
     ActionSpec {
+        name: "request_human",
+        example: r#"{"action":"request_human","reason":"Enter the code sent to your phone"}"#,
+        extension: true,
+        summary: "Hand the page to a person where only a person can go on (a second factor, a CAPTCHA, a consent screen); the state's human.live_url is the link to give them.",
+        fields: &[req("reason", FieldKind::Message, "What the person should do")],
+        does: "`{\"action\": \"request_human\", \"reason\": \"…\"}` (on `serve`): parks the session for a person and answers the same State Object with `human: {\"live_url\", \"expires_in_s\"}`, the live view's single-session link; until the hand-back every other action answers `handed_over` (HTTP 409) and changes nothing. See [A person in the loop](#a-person-in-the-loop). Elsewhere `HUMAN_UNAVAILABLE`.",
+    },
+    ActionSpec {
+        name: "wait_for_human",
+        example: r#"{"action":"wait_for_human","timeout_s":300}"#,
+        extension: true,
+        summary: "Wait until the person hands the page back; the next state carries their note and the pages they visited.",
+        fields: &[opt("timeout_s", FieldKind::Seconds, "How long to wait (default 300, at most 3600)")],
+        does: "`{\"action\": \"wait_for_human\", \"timeout_s\": 300}` (on `serve`): waits for the person's **Hand back**, then answers a fresh State Object with `human: {\"note\", \"visited\", \"inputs\", \"held_s\"}`. Past `timeout_s`: the previous state with `HUMAN_TIMEOUT`, and the session stays handed over; with nothing asked (or the hand-back already collected), `HUMAN_UNAVAILABLE`.",
+    },
+    ActionSpec {
         name: "finish_task",
         example: r#"{"action":"finish_task","message":"Signed in."}"#,
         extension: false,
@@ -390,6 +436,9 @@ fn field_schema(f: &Field) -> Value {
         }
         FieldKind::Key => json!({ "type": "string", "description": about }),
         FieldKind::Tab => json!({ "type": "integer", "minimum": 1, "description": about }),
+        FieldKind::Seconds => {
+            json!({ "type": "integer", "minimum": 0, "maximum": MAX_WAIT_SECONDS, "description": about })
+        }
         FieldKind::Offset => {
             json!({ "type": "integer", "minimum": -MAX_DRAG_OFFSET, "maximum": MAX_DRAG_OFFSET, "description": about })
         }
@@ -613,6 +662,19 @@ impl Action {
             "close_tab" => Ok(Action::CloseTab { tab: tab_number(&f)? }),
             "go_back" => Ok(Action::GoBack),
             "go_forward" => Ok(Action::GoForward),
+            "request_human" => {
+                let reason = f.string("reason")?;
+                if reason.trim().is_empty() || reason.len() > 2000 {
+                    return fail("'reason' must say what the person should do, in 1 to 2000 bytes");
+                }
+                Ok(Action::RequestHuman { reason })
+            }
+            "wait_for_human" => match f.opt_index("timeout_s")? {
+                Some(t) if t > MAX_WAIT_SECONDS => {
+                    fail(format!("'timeout_s' must be at most {MAX_WAIT_SECONDS}, got {t}"))
+                }
+                timeout_s => Ok(Action::WaitForHuman { timeout_s }),
+            },
             other => fail(format!("unknown action '{other}': expected one of {}", names())),
         }
     }
@@ -688,7 +750,7 @@ mod tests {
             FieldKind::Paths => serde_json::json!(["a.txt"]),
             FieldKind::Key => Value::from("Enter"),
             FieldKind::Offset => Value::from(-5),
-            FieldKind::Tab => Value::from(1),
+            FieldKind::Tab | FieldKind::Seconds => Value::from(1),
         }
     }
 

@@ -452,6 +452,11 @@ impl Env {
                 Action::GoBack => self.tab.go(HistoryStep::Back).await.map_err(map_err),
                 Action::GoForward => self.tab.go(HistoryStep::Forward).await.map_err(map_err),
                 Action::FinishTask { .. } | Action::FailTask { .. } => Ok(()),
+                // Served by the tool API on `serve` (`Api::act`); a bare environment has no live view.
+                Action::RequestHuman { .. } | Action::WaitForHuman { .. } => Err((
+                    ErrorCode::HumanUnavailable,
+                    format!("{} needs a live view for the person: run the session on `sightline serve`.", action.name()),
+                )),
             }
         }
         .await;

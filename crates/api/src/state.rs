@@ -14,6 +14,10 @@ pub enum ErrorCode {
     ActionValidationFailed,
     NavigationFailed,
     InternalBrowserError,
+    /// `request_human` / `wait_for_human` where no live view is served, or with nothing to wait for.
+    HumanUnavailable,
+    /// `wait_for_human` ran out of time; the session stays handed over.
+    HumanTimeout,
 }
 
 impl ErrorCode {
@@ -25,6 +29,8 @@ impl ErrorCode {
             ErrorCode::ActionValidationFailed => "ACTION_VALIDATION_FAILED",
             ErrorCode::NavigationFailed => "NAVIGATION_FAILED",
             ErrorCode::InternalBrowserError => "INTERNAL_BROWSER_ERROR",
+            ErrorCode::HumanUnavailable => "HUMAN_UNAVAILABLE",
+            ErrorCode::HumanTimeout => "HUMAN_TIMEOUT",
         }
     }
 }
@@ -118,6 +124,9 @@ pub struct StateObject {
     pub error: Option<ErrorObject>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<TaskEnd>,
+    /// What `request_human` / `wait_for_human` answered (the live link; the person's note and visits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub human: Option<Value>,
 }
 
 impl StateObject {
@@ -130,12 +139,13 @@ impl StateObject {
             state_hash: view.state_hash(),
             error: None,
             task: None,
+            human: None,
         }
     }
 
     /// This state again, with an error attached.
     pub fn with_error(&self, error: ErrorObject) -> StateObject {
-        StateObject { error: Some(error), task: None, ..self.clone() }
+        StateObject { error: Some(error), task: None, human: None, ..self.clone() }
     }
 
     pub fn to_json_line(&self) -> String {
@@ -155,6 +165,8 @@ mod tests {
             ErrorCode::ActionValidationFailed,
             ErrorCode::NavigationFailed,
             ErrorCode::InternalBrowserError,
+            ErrorCode::HumanUnavailable,
+            ErrorCode::HumanTimeout,
         ] {
             assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
         }

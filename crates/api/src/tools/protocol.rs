@@ -119,13 +119,18 @@ impl Api {
         let api = self;
         let desk = api.registry.desk_if(&p.session);
         let what = format!("act:{}", p.action.get("action").and_then(Value::as_str).unwrap_or("?"));
-        if let Some(d) = &desk {
+        // request_human and wait_for_human are the hand-off's own: a person holding the session does not refuse them.
+        let person = crate::Action::from_value(&p.action).ok().filter(crate::Action::needs_person);
+        if let Some(d) = desk.as_ref().filter(|_| person.is_none()) {
             if let Err(e) = d.check_agent() {
                 d.note_action(what, e.code.as_str());
                 return Err(e);
             }
         }
-        let r = api.act_now(p).await;
+        let r = match person {
+            Some(action) => api.act_person(p, action).await,
+            None => api.act_now(p).await,
+        };
         if let Some(d) = desk {
             let outcome = match &r {
                 Ok(reply) => reply.state.error.as_ref().map_or("ok", |e| e.code.as_str()),
@@ -134,6 +139,63 @@ impl Api {
             d.note_action(what, outcome);
         }
         r
+    }
+
+    /// `request_human` and `wait_for_human` as actions: the tools' work, answered as a State Object
+    /// (`human` carries the reply; a time-out or nothing to wait for is an error inside it).
+    async fn act_person(&self, p: ActParams, action: crate::Action) -> Result<StateReply, ToolError> {
+        use crate::tools::human::RequestHumanParams;
+        use crate::{Action, ErrorCode, ErrorObject, ToolCode};
+        let raw = p.action;
+        let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
+        let waited = matches!(action, Action::WaitForHuman { .. });
+        let outcome = match action {
+            Action::RequestHuman { reason } => {
+                let rq = RequestHumanParams {
+                    session: a.session.clone(),
+                    target_id: a.target_id.clone(),
+                    tab_id: a.tab_id.clone(),
+                    reason,
+                };
+                self.request_human(rq)
+                    .await
+                    .map(|r| serde_json::json!({ "live_url": r.live_url, "expires_in_s": r.expires_in_s }))
+            }
+            Action::WaitForHuman { timeout_s } => {
+                let wait = std::time::Duration::from_secs(timeout_s.unwrap_or(300));
+                self.desk(&a.session)?.wait(wait).await.map(|b| {
+                    serde_json::json!({
+                        "note": b.note,
+                        "visited": b.visited,
+                        "inputs": b.inputs,
+                        "held_s": (b.held.as_secs_f64() * 10.0).round() / 10.0,
+                    })
+                })
+            }
+            other => return Err(ToolError::invalid(format!("{} is not a hand-off action", other.name()))),
+        };
+        let s = self.locate(&a).await?;
+        let mut g = s.lock().await;
+        let entry = g.tab_mut(&a.tab_id)?;
+        let Some(env) = entry.env.as_mut() else {
+            return Err(ToolError::invalid("call get_state for this tab first"));
+        };
+        let state = match outcome {
+            Ok(human) => {
+                let mut state = if waited { env.refresh().await?.clone() } else { env.state().clone() };
+                state.human = Some(human);
+                state
+            }
+            Err(e) => {
+                let code = match e.code {
+                    ToolCode::HumanTimeout => ErrorCode::HumanTimeout,
+                    ToolCode::LiveUnavailable | ToolCode::NotHandedOver => ErrorCode::HumanUnavailable,
+                    _ => return Err(e),
+                };
+                env.state().with_error(ErrorObject { code, message: e.message, failed_action: raw })
+            }
+        };
+        Ok(split(state))
     }
 
     async fn act_now(&self, p: ActParams) -> Result<StateReply, ToolError> {
