@@ -52,6 +52,21 @@ fn endpoint(live_url: &str, what: &str) -> String {
     format!("{path}/{what}?{query}")
 }
 
+/// The first frame of a live view's server-sent event stream (the page's screencast).
+fn first_streamed_frame(url: &str) -> Vec<u8> {
+    use base64::Engine;
+    use std::io::BufRead;
+    let resp = ureq::get(url).call().unwrap();
+    assert!(resp.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    let lines = std::io::BufReader::new(resp.into_body().into_reader()).lines();
+    for line in lines {
+        if let Some(data) = line.unwrap().strip_prefix("data:") {
+            return base64::engine::general_purpose::STANDARD.decode(data.trim()).unwrap();
+        }
+    }
+    panic!("the stream ended without a frame");
+}
+
 fn state(srv: &InProcServer, id: &str) -> Value {
     let (status, v) = call(srv, "GET", &format!("/v1/sessions/{id}/state?screenshot=false"), None);
     assert_eq!(status, 200, "{v}");
@@ -117,6 +132,8 @@ fn a_person_takes_over_clicks_types_and_hands_back_with_a_note() {
     assert!(refused_click, "recent actions list the refused click: {st}");
     let frame = ureq::get(&endpoint(&live, "frame")).call().unwrap().body_mut().read_to_vec().unwrap();
     assert_eq!(&frame[..3], &[0xff, 0xd8, 0xff], "a JPEG frame");
+    let streamed = first_streamed_frame(&endpoint(&live, "frames"));
+    assert_eq!(&streamed[..3], &[0xff, 0xd8, 0xff], "a JPEG frame from the screencast");
 
     // The agent waits while the person works.
     let waiter = {
@@ -210,6 +227,26 @@ fn wait_for_human_times_out_typed_and_cancel_human_unparks() {
     assert_eq!(status, 200, "{v}");
     let (status, v) = tool(&srv, &id, "wait_for_human", json!({ "timeout_s": 1 }));
     assert_eq!((status, code(&v)), (409, "not_handed_over"), "{v}");
+
+    // The owner's frame stream (no ticket) stays open; stopping the server ends it.
+    let frames = srv.url(&format!("/live/{id}/frames"));
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let auth = format!("Bearer {TOKEN}");
+        let resp = ureq::get(&frames).header("authorization", &auth).call().unwrap();
+        std::io::BufReader::new(resp.into_body().into_reader())
+            .lines()
+            .map_while(Result::ok)
+            .filter(|l| l.starts_with("data:"))
+            .count()
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(!reader.is_finished(), "the frame stream is open");
+    let stopping = Instant::now();
+    let mut srv = srv;
+    srv.stop();
+    assert!(stopping.elapsed() < Duration::from_secs(20), "an open frame stream held the server's stop");
+    assert!(reader.join().unwrap() >= 1, "the stream carried frames until the stop");
 }
 
 #[test]
@@ -239,7 +276,7 @@ fn a_hand_back_before_the_wait_is_returned_at_once_and_the_page_renders_in_a_bro
         let seen = loop {
             let v = tab
                 .evaluate(
-                    "[document.getElementById('frame').naturalWidth, document.getElementById('banner').textContent]",
+                    "[document.getElementById('frame').naturalWidth, document.getElementById('banner').textContent, document.getElementById('frame').src.slice(0, 23)]",
                 )
                 .await
                 .unwrap();
@@ -250,6 +287,7 @@ fn a_hand_back_before_the_wait_is_returned_at_once_and_the_page_renders_in_a_bro
         };
         assert_eq!(seen[0], 1280, "the frame is the viewport: {seen}");
         assert!(seen[1].as_str().unwrap().contains("enter the code from your phone"), "{seen}");
+        assert_eq!(seen[2], "data:image/jpeg;base64,", "the frame came over the screencast stream: {seen}");
         tab.close().await;
     });
 

@@ -440,6 +440,20 @@ impl Api {
         Ok(tab.live_frame(60).await?)
     }
 
+    /// The tab's frames as it paints (JPEG), for the live view's stream; the session's desk beside them.
+    pub async fn person_screencast(
+        &self,
+        session: &str,
+        access: Access<'_>,
+    ) -> Result<(Arc<Desk>, sightline_browser::Screencast), ToolError> {
+        let (desk, tab) = self.live_tab(session, access).await?;
+        let Some(tab) = tab else {
+            return Err(ToolError::new(ToolCode::Busy, "the agent is acting on the page; ask again in a moment"));
+        };
+        let viewport = tab.options().viewport;
+        Ok((desk, tab.screencast(60, viewport).await?))
+    }
+
     /// Forward one input of the person to the handed-over tab.
     pub async fn person_input(&self, session: &str, access: Access<'_>, input: PersonInput) -> Result<(), ToolError> {
         let desk = self.desk(session)?;

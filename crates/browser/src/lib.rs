@@ -39,6 +39,7 @@ pub use drag::DragTo;
 pub use error::{BrowserError, LoadFailure, Refusal};
 pub use files::{ChooserInfo, FileError, FileRoot};
 pub use keys::chord;
+pub use person::Screencast;
 pub use press::HistoryStep;
 pub use selectors::Probe;
 pub use settle::{SettleOptions, Settled};

@@ -4,10 +4,51 @@
 //! actions send (real mouse and key events through CDP `Input`), with no
 //! element to re-check: the person sees the page and points at it.
 
+use base64::Engine;
 use sightline_cdp::protocol::input::{DispatchMouseEvent, MouseEventKind};
-use sightline_cdp::protocol::page::CaptureScreenshot;
+use sightline_cdp::protocol::page::{
+    CaptureScreenshot, ScreencastFrame, ScreencastFrameAck, StartScreencast, StopScreencast,
+};
+use sightline_cdp::{Client, EventReceiver, SessionId};
 
 use crate::{BrowserError, Tab};
+
+/// The page's frames as Chromium paints them (`Page.startScreencast`), JPEG,
+/// each acknowledged as it is taken; stopped when dropped. A page that does
+/// not paint sends nothing: the last frame is still the page.
+pub struct Screencast {
+    events: EventReceiver,
+    client: Client,
+    session: SessionId,
+}
+
+impl Screencast {
+    /// The next frame, or `None` once the tab is gone.
+    pub async fn next(&mut self) -> Option<Vec<u8>> {
+        loop {
+            let ev = self.events.recv().await?;
+            let Some(frame) = ev.decode::<ScreencastFrame>() else { continue };
+            let ack = ScreencastFrameAck { session_id: frame.session_id };
+            if self.client.execute(Some(&self.session), &ack).await.is_err() {
+                return None;
+            }
+            if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(frame.data) {
+                return Some(bytes);
+            }
+        }
+    }
+}
+
+impl Drop for Screencast {
+    fn drop(&mut self) {
+        let (client, session) = (self.client.clone(), self.session.clone());
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                let _ = client.execute(Some(&session), &StopScreencast {}).await;
+            });
+        }
+    }
+}
 
 impl Tab {
     /// A left click at a viewport point (pointer moved there first, so hover reacts), then a wait for a stable page.
@@ -45,9 +86,22 @@ impl Tab {
         self.wait_after(since).await
     }
 
+    /// The page's frames as it paints (JPEG at `quality`, at most `max` CSS pixels each way), until dropped.
+    pub async fn screencast(&self, quality: u32, max: (u32, u32)) -> Result<Screencast, BrowserError> {
+        let client = self.browser().client().clone();
+        let events = client.subscribe(Some(Some(self.session().clone())));
+        let start = StartScreencast {
+            format: "jpeg",
+            quality: Some(quality.min(100)),
+            max_width: Some(max.0),
+            max_height: Some(max.1),
+        };
+        self.call(&start).await?;
+        Ok(Screencast { events, client, session: self.session().clone() })
+    }
+
     /// The viewport as a JPEG (quality 0..=100), for the live view.
     pub async fn live_frame(&self, quality: u32) -> Result<Vec<u8>, BrowserError> {
-        use base64::Engine;
         let v = self.call(&CaptureScreenshot::jpeg(quality)).await?;
         base64::engine::general_purpose::STANDARD
             .decode(v.data)

@@ -51,7 +51,7 @@ pub struct HttpConfig {
     pub principals: Principals,
     /// Accept any `Host` on `/mcp` (needed for a non-loopback bind; the token guards it then).
     pub any_host: bool,
-    /// Cancelled when the server stops: MCP sessions end.
+    /// Cancelled when the server stops: MCP sessions and live frame streams end.
     pub mcp_shutdown: CancellationToken,
     /// Where the live views are (`http://host:port`), for the links `request_human` answers
     /// (an HTTP request's own `Host` takes precedence); none = MCP sessions get none.
@@ -121,9 +121,10 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
         .route("/live/{id}", get(crate::live::page))
         .route("/live/{id}/status", get(crate::live::status))
         .route("/live/{id}/frame", get(crate::live::frame))
+        .route("/live/{id}/frames", get(crate::live::frames))
         .route("/live/{id}/input", post(crate::live::input))
         .route("/live/{id}/hand_back", post(crate::live::hand_back))
-        .with_state(hub.clone());
+        .with_state(crate::live::LiveState { hub: hub.clone(), stop: cfg.mcp_shutdown.clone() });
     Router::new()
         .route("/v1/sessions", post(create_session).get(list_sessions))
         .route("/v1/sessions/{id}", axum::routing::delete(delete_session))

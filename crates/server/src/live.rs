@@ -4,9 +4,11 @@
 //!
 //! - `GET /live`: the caller's sessions (URL, title, state) for its bearer token.
 //! - `GET /live/{session}`: one self-contained page ([`PAGE`]: inline script
-//!   and style, no outside asset) that polls the endpoints below.
-//! - `GET /live/{session}/status`, `GET /live/{session}/frame` (a JPEG of the
-//!   viewport), `POST /live/{session}/input` (`{"type": "click", "x", "y"}`,
+//!   and style, no outside asset) that uses the endpoints below.
+//! - `GET /live/{session}/status`, `GET /live/{session}/frames` (server-sent
+//!   events, one base64 JPEG each, as Chromium paints: `Page.startScreencast`),
+//!   `GET /live/{session}/frame` (one JPEG of the viewport: the page's fallback,
+//!   polled every 500 ms), `POST /live/{session}/input` (`{"type": "click", "x", "y"}`,
 //!   `wheel`, `text`, `key`, in viewport CSS pixels), `POST
 //!   /live/{session}/hand_back` (`{"note"}`).
 //!
@@ -16,11 +18,14 @@
 //! token. A ticket for a session that does not exist is refused exactly as a
 //! wrong one, so ids cannot be probed with made-up tickets.
 
+use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Deserialize;
@@ -28,9 +33,26 @@ use serde_json::{json, Value};
 use sightline_api::human::{Access, Holder, PersonInput};
 use sightline_api::{ToolCode, ToolError};
 
+use base64::Engine;
+use tokio_util::sync::CancellationToken;
+
 use crate::auth::Principal;
 use crate::error::ServerError;
 use crate::hub::{Hub, Session};
+
+/// What the live routes hold: the hub, and the server's stop (frame streams end with it,
+/// so graceful shutdown does not wait on them).
+#[derive(Clone)]
+pub(crate) struct LiveState {
+    pub hub: Arc<Hub>,
+    pub stop: CancellationToken,
+}
+
+impl axum::extract::FromRef<LiveState> for Arc<Hub> {
+    fn from_ref(s: &LiveState) -> Arc<Hub> {
+        s.hub.clone()
+    }
+}
 
 /// The live page, served as is (its script reads the session and ticket from its own URL).
 pub const PAGE: &str = include_str!("live.html");
@@ -99,7 +121,7 @@ pub(crate) async fn page(
     r.headers_mut().insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src blob:; connect-src 'self'; frame-ancestors 'none'",
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src blob: data:; connect-src 'self'; frame-ancestors 'none'",
         ),
     );
     Ok(private(r))
@@ -130,6 +152,58 @@ pub(crate) async fn frame(
     let (s, access) = admit(&hub, &id, &q.ticket, caller.as_deref())?;
     let jpeg = s.api().person_frame(&id, access).await?;
     Ok(private(([(header::CONTENT_TYPE, "image/jpeg")], jpeg).into_response()))
+}
+
+/// `GET /live/{id}/frames`: server-sent events, one base64 JPEG each, as the page paints.
+/// A stream opened with a ticket ends when the person hands back (or the agent takes the session back).
+pub(crate) async fn frames(
+    State(st): State<LiveState>,
+    caller: Option<Extension<Principal>>,
+    Path(id): Path<String>,
+    Query(q): Query<TicketQuery>,
+) -> Result<Response, ServerError> {
+    let (s, access) = admit(&st.hub, &id, &q.ticket, caller.as_deref())?;
+    let by_ticket = matches!(access, Access::Ticket(_));
+    let (desk, mut cast) = s.api().person_screencast(&id, access).await?;
+    // The screencast is pumped by its own task, so a frame is always acknowledged
+    // whole (Chromium sends the next only then); it stops when the stream is gone.
+    let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(2);
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                f = cast.next() => match f {
+                    Some(f) => if tx.send(f).await.is_err() { break },
+                    None => break,
+                },
+                _ = tx.closed() => break,
+            }
+        }
+    });
+    let stop = st.stop.clone();
+    let stream = futures_util::stream::unfold(rx, move |mut rx| {
+        let (desk, s, stop) = (desk.clone(), s.clone(), stop.clone());
+        async move {
+            loop {
+                tokio::select! {
+                    f = rx.recv() => {
+                        let f = f?;
+                        if by_ticket {
+                            s.touch();
+                        }
+                        let data = base64::engine::general_purpose::STANDARD.encode(f);
+                        return Some((Ok::<_, Infallible>(Event::default().data(data)), rx));
+                    }
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => {
+                        if by_ticket && desk.holder() != Holder::HandedOver {
+                            return None;
+                        }
+                    }
+                    _ = stop.cancelled() => return None,
+                }
+            }
+        }
+    });
+    Ok(private(Sse::new(stream).keep_alive(KeepAlive::default()).into_response()))
 }
 
 pub(crate) async fn input(

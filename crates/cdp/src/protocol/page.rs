@@ -154,6 +154,59 @@ impl Command for CaptureScreenshot {
     type Response = CaptureScreenshotReply;
 }
 
+/// `Page.startScreencast`: frames of the page as Chromium paints them, each
+/// sent as a [`ScreencastFrame`] event and acknowledged ([`ScreencastFrameAck`])
+/// before the next one comes.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StartScreencast {
+    /// `jpeg` or `png`.
+    pub format: &'static str,
+    /// JPEG quality, 0..=100.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quality: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_width: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_height: Option<u32>,
+}
+
+impl Command for StartScreencast {
+    const METHOD: &'static str = "Page.startScreencast";
+    type Response = Empty;
+}
+
+unit_command!(
+    /// `Page.stopScreencast`.
+    StopScreencast = "Page.stopScreencast"
+);
+
+/// `Page.screencastFrameAck`: the frame was taken; send the next.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreencastFrameAck {
+    pub session_id: i64,
+}
+
+impl Command for ScreencastFrameAck {
+    const METHOD: &'static str = "Page.screencastFrameAck";
+    type Response = Empty;
+}
+
+/// `Page.screencastFrame` (only the fields we read).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreencastFrame {
+    /// Base64 image data.
+    pub data: String,
+    /// The frame's number, for the acknowledgement.
+    pub session_id: i64,
+}
+
+impl EventParams for ScreencastFrame {
+    const METHOD: &'static str = "Page.screencastFrame";
+}
+
 /// `Page.navigate`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Navigate<'a> {
