@@ -177,6 +177,11 @@ fn a_person_takes_over_clicks_types_and_hands_back_with_a_note() {
     assert_eq!(status, 200, "{back}");
     assert_eq!(back["note"], "Code entered; the device is trusted now.");
     assert_eq!(back["inputs"], 4);
+    let fields = back["fields"].as_array().unwrap();
+    assert_eq!(fields.len(), 1, "{back}");
+    assert_eq!(fields[0]["field"], "code");
+    assert!(fields[0]["url"].as_str().unwrap().ends_with("/live/second-factor.html"), "{back}");
+    assert_eq!(fields[0].as_object().unwrap().len(), 2, "the field's name and page, never what was typed: {back}");
     let visited: Vec<&str> = back["visited"].as_array().unwrap().iter().map(|v| v["url"].as_str().unwrap()).collect();
     assert!(visited.first().unwrap().ends_with("/live/second-factor.html"), "{visited:?}");
     assert!(visited.last().unwrap().ends_with("/submitted.html?code=123456"), "{visited:?}");

@@ -346,7 +346,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
         extension: true,
         summary: "Wait until the person hands the page back; the next state carries their note and the pages they visited.",
         fields: &[opt("timeout_s", FieldKind::Seconds, "How long to wait (default 300, at most 3600)")],
-        does: "`{\"action\": \"wait_for_human\", \"timeout_s\": 300}` (on `serve`): waits for the person's **Hand back**, then answers a fresh State Object with `human: {\"note\", \"visited\", \"inputs\", \"held_s\"}`. Past `timeout_s`: the previous state with `HUMAN_TIMEOUT`, and the session stays handed over; with nothing asked (or the hand-back already collected), `HUMAN_UNAVAILABLE`.",
+        does: "`{\"action\": \"wait_for_human\", \"timeout_s\": 300}` (on `serve`): waits for the person's **Hand back**, then answers a fresh State Object with `human: {\"note\", \"visited\", \"fields\", \"inputs\", \"held_s\"}`. Past `timeout_s`: the previous state with `HUMAN_TIMEOUT`, and the session stays handed over; with nothing asked (or the hand-back already collected), `HUMAN_UNAVAILABLE`.",
     },
     ActionSpec {
         name: "finish_task",

@@ -41,6 +41,14 @@ pub struct Visit {
     pub title: String,
 }
 
+/// A form field the person typed into (its name, never what was typed: it may be a password or a code).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Touched {
+    pub url: String,
+    /// The field's `name`, else its `id`, `aria-label` or `placeholder`, else its tag.
+    pub field: String,
+}
+
 /// One recent agent action, as the live view lists it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Recent {
@@ -69,6 +77,7 @@ pub enum Holder {
 pub(crate) struct Returned {
     pub note: Option<String>,
     pub visited: Vec<Visit>,
+    pub fields: Vec<Touched>,
     pub inputs: u64,
     pub held: Duration,
     pub target_id: TargetId,
@@ -84,6 +93,7 @@ struct Parked {
     target_id: TargetId,
     tab_id: TabId,
     visited: Vec<Visit>,
+    fields: Vec<Touched>,
     inputs: u64,
 }
 
@@ -221,10 +231,10 @@ impl Desk {
     ) -> Result<String, ToolError> {
         let ticket = new_ticket()?;
         let mut g = self.inner.lock().unwrap();
-        let (since, visited, inputs) = match std::mem::take(&mut g.phase) {
-            Phase::Parked(p) => (p.since, p.visited, p.inputs),
+        let (since, visited, fields, inputs) = match std::mem::take(&mut g.phase) {
+            Phase::Parked(p) => (p.since, p.visited, p.fields, p.inputs),
             Phase::Ended => return Err(ToolError::new(ToolCode::SessionEnded, "the session ended")),
-            _ => (Instant::now(), Vec::new(), 0),
+            _ => (Instant::now(), Vec::new(), Vec::new(), 0),
         };
         let now = Instant::now();
         g.phase = Phase::Parked(Box::new(Parked {
@@ -236,6 +246,7 @@ impl Desk {
             target_id,
             tab_id,
             visited,
+            fields,
             inputs,
         }));
         drop(g);
@@ -331,6 +342,15 @@ impl Desk {
         }
     }
 
+    fn touched(&self, t: Touched) {
+        let mut g = self.inner.lock().unwrap();
+        if let Phase::Parked(p) = &mut g.phase {
+            if !p.fields.contains(&t) && p.fields.len() < MAX_VISITS {
+                p.fields.push(t);
+            }
+        }
+    }
+
     fn count_input(&self) {
         if let Phase::Parked(p) = &mut self.inner.lock().unwrap().phase {
             p.inputs += 1;
@@ -346,6 +366,7 @@ impl Desk {
         g.phase = Phase::Returned(Returned {
             note: note.filter(|n| !n.trim().is_empty()),
             visited: p.visited,
+            fields: p.fields,
             inputs: p.inputs,
             held: p.since.elapsed(),
             target_id: p.target_id,
@@ -471,7 +492,22 @@ impl Api {
             }
             PersonInput::Click { x, y } => tab.person_click(*x, *y).await,
             PersonInput::Wheel { x, y, dx, dy } => tab.person_wheel(*x, *y, *dx, *dy).await,
-            PersonInput::Text { text } => tab.person_text(text).await,
+            PersonInput::Text { text } => {
+                // Which field the text goes to, read before it is typed (Enter may leave the page).
+                // A fixed read: the focused field's name as [`Touched::field`] says (null when nothing editable has focus).
+                let focused = tab.evaluate(
+                    "(() => { const e = document.activeElement; if (!e || e === document.body) return null; \
+                     const editable = e.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(e.tagName); \
+                     if (!editable) return null; return [location.href, e.getAttribute('name') || e.id || \
+                     e.getAttribute('aria-label') || e.getAttribute('placeholder') || e.tagName.toLowerCase()]; })()",
+                );
+                if let Ok(v) = focused.await {
+                    if let (Some(url), Some(field)) = (v[0].as_str(), v[1].as_str()) {
+                        desk.touched(Touched { url: url.to_string(), field: field.to_string() });
+                    }
+                }
+                tab.person_text(text).await
+            }
             PersonInput::Key { key } => tab.person_key(key).await,
         };
         desk.count_input();

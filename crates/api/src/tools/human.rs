@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Api, GetStateParams, Reply, StateReply, Status, TabAddress};
 use crate::error::{ToolCode, ToolError};
-use crate::human::{Holder, Visit, TICKET_TTL};
+use crate::human::{Holder, Touched, Visit, TICKET_TTL};
 use crate::StateObject;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -55,6 +55,8 @@ pub struct WaitHumanReply {
     pub note: Option<String>,
     /// Pages the person had the tab on, in order (URL and title).
     pub visited: Vec<Visit>,
+    /// Form fields the person typed into (by name; what they typed is not reported).
+    pub fields: Vec<Touched>,
     /// Clicks, wheel turns, keys and texts the person sent.
     pub inputs: u64,
     /// Seconds the person held the session.
@@ -139,6 +141,7 @@ impl Api {
             status: Status::Ok,
             note: back.note,
             visited: back.visited,
+            fields: back.fields,
             inputs: back.inputs,
             held_s: (back.held.as_secs_f64() * 10.0).round() / 10.0,
             tab_id: back.tab_id.to_string(),

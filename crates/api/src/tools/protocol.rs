@@ -167,6 +167,7 @@ impl Api {
                     serde_json::json!({
                         "note": b.note,
                         "visited": b.visited,
+                        "fields": b.fields,
                         "inputs": b.inputs,
                         "held_s": (b.held.as_secs_f64() * 10.0).round() / 10.0,
                     })
