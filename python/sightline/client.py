@@ -75,10 +75,12 @@ class Client:
     # -- the server -------------------------------------------------------------------
 
     def health(self) -> Dict[str, Any]:
-        return self.request("GET", "/healthz")
+        """`/healthz`: `{"status": "ok", "sessions": N, …}`."""
+        return dict(self.request("GET", "/healthz"))
 
     def openapi(self) -> Dict[str, Any]:
-        return self.request("GET", "/openapi.json")
+        """The server's OpenAPI 3.1 document."""
+        return dict(self.request("GET", "/openapi.json"))
 
     def sessions(self) -> List[str]:
         """The caller's own session ids."""

@@ -223,7 +223,7 @@ class Env:
         self.close()
 
     def __del__(self) -> None:
-        proc: Optional[subprocess.Popen] = getattr(self, "_proc", None)
+        proc: "Optional[subprocess.Popen[str]]" = getattr(self, "_proc", None)
         if proc is not None and proc.poll() is None:
             try:
                 self.close(timeout=5.0)
