@@ -874,3 +874,81 @@ fn mkdocs_reads_as_the_full_captures_and_the_ax_tree() {
         assert!(differ.is_empty(), "{}", differ.join("\n"));
     })
 }
+
+/// Record a TodoMVC session, then replay it with no model on the app changed: other rows
+/// first (the rows it touches move down) replays; a row already called as the one it
+/// completes makes that step ambiguous, and the replay stops there with `drift`.
+#[test]
+fn todomvc_recorded_replays_by_role_and_name_and_stops_with_drift_on_an_ambiguous_row() {
+    run(async {
+        let (_server, url) = todomvc().await;
+        let api = common::api();
+        let open = |session: &'static str, todos: Option<serde_json::Value>| {
+            let (api, url) = (&api, url.clone());
+            async move {
+                let mut bind = json!({ "session": session });
+                if let Some(todos) = todos {
+                    let origin = url.split("/examples/").next().unwrap().to_string();
+                    bind["storage_state"] = json!({ "cookies": [], "origins": [{ "origin": origin,
+                        "localStorage": [{ "name": "react-todos", "value": todos.to_string() }] }] });
+                }
+                let b = api.dispatch("bind_browser", bind).await.unwrap().value;
+                let a = json!({ "session": session, "target_id": b["target_id"], "tab_id": b["tabs"][0]["tab_id"] });
+                let mut nav = a.clone();
+                nav["url"] = json!(url);
+                api.dispatch("browser_navigate", nav).await.unwrap();
+                a
+            }
+        };
+        let with = |a: &serde_json::Value, extra: serde_json::Value| {
+            let mut v = a.clone();
+            v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            v
+        };
+        // Record: type three todos and complete "Walk the dog" through the element-index protocol.
+        let a = open("todo-record", None).await;
+        let state = api.get_state(sightline_api::decode_params(with(&a, json!({ "screenshot": false }))).unwrap());
+        let state = state.await.unwrap().state;
+        let field = find(&state, "textbox", "What needs to be done?");
+        let mut last = state;
+        for title in ["Buy milk", "Walk the dog", "Read a book"] {
+            let act =
+                json!({ "action": { "action": "input_text", "element_index": field, "text": format!("{title}\n") } });
+            last = api.act(sightline_api::decode_params(with(&a, act)).unwrap()).await.unwrap().state;
+            assert!(last.error.is_none(), "{:?}", last.error);
+        }
+        let toggle = find_before(&last, "Walk the dog", "checkbox", "");
+        let act = json!({ "action": { "action": "click_element", "element_index": toggle } });
+        api.dispatch("act", with(&a, act)).await.unwrap();
+        let script = api.dispatch("get_script", json!({ "session": "todo-record" })).await.unwrap().value;
+        let script = script["script"].as_str().unwrap().to_string();
+        assert!(script.contains(r#""role":"checkbox","name":"","near":"Walk the dog""#), "{script}");
+
+        // Replay on the app with two other todos first: completes the same row.
+        let seeded = |titles: &[&str]| {
+            let todos: Vec<serde_json::Value> = titles
+                .iter()
+                .enumerate()
+                .map(|(i, t)| json!({ "id": format!("seed-{i}"), "title": t, "completed": false }))
+                .collect();
+            json!(todos)
+        };
+        let b = open("todo-replay", Some(seeded(&["Call mom", "Pay rent"]))).await;
+        let out = api.dispatch("run", with(&b, json!({ "code": script.clone(), "result": "none" }))).await;
+        assert!(out.is_ok(), "{out:?}");
+        let code = "return (await browser.state()).page_content";
+        let content = api.dispatch("run", with(&b, json!({ "code": code, "result": "none" }))).await.unwrap().value;
+        let content = content["value"].as_str().unwrap().to_string();
+        assert!(content.contains("Call mom") && content.contains("Read a book"), "{content}");
+        let walk = content.lines().find(|l| l.contains("Walk the dog")).unwrap_or_default();
+        assert!(walk.contains("checked") && !walk.contains("unchecked"), "the recorded row was completed: {content}");
+
+        // Replay on the app where a todo is already called "Walk the dog": step 4 is ambiguous.
+        let c = open("todo-drift", Some(seeded(&["Walk the dog"]))).await;
+        let e = api.dispatch("run", with(&c, json!({ "code": script }))).await.unwrap_err();
+        assert_eq!(e.code, sightline_api::ToolCode::Drift, "{e:?}");
+        assert_eq!(e.detail["cause"]["step"], 4, "{e:?}");
+        assert_eq!(e.detail["cause"]["kind"], "ambiguous", "{e:?}");
+        assert_eq!(e.detail["actions"].as_array().unwrap().len(), 3, "the three todos were typed: {e:?}");
+    })
+}

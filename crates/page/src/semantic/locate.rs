@@ -90,25 +90,54 @@ pub fn context(tree: &SemanticTree, i: usize) -> Option<String> {
     ancestors().find(|&p| is_place(&tree.nodes[p].role) && named(p).is_some()).and_then(named)
 }
 
+/// Whether node `j` is inside node `p`.
+fn inside(tree: &SemanticTree, j: usize, p: usize) -> bool {
+    std::iter::successors(tree.nodes[j].parent, |&a| tree.nodes[a].parent).any(|a| a == p)
+}
+
+/// What a person reads beside an unnamed control: the first name in its row (its
+/// parent, or the parent's parent), as a to-do's checkbox is "the one of Walk the dog".
+fn row_text(tree: &SemanticTree, i: usize) -> Option<String> {
+    let parents = std::iter::successors(tree.nodes[i].parent, |&p| tree.nodes[p].parent).take(2);
+    for p in parents {
+        let named = (p + 1..tree.nodes.len())
+            .take_while(|&j| inside(tree, j, p))
+            .filter(|&j| j != i && !inside(tree, j, i))
+            .map(|j| tree.nodes[j].name.trim())
+            .find(|s| !s.is_empty() && s.chars().count() <= 80);
+        if let Some(s) = named {
+            return Some(s.to_string());
+        }
+    }
+    None
+}
+
+/// Where node `i` is, for a locator: its [`context`]; for an unnamed control, the text of its
+/// row first ([`row_text`]).
+pub fn place(tree: &SemanticTree, i: usize) -> Option<String> {
+    if tree.nodes[i].name.trim().is_empty() {
+        if let Some(row) = row_text(tree, i) {
+            return Some(row);
+        }
+    }
+    context(tree, i)
+}
+
 /// The locator a replay uses to find node `i` of `tree` again.
 pub fn describe(tree: &SemanticTree, i: usize) -> Locator {
     let n = &tree.nodes[i];
-    let name = n.name.trim();
-    // An unnamed control (a row's checkbox) is placed by the nearest named thing around it (the row).
-    let around = || {
-        std::iter::successors(n.parent, |&p| tree.nodes[p].parent)
-            .map(|p| tree.nodes[p].name.trim())
-            .find(|s| !s.is_empty())
-            .map(str::to_string)
-    };
-    let near = if name.is_empty() { around().or_else(|| context(tree, i)) } else { context(tree, i) };
-    Locator { role: Some(n.role.as_str().to_string()), name: Some(name.to_string()), near, exact: true }
+    Locator {
+        role: Some(n.role.as_str().to_string()),
+        name: Some(n.name.trim().to_string()),
+        near: place(tree, i),
+        exact: true,
+    }
 }
 
 /// Whether node `j`'s place is `near`: its context, or any ancestor's name.
 fn is_near(tree: &SemanticTree, j: usize, near: &str) -> bool {
     let want = norm(near);
-    if context(tree, j).is_some_and(|c| norm(&c) == want) {
+    if context(tree, j).is_some_and(|c| norm(&c) == want) || place(tree, j).is_some_and(|c| norm(&c) == want) {
         return true;
     }
     std::iter::successors(tree.nodes[j].parent, |&p| tree.nodes[p].parent).any(|p| norm(&tree.nodes[p].name) == want)
@@ -255,6 +284,24 @@ mod tests {
         assert_eq!(resolve(&t, &twins), Err(Drift::Ambiguous { matches: vec![3, 5] }));
         let moved = Locator { near: Some("Elsewhere".into()), ..describe(&t, 2) };
         assert_eq!(resolve(&t, &moved), Ok(2), "one match is found wherever it moved");
+    }
+
+    #[test]
+    fn an_unnamed_control_is_placed_by_its_row_and_told_apart_by_it() {
+        let nodes = vec![
+            node(None, "heading", "todos", false),        // 0
+            node(None, "list", "", false),                // 1
+            node(Some(1), "listitem", "", false),         // 2
+            node(Some(2), "checkbox", "", true),          // 3
+            node(Some(2), "text", "Buy milk", false),     // 4
+            node(Some(1), "listitem", "", false),         // 5
+            node(Some(5), "checkbox", "", true),          // 6
+            node(Some(5), "text", "Walk the dog", false), // 7
+        ];
+        let t = SemanticTree { nodes, ..SemanticTree::default() };
+        assert_eq!(describe(&t, 6).near.as_deref(), Some("Walk the dog"));
+        assert_eq!(resolve(&t, &describe(&t, 6)), Ok(6));
+        assert_eq!(resolve(&t, &describe(&t, 3)), Ok(3));
     }
 
     #[test]
