@@ -74,9 +74,7 @@ fn main() -> std::process::ExitCode {
                 Command::Run(o) => agent_cmd::run(o).await,
                 Command::Trace(o) => agent_cmd::trace(o).await,
                 // Every wire front end lives in sightline-server: JSON-RPC and MCP over stdio here.
-                Command::Rpc(o) => {
-                    sightline_server::jsonrpc::serve_stdio(run::api(o)?).await.map(|()| 0).map_err(Into::into)
-                }
+                Command::Rpc(o) => run::rpc(o).await,
                 Command::Mcp(o) => Box::pin(mcp_cmd::run(o)).await,
                 Command::Skills(o) => skills::run(o),
             }

@@ -3,14 +3,14 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use sightline_api::{Action, Env, EnvOptions};
 use sightline_browser::Browser;
 use sightline_server::env_lines::EnvEnd;
 
-use crate::cli::{BrowserOpts, EnvOpts, FileOpts, StateOpts, StorageOpts, ToolsOpts};
+use crate::cli::{BrowserOpts, EnvOpts, FileOpts, RpcOpts, StateOpts, StorageOpts, ToolsOpts};
 use crate::launch::{self, check_url, tab_options};
 
 /// What `env` and `state` open their one session with.
@@ -139,6 +139,20 @@ fn describe(view: &sightline_page::PageView, id: sightline_page::NodeId) -> Stri
 }
 
 /// The tool API with the command line's browser and tab options.
+/// `rpc`: JSON-RPC over stdio; with `--live`, live views of its sessions on a loopback listener.
+pub async fn rpc(o: &RpcOpts) -> Result<u8> {
+    let api = std::sync::Arc::new(api(&o.tools)?);
+    if let Some(listen) = o.live {
+        if !listen.ip().is_loopback() {
+            bail!("--live {listen} is not a loopback address: a live view has no credential but its ticket");
+        }
+        let at = sightline_server::serve_live(api.clone(), listen).await?;
+        eprintln!("sightline rpc: live views on http://{at}/live/ (request_human answers their links)");
+    }
+    sightline_server::jsonrpc::serve(&api, tokio::io::BufReader::new(tokio::io::stdin()), tokio::io::stdout()).await?;
+    Ok(0)
+}
+
 pub fn api(o: &ToolsOpts) -> Result<sightline_api::Api> {
     let egress = launch::egress(&o.browser)?;
     let opts = sightline_api::ApiOptions {

@@ -370,3 +370,72 @@ fn a_bare_environment_answers_human_unavailable() {
     let bad = run(step(&mut env, json!({ "action": "wait_for_human", "timeout_s": 7200 })));
     assert_eq!(bad.state.error.unwrap().code.as_str(), "ACTION_VALIDATION_FAILED");
 }
+
+/// `sightline rpc --live ADDR`: a person takes over a session of the stdio JSON-RPC server.
+#[test]
+fn rpc_with_live_serves_the_live_view_on_its_own_listener() {
+    use std::io::{BufRead, Write};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["rpc", "--live", "127.0.0.1:0", "--connect", &browser_endpoint()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sightline rpc");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let base = line
+        .split("live views on ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{line}"))
+        .split("/live/")
+        .next()
+        .unwrap()
+        .to_string();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut id = 0;
+    let mut rpc = |method: &str, params: Value| -> Value {
+        id += 1;
+        writeln!(stdin, "{}", json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).unwrap();
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        serde_json::from_str(&answer).unwrap()
+    };
+    let bound = rpc("bind_browser", json!({ "session": "s1" }));
+    let (target, tab) = (bound["result"]["target_id"].clone(), bound["result"]["tabs"][0]["tab_id"].clone());
+    let at = json!({ "session": "s1", "target_id": target, "tab_id": tab });
+    let with = |extra: Value| {
+        let mut v = at.clone();
+        v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        v
+    };
+    rpc("browser_navigate", with(json!({ "url": url("/live/second-factor.html") })));
+    let asked = rpc("request_human", with(json!({ "reason": "confirm the device" })));
+    let live = asked["result"]["live_url"].as_str().unwrap_or_else(|| panic!("{asked}")).to_string();
+    assert!(live.starts_with(&format!("{base}/live/s1?ticket=")), "{live} on {base}");
+    let clicked = rpc("browser_scroll", with(json!({ "direction": "down" })));
+    assert_eq!(clicked["error"]["data"]["code"], "handed_over", "{clicked}");
+
+    let (status, _, _) = person("GET", &live, None);
+    assert_eq!(status, 200);
+    let (status, v, _) = person("GET", &format!("{base}/live/s1"), None);
+    assert_eq!((status, code(&v)), (401, "unauthorized"), "no ticket, no bearer token here: {v}");
+    let (status, v, _) =
+        person("POST", &endpoint(&live, "input"), Some(json!({ "type": "click", "x": 100, "y": 120 })));
+    assert_eq!(status, 200, "{v}");
+    let (status, v, _) = person("POST", &endpoint(&live, "hand_back"), Some(json!({ "note": "confirmed" })));
+    assert_eq!(status, 200, "{v}");
+    let back = rpc("wait_for_human", json!({ "session": "s1", "timeout_s": 10, "screenshot": false }));
+    assert_eq!(back["result"]["note"], "confirmed", "{back}");
+    assert!(
+        back["result"]["state"]["page_content"].as_str().unwrap().contains("Device confirmed by a person"),
+        "{back}"
+    );
+    let (status, v, _) = person("GET", &live, None);
+    assert_eq!((status, code(&v)), (403, "ticket_refused"), "{v}");
+    rpc("end_session", json!({ "session": "s1" }));
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

@@ -132,7 +132,7 @@ Example:
     echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_tools\"}' | sightline rpc
 "))
     )]
-    Rpc(ToolsOpts),
+    Rpc(RpcOpts),
     /// The same tools as a Model Context Protocol server over stdio
     #[command(
         override_usage = "sightline mcp [OPTIONS]\n       sightline mcp --config HOST [--http URL] [OPTIONS]",

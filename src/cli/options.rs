@@ -203,6 +203,16 @@ pub struct ToolsOpts {
     pub browser: BrowserOpts,
 }
 
+/// `rpc`: the tool API's sessions, and where a person may take one over.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RpcOpts {
+    /// Serve live views on HOST:PORT (loopback), so request_human can hand a tab to a person (port 0: any free one)
+    #[arg(long, value_name = "HOST:PORT")]
+    pub live: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    pub tools: ToolsOpts,
+}
+
 /// `mcp`: serve the tools over MCP on stdio, or print an MCP host's entry for them.
 #[derive(Debug, Clone, clap::Args)]
 pub struct McpOpts {

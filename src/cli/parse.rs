@@ -46,7 +46,7 @@ pub fn parse(words: impl IntoIterator<Item = String>) -> Result<Cli, Refused> {
     let (profile, connect) = match &cli.command {
         Command::Env(o) => (&o.storage.profile, &o.browser.connect),
         Command::State(o) => (&o.storage.profile, &o.browser.connect),
-        Command::Rpc(o) => (&o.storage.profile, &o.browser.connect),
+        Command::Rpc(o) => (&o.tools.storage.profile, &o.tools.browser.connect),
         Command::Mcp(o) => (&o.tools.storage.profile, &o.tools.browser.connect),
         _ => (&None, &None),
     };

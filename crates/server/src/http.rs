@@ -116,15 +116,7 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
     );
     let owners = McpOwners { owners: Arc::default(), sessions: mcp_sessions };
     let principals = cfg.principals.clone();
-    let live = Router::new()
-        .route("/live", get(crate::live::list))
-        .route("/live/{id}", get(crate::live::page))
-        .route("/live/{id}/status", get(crate::live::status))
-        .route("/live/{id}/frame", get(crate::live::frame))
-        .route("/live/{id}/frames", get(crate::live::frames))
-        .route("/live/{id}/input", post(crate::live::input))
-        .route("/live/{id}/hand_back", post(crate::live::hand_back))
-        .with_state(crate::live::LiveState { hub: hub.clone(), stop: cfg.mcp_shutdown.clone() });
+    let live = crate::live::hub_routes(hub.clone(), cfg.mcp_shutdown.clone());
     Router::new()
         .route("/v1/sessions", post(create_session).get(list_sessions))
         .route("/v1/sessions/{id}", axum::routing::delete(delete_session))

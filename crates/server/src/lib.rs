@@ -49,6 +49,7 @@ pub use error::{EndReason, GridError, ServerError};
 pub use grid::GridConfig;
 pub use http::{app, HttpConfig, MAX_BODY, MAX_HEADERS};
 pub use hub::{BrowserSource, Hub, HubConfig, NewSession, Session, DEFAULT_START_LIMIT, TURN};
+pub use live::serve_live;
 pub use mcp::{serve_io, serve_stdio, Handle, HandleError, HandleTool, SightlineMcp, HANDLE_TOOLS};
 pub use metrics::Metrics;
 pub use openapi::document as openapi_document;

@@ -31,8 +31,10 @@ use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sightline_api::human::{Access, Holder, PersonInput};
-use sightline_api::{ToolCode, ToolError};
+use sightline_api::{Api, ToolCode, ToolError};
 
+use axum::routing::{get, post};
+use axum::Router;
 use base64::Engine;
 use tokio_util::sync::CancellationToken;
 
@@ -40,18 +42,86 @@ use crate::auth::Principal;
 use crate::error::ServerError;
 use crate::hub::{Hub, Session};
 
-/// What the live routes hold: the hub, and the server's stop (frame streams end with it,
+/// Whose sessions the live routes show: `serve`'s hub, or the one API of
+/// `rpc`/`mcp` over stdio (`--live ADDR`: tickets only, there is no bearer token).
+#[derive(Clone)]
+pub(crate) enum Backend {
+    Hub(Arc<Hub>),
+    Api(Arc<Api>),
+}
+
+/// What the live routes hold: the sessions, and the server's stop (frame streams end with it,
 /// so graceful shutdown does not wait on them).
 #[derive(Clone)]
 pub(crate) struct LiveState {
-    pub hub: Arc<Hub>,
+    pub backend: Backend,
     pub stop: CancellationToken,
 }
 
-impl axum::extract::FromRef<LiveState> for Arc<Hub> {
-    fn from_ref(s: &LiveState) -> Arc<Hub> {
-        s.hub.clone()
+/// The session a live request reached.
+#[derive(Clone)]
+pub(crate) enum Held {
+    Hub(Arc<Session>),
+    Api(Arc<Api>),
+}
+
+impl Held {
+    fn api(&self) -> &Api {
+        match self {
+            Held::Hub(s) => s.api(),
+            Held::Api(a) => a,
+        }
     }
+
+    /// A person is using the session: it is not idle.
+    fn touch(&self) {
+        if let Held::Hub(s) = self {
+            s.touch();
+        }
+    }
+
+    fn is_busy(&self) -> bool {
+        matches!(self, Held::Hub(s) if s.is_busy())
+    }
+}
+
+/// The live routes of `serve`, on its hub (the bearer guard and the listener are the caller's).
+pub(crate) fn hub_routes<S: Clone + Send + Sync + 'static>(hub: Arc<Hub>, stop: CancellationToken) -> Router<S> {
+    Router::new()
+        .route("/live", get(list))
+        .merge(session_routes())
+        .with_state(LiveState { backend: Backend::Hub(hub), stop })
+}
+
+fn session_routes() -> Router<LiveState> {
+    Router::new()
+        .route("/live/{id}", get(page))
+        .route("/live/{id}/status", get(status))
+        .route("/live/{id}/frame", get(frame))
+        .route("/live/{id}/frames", get(frames))
+        .route("/live/{id}/input", post(input))
+        .route("/live/{id}/hand_back", post(hand_back))
+}
+
+/// `--live ADDR` of `rpc` and `mcp` over stdio: the live views of `api`'s sessions on a
+/// loopback listener of their own (tickets only). Sets where `request_human` links point; the
+/// listener serves until the process ends. Answers the bound address.
+pub async fn serve_live(api: Arc<Api>, listen: std::net::SocketAddr) -> std::io::Result<std::net::SocketAddr> {
+    let listener = tokio::net::TcpListener::bind(listen).await?;
+    let addr = listener.local_addr()?;
+    api.set_live_base(&format!("http://{addr}"));
+    let app = session_routes()
+        .fallback(|| async {
+            ServerError::BadRequest("no such path: the live views are at /live/{session}".into()).into_response()
+        })
+        .layer(axum::extract::DefaultBodyLimit::max(crate::http::MAX_BODY))
+        .with_state(LiveState { backend: Backend::Api(api), stop: CancellationToken::new() });
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::warn!(error = %e, "the live-view listener stopped");
+        }
+    });
+    Ok(addr)
 }
 
 /// The live page, served as is (its script reads the session and ticket from its own URL).
@@ -70,24 +140,24 @@ pub(crate) fn has_ticket(path: &str, query: Option<&str>) -> bool {
 
 /// The session a live request addresses, and how it proved itself.
 fn admit<'a>(
-    hub: &Hub,
+    backend: &Backend,
     id: &str,
     ticket: &'a Option<String>,
     caller: Option<&Principal>,
-) -> Result<(Arc<Session>, Access<'a>), ServerError> {
-    match (ticket, caller) {
-        (Some(t), _) => match hub.session_by_ticket_id(id) {
-            Some(s) => Ok((s, Access::Ticket(t))),
-            None => Err(ServerError::Tool(ToolError::new(
-                ToolCode::TicketRefused,
-                "the live-view ticket is refused: no session of that id is handed over",
-            ))),
-        },
-        (None, Some(caller)) => match hub.session_by_ticket_id(id).filter(|s| s.owner == *caller) {
-            Some(s) => Ok((s, Access::Owner)),
-            None => Err(ServerError::SessionNotFound { id: id.to_string() }),
-        },
-        (None, None) => Err(ServerError::Unauthorized),
+) -> Result<(Held, Access<'a>), ServerError> {
+    let found = match backend {
+        Backend::Hub(hub) => hub.session_by_ticket_id(id).map(Held::Hub),
+        Backend::Api(api) => api.desk(id).is_ok().then(|| Held::Api(api.clone())),
+    };
+    match (ticket, caller, found) {
+        (Some(t), _, Some(s)) => Ok((s, Access::Ticket(t))),
+        (Some(_), _, None) => Err(ServerError::Tool(ToolError::new(
+            ToolCode::TicketRefused,
+            "the live-view ticket is refused: no session of that id is handed over",
+        ))),
+        (None, Some(caller), Some(Held::Hub(s))) if s.owner == *caller => Ok((Held::Hub(s), Access::Owner)),
+        (None, Some(_), _) => Err(ServerError::SessionNotFound { id: id.to_string() }),
+        (None, None, _) => Err(ServerError::Unauthorized),
     }
 }
 
@@ -99,7 +169,7 @@ fn private(mut r: Response) -> Response {
     r
 }
 
-fn state_word(s: &Session, holder: Holder) -> &'static str {
+fn state_word(s: &Held, holder: Holder) -> &'static str {
     match holder {
         Holder::HandedOver => "handed_over",
         Holder::HandedBack => "handed_back",
@@ -109,12 +179,12 @@ fn state_word(s: &Session, holder: Holder) -> &'static str {
 }
 
 pub(crate) async fn page(
-    State(hub): State<Arc<Hub>>,
+    State(st): State<LiveState>,
     caller: Option<Extension<Principal>>,
     Path(id): Path<String>,
     Query(q): Query<TicketQuery>,
 ) -> Result<Response, ServerError> {
-    let (s, access) = admit(&hub, &id, &q.ticket, caller.as_deref())?;
+    let (s, access) = admit(&st.backend, &id, &q.ticket, caller.as_deref())?;
     // The page is served only to whoever may read the session now.
     s.api().person_status(&id, access).await?;
     let mut r = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE).into_response();
@@ -128,12 +198,12 @@ pub(crate) async fn page(
 }
 
 pub(crate) async fn status(
-    State(hub): State<Arc<Hub>>,
+    State(st): State<LiveState>,
     caller: Option<Extension<Principal>>,
     Path(id): Path<String>,
     Query(q): Query<TicketQuery>,
 ) -> Result<Response, ServerError> {
-    let (s, access) = admit(&hub, &id, &q.ticket, caller.as_deref())?;
+    let (s, access) = admit(&st.backend, &id, &q.ticket, caller.as_deref())?;
     let st = s.api().person_status(&id, access).await?;
     if st.state == Holder::HandedOver {
         s.touch();
@@ -144,12 +214,12 @@ pub(crate) async fn status(
 }
 
 pub(crate) async fn frame(
-    State(hub): State<Arc<Hub>>,
+    State(st): State<LiveState>,
     caller: Option<Extension<Principal>>,
     Path(id): Path<String>,
     Query(q): Query<TicketQuery>,
 ) -> Result<Response, ServerError> {
-    let (s, access) = admit(&hub, &id, &q.ticket, caller.as_deref())?;
+    let (s, access) = admit(&st.backend, &id, &q.ticket, caller.as_deref())?;
     let jpeg = s.api().person_frame(&id, access).await?;
     Ok(private(([(header::CONTENT_TYPE, "image/jpeg")], jpeg).into_response()))
 }
@@ -162,7 +232,7 @@ pub(crate) async fn frames(
     Path(id): Path<String>,
     Query(q): Query<TicketQuery>,
 ) -> Result<Response, ServerError> {
-    let (s, access) = admit(&st.hub, &id, &q.ticket, caller.as_deref())?;
+    let (s, access) = admit(&st.backend, &id, &q.ticket, caller.as_deref())?;
     let by_ticket = matches!(access, Access::Ticket(_));
     let (desk, mut cast) = s.api().person_screencast(&id, access).await?;
     // The screencast is pumped by its own task, so a frame is always acknowledged
@@ -207,13 +277,13 @@ pub(crate) async fn frames(
 }
 
 pub(crate) async fn input(
-    State(hub): State<Arc<Hub>>,
+    State(st): State<LiveState>,
     caller: Option<Extension<Principal>>,
     Path(id): Path<String>,
     Query(q): Query<TicketQuery>,
     body: Bytes,
 ) -> Result<Response, ServerError> {
-    let (s, access) = admit(&hub, &id, &q.ticket, caller.as_deref())?;
+    let (s, access) = admit(&st.backend, &id, &q.ticket, caller.as_deref())?;
     let input: PersonInput = serde_json::from_slice(&body).map_err(|e| {
         ServerError::BadRequest(format!("an input is {{\"type\": \"click\"|\"wheel\"|\"text\"|\"key\", …}}: {e}"))
     })?;
@@ -229,13 +299,13 @@ struct HandBack {
 }
 
 pub(crate) async fn hand_back(
-    State(hub): State<Arc<Hub>>,
+    State(st): State<LiveState>,
     caller: Option<Extension<Principal>>,
     Path(id): Path<String>,
     Query(q): Query<TicketQuery>,
     body: Bytes,
 ) -> Result<Response, ServerError> {
-    let (s, access) = admit(&hub, &id, &q.ticket, caller.as_deref())?;
+    let (s, access) = admit(&st.backend, &id, &q.ticket, caller.as_deref())?;
     let b: HandBack = if body.iter().all(u8::is_ascii_whitespace) {
         HandBack::default()
     } else {
@@ -251,13 +321,14 @@ pub(crate) async fn hand_back(
 
 /// `GET /live`: the caller's sessions, each with its page and who holds it.
 pub(crate) async fn list(
-    State(hub): State<Arc<Hub>>,
+    State(st): State<LiveState>,
     caller: Option<Extension<Principal>>,
 ) -> Result<Response, ServerError> {
     let caller = caller.ok_or(ServerError::Unauthorized)?;
+    let Backend::Hub(hub) = &st.backend else { return Err(ServerError::Unauthorized) };
     let mut out: Vec<Value> = Vec::new();
     for id in hub.ids(&caller) {
-        let Some(s) = hub.session_by_ticket_id(&id) else { continue };
+        let Some(s) = hub.session_by_ticket_id(&id).map(Held::Hub) else { continue };
         let st = s.api().person_status(&id, Access::Owner).await;
         let (url, title, holder, reason) = match st {
             Ok(st) => (st.url, st.title, st.state, st.reason),
