@@ -9,6 +9,8 @@
 //!   then a local Selenium Grid ([`serve`], [`serve_peer`]).
 //! - `sightline-bench run [--runs N]`: the `run` tool beside single tool calls on a
 //!   10-step form task ([`run_task`]; the default run ends with the same table).
+//! - `sightline-bench tokens`: the tokens a model reads per state on the MiniWoB++ task
+//!   pages, ours beside both peers' snapshots ([`tokens`]).
 //!
 //! Fixture pages come from `sightline-testkit`; the browser is started as
 //! `sightline` starts it (behind the egress proxy, default policy).
@@ -23,6 +25,7 @@ mod run_task;
 mod serve;
 mod serve_peer;
 mod suite;
+mod tokens;
 mod tool_state;
 
 use clap::{Parser, Subcommand};
@@ -36,7 +39,7 @@ use opts::Opts;
     about = "Sightline's benchmark: capture/action medians next to the raw CDP calls, or `sightline serve` under load.",
     args_conflicts_with_subcommands = true,
     disable_help_subcommand = true,
-    after_help = "Examples:\n    sightline-bench --runs 7\n    sightline-bench --url http://127.0.0.1:8000/docs/ --runs 5\n    sightline-bench serve --sizes 1,10\n    sightline-bench run --runs 9\n\n./x bench [ARGS] and ./x bench serve [ARGS] install what is missing, build in release mode and run this."
+    after_help = "Examples:\n    sightline-bench --runs 7\n    sightline-bench --url http://127.0.0.1:8000/docs/ --runs 5\n    sightline-bench serve --sizes 1,10\n    sightline-bench run --runs 9\n    sightline-bench tokens\n\n./x bench [ARGS] and ./x bench serve [ARGS] install what is missing, build in release mode and run this."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -51,12 +54,14 @@ enum Mode {
     Serve(Opts),
     /// Only the `run` tool's rows: a 10-step form task by single tool calls, a `run` script and a `run` batch.
     Run(Opts),
+    /// Tokens a model reads per state (o200k_base) on the MiniWoB++ task pages: ours, semantic_v2 and both peers' snapshots.
+    Tokens(Opts),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let opts = match &cli.mode {
-        Some(Mode::Serve(o) | Mode::Run(o)) => o,
+        Some(Mode::Serve(o) | Mode::Run(o) | Mode::Tokens(o)) => o,
         None => &cli.opts,
     };
     let filter = match &opts.log {
@@ -70,6 +75,7 @@ fn main() -> std::process::ExitCode {
         match &cli.mode {
             Some(Mode::Serve(o)) => serve::run(o).await,
             Some(Mode::Run(o)) => run_task::run(o).await,
+            Some(Mode::Tokens(o)) => tokens::run(o).await,
             None => suite::run(&cli.opts).await,
         }
     });
