@@ -439,3 +439,65 @@ fn rpc_with_live_serves_the_live_view_on_its_own_listener() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// MCP over Streamable HTTP: the same tools from the table, the link on serve's own listener.
+#[test]
+fn mcp_over_http_hands_over_too() {
+    let srv = InProcServer::start(attached(), Some(TOKEN));
+    let auth = format!("Bearer {TOKEN}");
+    let mcp = srv.url("/mcp");
+    let post = |body: Value, sid: Option<&str>| -> (u16, String) {
+        let mut h = vec![
+            ("authorization", auth.as_str()),
+            ("accept", "application/json, text/event-stream"),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        if let Some(s) = sid {
+            h.push(("mcp-session-id", s));
+        }
+        let (status, _, head) = http("POST", &mcp, Some(&body.to_string()), &h);
+        (status, head)
+    };
+    // The answers come as server-sent events: read them with the raw body.
+    let call = |body: Value, sid: &str| -> Value {
+        let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+        let mut resp = agent
+            .post(&mcp)
+            .header("authorization", &auth)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", sid)
+            .send(body.to_string())
+            .unwrap();
+        let text = resp.body_mut().read_to_string().unwrap();
+        let data = text.lines().rev().filter_map(|l| l.strip_prefix("data:")).map(str::trim).find(|d| !d.is_empty());
+        serde_json::from_str(data.unwrap_or_else(|| panic!("no data in {text}"))).unwrap()
+    };
+    let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "live-test", "version": "1" } } });
+    let (status, head) = post(init, None);
+    assert_eq!(status, 200, "{head}");
+    let sid = head.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("an MCP session").trim().to_string();
+    post(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }), Some(&sid));
+    let asked = call(
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "request_human", "arguments": { "reason": "solve the puzzle" } } }),
+        &sid,
+    );
+    let live =
+        asked["result"]["structuredContent"]["live_url"].as_str().unwrap_or_else(|| panic!("{asked}")).to_string();
+    assert!(live.starts_with(&srv.url("/live/s-")) && live.contains("?ticket="), "{live}");
+    let refused = call(
+        json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "browser_navigate", "arguments": { "url": "about:blank" } } }),
+        &sid,
+    );
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert_eq!(refused["result"]["structuredContent"]["error"]["code"], "handed_over", "{refused}");
+    let (status, _, _) = person("GET", &endpoint(&live, "status"), None);
+    assert_eq!(status, 200);
+    let cancelled = call(
+        json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": { "name": "cancel_human", "arguments": {} } }),
+        &sid,
+    );
+    assert_eq!(cancelled["result"]["structuredContent"]["was"], "handed_over", "{cancelled}");
+}
