@@ -196,53 +196,9 @@ fn scope_words(s: Scope) -> &'static str {
     }
 }
 
-/// What each tool error code means; a code added later is listed with the words of its name.
+/// What each tool error code means: its row of the `tool_codes!` table.
 fn tool_code_hint(c: ToolCode) -> &'static str {
-    match c {
-        ToolCode::InvalidParams => "the params do not fit the tool; the message names the field",
-        ToolCode::UnknownTool => "no tool of that name",
-        ToolCode::SessionNotFound => {
-            "no session of yours by that id (never issued, ended long ago, or another principal's)"
-        }
-        ToolCode::TabNotFound => "no such tab in the session (closed, or another session's)",
-        ToolCode::SnapshotNotFound => "no such snapshot or ref in the session",
-        ToolCode::TargetMismatch => "the target_id is not the session's current browser",
-        ToolCode::CapabilityExpired => {
-            "the snapshot, ref or continuation was retired; `detail.rule` says by what: take a new snapshot"
-        }
-        ToolCode::ProofFailed => {
-            "a re-proof before the action failed (`detail.proof`); nothing was delivered: take a new snapshot"
-        }
-        ToolCode::BrowserActionUnavailable => {
-            "the ref does not offer that action (`detail.actions` lists what it offers)"
-        }
-        ToolCode::ElementNotInteractive => "covered, disabled, removed or not visible; the message says which",
-        ToolCode::NavigationFailed => {
-            "the URL could not be loaded (or the egress policy refused it); the previous page is still there"
-        }
-        ToolCode::NotFound => "what was asked for is not there",
-        ToolCode::DialogOpen => "a JavaScript dialog is open; answer it through get_state/act",
-        ToolCode::BrowserError => "the browser failed to do it",
-        ToolCode::Cancelled => "the client cancelled the call",
-        ToolCode::FileRefused => "a path outside the operator's --files directory, missing, or uploads are off",
-        ToolCode::ProfileInUse => "another Chromium holds the --profile directory",
-        ToolCode::SessionEnded => "the session ended (`detail.reason`: deleted, idle_timeout, shutdown)",
-        ToolCode::BrowserCrashed => "the page or browser crashed or disconnected; open a new session",
-        ToolCode::Busy => "too many requests queued on the session; retry when one finishes",
-        ToolCode::TooManySessions => "the server runs its maximum of sessions; close one",
-        ToolCode::Unauthorized => "missing or wrong bearer token",
-        ToolCode::HeadersTooLarge => "the request's headers are too large",
-        ToolCode::ShuttingDown => "the server is stopping",
-        ToolCode::GridUnreachable | ToolCode::GridRefused | ToolCode::GridFull | ToolCode::GridNoCdp => {
-            "Selenium Grid could not give a browser (retry later for grid_full)"
-        }
-        ToolCode::HandedOver => "a person has the session (request_human): wait_for_human, or cancel_human",
-        ToolCode::HumanTimeout => "no hand-back yet; the session stays handed over: wait again or cancel_human",
-        ToolCode::NotHandedOver => "nobody was asked (request_human first), or the hand-back was already collected",
-        ToolCode::LiveUnavailable => "a person can take over only on `sightline serve`",
-        ToolCode::TicketRefused => "the live link is wrong, expired, revoked or already handed back",
-        _ => "see the message and detail",
-    }
+    c.meaning()
 }
 
 /// A State Object of this build's type, every field shown.

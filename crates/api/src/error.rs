@@ -80,154 +80,97 @@ impl Proof {
     }
 }
 
-/// The stable code of a tool error: one wire string and one JSON-RPC code each.
-/// Front ends choose statuses by matching on it, never on messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ToolCode {
-    InvalidParams,
-    UnknownTool,
-    SessionNotFound,
-    TabNotFound,
-    SnapshotNotFound,
-    TargetMismatch,
-    CapabilityExpired,
-    ProofFailed,
-    BrowserActionUnavailable,
-    ElementNotInteractive,
-    NavigationFailed,
-    NotFound,
-    DialogOpen,
-    BrowserError,
-    Cancelled,
+/// The table: `Variant => "wire", rpc CODE, http STATUS, "what it means"`. It generates
+/// [`ToolCode`], [`ToolCode::ALL`] and each code's wire string, JSON-RPC code, HTTP status
+/// (`serve`) and meaning (`sightline skills`), so a code cannot be added without all four.
+macro_rules! tool_codes {
+    ($( $(#[$doc:meta])* $variant:ident => $wire:literal, rpc $rpc:literal, http $http:literal, $meaning:literal; )*) => {
+        /// The stable code of a tool error: one row of the `tool_codes!` table each.
+        /// Front ends choose statuses by matching on it, never on messages.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ToolCode { $( $(#[$doc])* $variant, )* }
+
+        impl ToolCode {
+            /// Every code, in the table's order.
+            pub const ALL: &'static [ToolCode] = &[ $( ToolCode::$variant, )* ];
+
+            /// The wire string (`data.code` in JSON-RPC, `error.code` over HTTP and MCP).
+            pub fn as_str(self) -> &'static str {
+                match self { $( ToolCode::$variant => $wire, )* }
+            }
+
+            /// The JSON-RPC 2.0 error code that carries it.
+            pub fn rpc_code(self) -> i64 {
+                match self { $( ToolCode::$variant => $rpc, )* }
+            }
+
+            /// The HTTP status `sightline serve` answers it with.
+            pub fn http_status(self) -> u16 {
+                match self { $( ToolCode::$variant => $http, )* }
+            }
+
+            /// What it means and what to do, for a model (`sightline skills`).
+            pub fn meaning(self) -> &'static str {
+                match self { $( ToolCode::$variant => $meaning, )* }
+            }
+        }
+    };
+}
+
+tool_codes! {
+    InvalidParams => "invalid_params", rpc -32602, http 400, "the params do not fit the tool; the message names the field";
+    UnknownTool => "unknown_tool", rpc -32601, http 404, "no tool of that name";
+    SessionNotFound => "session_not_found", rpc -32000, http 404, "no session of yours by that id (never issued, ended long ago, or another principal's)";
+    TabNotFound => "tab_not_found", rpc -32000, http 404, "no such tab in the session (closed, or another session's)";
+    SnapshotNotFound => "snapshot_not_found", rpc -32000, http 404, "no such snapshot or ref in the session";
+    TargetMismatch => "target_mismatch", rpc -32000, http 422, "the target_id is not the session's current browser";
+    CapabilityExpired => "capability_expired", rpc -32000, http 422, "the snapshot, ref or continuation was retired; `detail.rule` says by what: take a new snapshot";
+    ProofFailed => "proof_failed", rpc -32000, http 422, "a re-proof before the action failed (`detail.proof`); nothing was delivered: take a new snapshot";
+    BrowserActionUnavailable => "browser_action_unavailable", rpc -32000, http 422, "the ref does not offer that action (`detail.actions` lists what it offers)";
+    ElementNotInteractive => "element_not_interactive", rpc -32000, http 422, "covered, disabled, removed or not visible; the message says which";
+    NavigationFailed => "navigation_failed", rpc -32000, http 422, "the URL could not be loaded (or the egress policy refused it); the previous page is still there";
+    NotFound => "not_found", rpc -32000, http 422, "what was asked for is not there (or a wait ran out)";
+    DialogOpen => "dialog_open", rpc -32000, http 422, "a JavaScript dialog is open; answer it through get_state/act";
+    BrowserError => "browser_error", rpc -32000, http 502, "the browser failed to do it";
+    Cancelled => "cancelled", rpc -32000, http 422, "the client cancelled the call";
     /// A path named for an upload is outside the upload directory, missing, or uploads are off.
-    FileRefused,
-    ProfileInUse,
+    FileRefused => "file_refused", rpc -32000, http 422, "a path outside the operator's --files directory, missing, or uploads are off";
+    ProfileInUse => "profile_in_use", rpc -32000, http 422, "another Chromium holds the --profile directory";
     /// A `run` script threw (its line in the detail).
-    ScriptError,
+    ScriptError => "script_error", rpc -32000, http 422, "the run script threw; `detail.line` is its line, `detail.console` and `detail.actions` what it did";
     /// A `run` script hit its time, memory or browser-call limit and was stopped.
-    ScriptLimit,
+    ScriptLimit => "script_limit", rpc -32000, http 422, "the run script was stopped at its limit (`detail.limit`: time, memory or steps); raise timeout_s, memory_mb or max_steps, or do less";
     /// A replayed step's target is missing, ambiguous or no longer what was recorded.
-    Drift,
+    Drift => "drift", rpc -32000, http 422, "a replayed step's target is missing or ambiguous (`detail.cause`: step, kind, expected, found): the page changed";
     /// The session is handed over to a person (`request_human`): agent actions wait for the hand-back.
-    HandedOver,
+    HandedOver => "handed_over", rpc -32000, http 409, "a person has the session (request_human): wait_for_human, or cancel_human";
     /// `wait_for_human` ran out of time; the session stays handed over.
-    HumanTimeout,
+    HumanTimeout => "human_timeout", rpc -32000, http 408, "no hand-back yet; the session stays handed over: wait again or cancel_human";
     /// `wait_for_human` on a session nobody was asked to help (or whose hand-back was already collected).
-    NotHandedOver,
+    NotHandedOver => "not_handed_over", rpc -32000, http 409, "nobody was asked (request_human first), or the hand-back was already collected";
     /// No live view here: `request_human` needs `sightline serve`.
-    LiveUnavailable,
+    LiveUnavailable => "live_unavailable", rpc -32000, http 501, "a person can take over only on `sightline serve`";
     /// A live-view ticket that is wrong, expired, revoked or already used up by a hand-back.
-    TicketRefused,
+    TicketRefused => "ticket_refused", rpc -32000, http 403, "the live link is wrong, expired, revoked or already handed back";
     // Codes of the server front end (`sightline serve`), in the same vocabulary.
-    SessionEnded,
-    BrowserCrashed,
-    Busy,
-    TooManySessions,
-    Unauthorized,
-    HeadersTooLarge,
-    ShuttingDown,
-    GridUnreachable,
-    GridRefused,
-    GridFull,
-    GridNoCdp,
+    SessionEnded => "session_ended", rpc -32000, http 404, "the session ended (`detail.reason`: deleted, idle_timeout, shutdown)";
+    BrowserCrashed => "browser_crashed", rpc -32000, http 404, "the page or browser crashed or disconnected; open a new session";
+    Busy => "busy", rpc -32000, http 429, "too many requests queued on the session; retry when one finishes";
+    TooManySessions => "too_many_sessions", rpc -32000, http 503, "the server runs its maximum of sessions; close one";
+    Unauthorized => "unauthorized", rpc -32000, http 401, "missing or wrong bearer token";
+    HeadersTooLarge => "headers_too_large", rpc -32000, http 431, "the request's headers are too large";
+    ShuttingDown => "shutting_down", rpc -32000, http 503, "the server is stopping";
+    GridUnreachable => "grid_unreachable", rpc -32000, http 503, "Selenium Grid could not be reached";
+    GridRefused => "grid_refused", rpc -32000, http 503, "Selenium Grid refused the new session (or its queue timed out)";
+    GridFull => "grid_full", rpc -32000, http 503, "Selenium Grid has no free slot within --grid-wait; retry after `Retry-After`";
+    GridNoCdp => "grid_no_cdp", rpc -32000, http 503, "the Grid's browser offers no CDP endpoint (se:cdp)";
 }
 
 impl ToolCode {
-    /// Every code, for documentation and tests.
-    pub const ALL: &'static [ToolCode] = &[
-        ToolCode::InvalidParams,
-        ToolCode::UnknownTool,
-        ToolCode::SessionNotFound,
-        ToolCode::TabNotFound,
-        ToolCode::SnapshotNotFound,
-        ToolCode::TargetMismatch,
-        ToolCode::CapabilityExpired,
-        ToolCode::ProofFailed,
-        ToolCode::BrowserActionUnavailable,
-        ToolCode::ElementNotInteractive,
-        ToolCode::NavigationFailed,
-        ToolCode::NotFound,
-        ToolCode::DialogOpen,
-        ToolCode::BrowserError,
-        ToolCode::Cancelled,
-        ToolCode::FileRefused,
-        ToolCode::ProfileInUse,
-        ToolCode::ScriptError,
-        ToolCode::ScriptLimit,
-        ToolCode::Drift,
-        ToolCode::HandedOver,
-        ToolCode::HumanTimeout,
-        ToolCode::NotHandedOver,
-        ToolCode::LiveUnavailable,
-        ToolCode::TicketRefused,
-        ToolCode::SessionEnded,
-        ToolCode::BrowserCrashed,
-        ToolCode::Busy,
-        ToolCode::TooManySessions,
-        ToolCode::Unauthorized,
-        ToolCode::HeadersTooLarge,
-        ToolCode::ShuttingDown,
-        ToolCode::GridUnreachable,
-        ToolCode::GridRefused,
-        ToolCode::GridFull,
-        ToolCode::GridNoCdp,
-    ];
-
-    /// The wire string (`data.code` in JSON-RPC, `error.code` over HTTP and MCP).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolCode::InvalidParams => "invalid_params",
-            ToolCode::UnknownTool => "unknown_tool",
-            ToolCode::SessionNotFound => "session_not_found",
-            ToolCode::TabNotFound => "tab_not_found",
-            ToolCode::SnapshotNotFound => "snapshot_not_found",
-            ToolCode::TargetMismatch => "target_mismatch",
-            ToolCode::CapabilityExpired => "capability_expired",
-            ToolCode::ProofFailed => "proof_failed",
-            ToolCode::BrowserActionUnavailable => "browser_action_unavailable",
-            ToolCode::ElementNotInteractive => "element_not_interactive",
-            ToolCode::NavigationFailed => "navigation_failed",
-            ToolCode::NotFound => "not_found",
-            ToolCode::DialogOpen => "dialog_open",
-            ToolCode::BrowserError => "browser_error",
-            ToolCode::Cancelled => "cancelled",
-            ToolCode::FileRefused => "file_refused",
-            ToolCode::ProfileInUse => "profile_in_use",
-            ToolCode::ScriptError => "script_error",
-            ToolCode::ScriptLimit => "script_limit",
-            ToolCode::Drift => "drift",
-            ToolCode::HandedOver => "handed_over",
-            ToolCode::HumanTimeout => "human_timeout",
-            ToolCode::NotHandedOver => "not_handed_over",
-            ToolCode::LiveUnavailable => "live_unavailable",
-            ToolCode::TicketRefused => "ticket_refused",
-            ToolCode::SessionEnded => "session_ended",
-            ToolCode::BrowserCrashed => "browser_crashed",
-            ToolCode::Busy => "busy",
-            ToolCode::TooManySessions => "too_many_sessions",
-            ToolCode::Unauthorized => "unauthorized",
-            ToolCode::HeadersTooLarge => "headers_too_large",
-            ToolCode::ShuttingDown => "shutting_down",
-            ToolCode::GridUnreachable => "grid_unreachable",
-            ToolCode::GridRefused => "grid_refused",
-            ToolCode::GridFull => "grid_full",
-            ToolCode::GridNoCdp => "grid_no_cdp",
-        }
-    }
-
     /// The code of a wire string.
     pub fn from_wire(s: &str) -> Option<ToolCode> {
         ToolCode::ALL.iter().copied().find(|c| c.as_str() == s)
-    }
-
-    /// The JSON-RPC 2.0 error code that carries it.
-    pub fn rpc_code(self) -> i64 {
-        match self {
-            ToolCode::InvalidParams => -32602,
-            ToolCode::UnknownTool => -32601,
-            _ => -32000,
-        }
     }
 }
 
@@ -423,6 +366,11 @@ mod tests {
             assert!(c.rpc_code() <= -32000);
         }
         assert_eq!(ToolCode::InvalidParams.rpc_code(), -32602);
+        for c in ToolCode::ALL {
+            assert!((400..600).contains(&c.http_status()), "{c}: an HTTP error status");
+            assert!(!c.meaning().is_empty(), "{c} says what it means");
+            assert_eq!(ToolCode::from_wire(c.as_str()), Some(*c));
+        }
         assert_eq!(ToolCode::UnknownTool.rpc_code(), -32601);
         let e: ToolError = sightline_browser::BrowserError::DialogOpen.into();
         assert_eq!(e.code, ToolCode::DialogOpen);

@@ -169,47 +169,9 @@ impl ServerError {
     }
 }
 
-/// The HTTP status of each stable code.
+/// The HTTP status of each stable code: its row of the `tool_codes!` table.
 pub fn status_of(code: ToolCode) -> StatusCode {
-    match code {
-        ToolCode::InvalidParams => StatusCode::BAD_REQUEST,
-        ToolCode::Unauthorized => StatusCode::UNAUTHORIZED,
-        ToolCode::UnknownTool
-        | ToolCode::SessionNotFound
-        | ToolCode::TabNotFound
-        | ToolCode::SnapshotNotFound
-        | ToolCode::SessionEnded
-        | ToolCode::BrowserCrashed => StatusCode::NOT_FOUND,
-        ToolCode::Busy => StatusCode::TOO_MANY_REQUESTS,
-        ToolCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-        ToolCode::BrowserError => StatusCode::BAD_GATEWAY,
-        ToolCode::TooManySessions
-        | ToolCode::ShuttingDown
-        | ToolCode::GridUnreachable
-        | ToolCode::GridRefused
-        | ToolCode::GridFull
-        | ToolCode::GridNoCdp => StatusCode::SERVICE_UNAVAILABLE,
-        ToolCode::HandedOver | ToolCode::NotHandedOver => StatusCode::CONFLICT,
-        ToolCode::HumanTimeout => StatusCode::REQUEST_TIMEOUT,
-        ToolCode::TicketRefused => StatusCode::FORBIDDEN,
-        ToolCode::LiveUnavailable => StatusCode::NOT_IMPLEMENTED,
-        ToolCode::TargetMismatch
-        | ToolCode::CapabilityExpired
-        | ToolCode::ProofFailed
-        | ToolCode::BrowserActionUnavailable
-        | ToolCode::ElementNotInteractive
-        | ToolCode::NavigationFailed
-        | ToolCode::NotFound
-        | ToolCode::DialogOpen
-        | ToolCode::Cancelled
-        | ToolCode::FileRefused
-        | ToolCode::ProfileInUse
-        | ToolCode::ScriptError
-        | ToolCode::ScriptLimit
-        | ToolCode::Drift => StatusCode::UNPROCESSABLE_ENTITY,
-        // A code added later without a status here: the request was understood and refused.
-        _ => StatusCode::UNPROCESSABLE_ENTITY,
-    }
+    StatusCode::from_u16(code.http_status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY)
 }
 
 impl IntoResponse for ServerError {
