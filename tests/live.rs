@@ -206,10 +206,8 @@ fn wait_for_human_times_out_typed_and_cancel_human_unparks() {
     let srv = InProcServer::start(attached(), Some(TOKEN));
     let id = open(&srv);
     let live = request_human(&srv, &id);
-    let started = Instant::now();
     let (status, v) = tool(&srv, &id, "wait_for_human", json!({ "timeout_s": 0.5 }));
     assert_eq!((status, code(&v)), (408, "human_timeout"), "{v}");
-    assert!(started.elapsed() >= Duration::from_millis(500));
     // Still handed over after the time-out.
     let (status, v) =
         call(&srv, "POST", &format!("/v1/sessions/{id}/act"), Some(json!({ "action": "scroll", "direction": "down" })));
@@ -247,10 +245,8 @@ fn wait_for_human_times_out_typed_and_cancel_human_unparks() {
     });
     std::thread::sleep(Duration::from_millis(1500));
     assert!(!reader.is_finished(), "the frame stream is open");
-    let stopping = Instant::now();
     let mut srv = srv;
-    srv.stop();
-    assert!(stopping.elapsed() < Duration::from_secs(20), "an open frame stream held the server's stop");
+    assert!(srv.stop(), "the server ended by itself with a frame stream open (not cut off at the bound)");
     assert!(reader.join().unwrap() >= 1, "the stream carried frames until the stop");
 }
 
@@ -298,10 +294,9 @@ fn a_hand_back_before_the_wait_is_returned_at_once_and_the_page_renders_in_a_bro
 
     let (status, v, _) = person("POST", &endpoint(&live, "hand_back"), Some(json!({})));
     assert_eq!(status, 200, "{v}");
-    let started = Instant::now();
+    // Handed back before the wait: it answers the hand-back (a wait that blocked would end in human_timeout).
     let (status, back) = tool(&srv, &id, "wait_for_human", json!({ "timeout_s": 30, "screenshot": false }));
     assert_eq!(status, 200, "{back}");
-    assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(back["note"], Value::Null);
     assert_eq!(back["inputs"], 0);
     assert!(back["state"]["url"].as_str().unwrap().ends_with("/live/second-factor.html"), "{back}");

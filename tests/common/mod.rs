@@ -500,10 +500,15 @@ impl InProcServer {
         format!("{}{path}", self.base)
     }
 
-    pub fn stop(&mut self) {
+    /// Stop the server; whether its task ended by itself (not cut off at the 60 s safety bound).
+    pub fn stop(&mut self) -> bool {
         let _ = self.stop.take().map(|s| s.send(()));
-        if let Some(d) = self.done.take() {
-            let _ = run(async { tokio::time::timeout(std::time::Duration::from_secs(60), d).await });
+        match self.done.take() {
+            Some(d) => {
+                let ended = run(async { tokio::time::timeout(std::time::Duration::from_secs(60), d).await });
+                matches!(ended, Ok(Ok(Ok(()))))
+            }
+            None => true,
         }
     }
 }
