@@ -133,8 +133,8 @@ fn expression_at(text: &str, from: usize) -> String {
 }
 
 /// Every `Runtime.evaluate` any crate sends that is not in the isolated world
-/// (`eval_isolated`), as `(file, first argument)`: ARCHITECTURE.md's table of
-/// scripts lists each, with why it needs the page's main world.
+/// (`eval_isolated`), as `(file, first argument)`, is one of the list below:
+/// each needs the page's main world (the probe's reads, the liveness check).
 #[test]
 fn scripts_run_in_the_isolated_world_except_the_listed_ones() {
     let mut main_world = BTreeSet::new();
@@ -159,13 +159,13 @@ fn scripts_run_in_the_isolated_world_except_the_listed_ones() {
         "crates/browser/src/walk.rs: &read",
         "crates/browser/src/walk.rs: ORDINALS",
     ]);
-    assert_eq!(main_world, allowed, "main-world scripts: add a new one to ARCHITECTURE.md's table, and here");
+    assert_eq!(main_world, allowed, "main-world scripts: add a new one here, with why it needs the page's main world");
 }
 
 /// `Runtime.callFunctionOn` runs in the world of the object it is called on.
 /// Every function Sightline calls that way, in any crate, is one of these fixed
-/// functions (a constant or a literal, never a caller's text), each in
-/// ARCHITECTURE.md's table of scripts with its world.
+/// functions (a constant or a literal, never a caller's text), listed below
+/// with its world.
 #[test]
 fn functions_called_on_page_objects_are_the_listed_ones() {
     let mut called = BTreeSet::new();
@@ -205,7 +205,7 @@ fn functions_called_on_page_objects_are_the_listed_ones() {
         "crates/browser/src/actions.rs: call_on PREPARE_TYPING",
         "crates/browser/src/actions.rs: call_on SELECT_OPTION",
     ]);
-    assert_eq!(called, allowed, "functions called on page objects: add a new one to ARCHITECTURE.md's table, and here");
+    assert_eq!(called, allowed, "functions called on page objects: add a new one here, with its world");
 }
 
 /// Nothing agent-supplied is evaluated in the page, except the pack's
@@ -329,4 +329,124 @@ fn constants_the_map_names_exist() {
         assert!(found, "ARCHITECTURE.md names `{module}::{name}`, which no {module}.rs defines");
     }
     assert!(named >= 10, "ARCHITECTURE.md cites its limits by name ({named} found)");
+}
+
+/// Every `.rs` file of the repository's own code and tests, with its whole text
+/// (unit tests included: the map may name one).
+fn code_and_tests() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec!["src".to_string(), "tests".to_string()];
+    for entry in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        let krate = entry.file_name().into_string().unwrap();
+        for sub in ["src", "tests"] {
+            if root.join("crates").join(&krate).join(sub).is_dir() {
+                dirs.push(format!("crates/{krate}/{sub}"));
+            }
+        }
+    }
+    dirs.iter().flat_map(|d| sources(d)).collect()
+}
+
+fn is_type_name(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && s.chars().all(|c| c.is_ascii_alphanumeric())
+        && s.chars().any(|c| c.is_ascii_lowercase())
+}
+
+fn is_snake(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// ARCHITECTURE.md names only what exists: every path in backticks is a file or
+/// folder of the repository; every type (`PageView`, `Tab::settle`'s `Tab`) is
+/// defined by some crate; every `x::y` names a function, module, type or test
+/// that exists; every macro (`tools!`) is defined. And it cites no limit by value
+/// (a number with a unit), only by its constant's name.
+#[test]
+fn the_map_names_only_what_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let lines = doc.lines().count();
+    assert!(lines <= 260, "ARCHITECTURE.md is a map one reads in a sitting: {lines} lines");
+    let code = code_and_tests();
+    let defines_type = |name: &str| {
+        ["struct ", "enum ", "trait ", "type ", "union "].iter().any(|k| {
+            let needle = format!("{k}{name}");
+            code.iter().any(|(_, t)| {
+                t.match_indices(&needle)
+                    .any(|(at, _)| !t[at + needle.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+            })
+        })
+    };
+    let defines_item = |name: &str| {
+        [format!("fn {name}("), format!("fn {name}<"), format!("mod {name};"), format!("mod {name} {{")]
+            .iter()
+            .any(|n| code.iter().any(|(_, t)| t.contains(n.as_str())))
+            || code.iter().any(|(f, _)| f.ends_with(&format!("/{name}.rs")) || f.ends_with(&format!("/{name}/mod.rs")))
+    };
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    // Code blocks hold pictures, not names.
+    let prose: String = doc.split("```").step_by(2).collect::<Vec<_>>().join("\n");
+    for quoted in prose.split('`').skip(1).step_by(2) {
+        let q = quoted.trim();
+        if q.contains(' ') || q.starts_with('-') || q.starts_with('.') {
+            continue; // a command line, a flag, a method of CDP's
+        }
+        let ok = if q.contains('/') || [".rs", ".js", ".html", ".txt", ".md", ".toml"].iter().any(|e| q.ends_with(e)) {
+            root.join(q).exists()
+        } else if let Some(name) = q.strip_suffix('!') {
+            code.iter().any(|(_, t)| t.contains(&format!("macro_rules! {name}")))
+        } else if q.contains("::") {
+            let last = q.rsplit("::").next().unwrap();
+            let first = q.split("::").next().unwrap();
+            if last.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') {
+                continue; // a constant: `constants_the_map_names_exist`
+            }
+            let head_ok = !is_type_name(first) || defines_type(first);
+            let last_ok = if is_type_name(last) {
+                defines_type(last)
+                    || code.iter().any(|(_, t)| {
+                        t.contains(&format!("{last},"))
+                            || t.contains(&format!("{last} {{"))
+                            || t.contains(&format!("{last}("))
+                    })
+            } else if is_snake(last) {
+                defines_item(last)
+            } else {
+                true
+            };
+            head_ok && last_ok
+        } else if is_type_name(q) {
+            defines_type(q)
+        } else {
+            continue;
+        };
+        checked += 1;
+        if !ok {
+            wrong.push(q.to_string());
+        }
+    }
+    assert!(wrong.is_empty(), "ARCHITECTURE.md names what does not exist: {wrong:?}");
+    assert!(checked >= 60, "ARCHITECTURE.md names its parts ({checked} checked)");
+    // Limits by name only: no number with a unit of time or size in the prose.
+    let units = ["ms", "s", "KiB", "MiB", "GiB", "KB", "MB", "px", "minutes", "seconds"];
+    let words: Vec<&str> = prose.split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',').collect();
+    for w in words.windows(2) {
+        let number = w[0].trim_end_matches(['.', ';']);
+        if !number.is_empty() && number.chars().all(|c| c.is_ascii_digit() || c == '_' || c == '.') {
+            let unit = w[1].trim_end_matches(['.', ';', ':']);
+            assert!(
+                !units.contains(&unit),
+                "ARCHITECTURE.md cites a limit by value: `{} {}`; name its constant",
+                w[0],
+                w[1]
+            );
+        }
+    }
+    for w in words {
+        let digits = w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '_' || c == '.');
+        let glued = digits.len() < w.len() && units.contains(&digits.trim_end_matches(['.', ';', ':']));
+        assert!(!glued, "ARCHITECTURE.md cites a limit by value: `{w}`; name its constant");
+    }
 }
