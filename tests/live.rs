@@ -496,3 +496,174 @@ fn mcp_over_http_hands_over_too() {
     );
     assert_eq!(cancelled["result"]["structuredContent"]["was"], "handed_over", "{cancelled}");
 }
+
+/// Where a viewport point of the session lands on the watcher's screen: the live page's
+/// picture of the page is scaled to its box.
+async fn on_picture(watcher: &sightline_browser::Tab, x: f64, y: f64) -> (f64, f64) {
+    let r = watcher
+        .evaluate("(() => { const r = document.getElementById('frame').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()")
+        .await
+        .unwrap();
+    let f = |i: usize| r[i].as_f64().unwrap();
+    (f(0) + x * f(2) / 1280.0, f(1) + y * f(3) / 720.0)
+}
+
+/// The centre of an element of the live page itself, in the watcher's viewport.
+async fn centre_of(watcher: &sightline_browser::Tab, id: &str) -> (f64, f64) {
+    let r = watcher
+        .evaluate(&format!(
+            "(() => {{ const r = document.getElementById('{id}').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
+        ))
+        .await
+        .unwrap();
+    (r[0].as_f64().unwrap(), r[1].as_f64().unwrap())
+}
+
+/// Poll `check` on the session's state until it holds (bounded: the person's input
+/// reaches the session through the live page's own requests).
+fn until_state(srv: &InProcServer, id: &str, what: &str, check: impl Fn(&Value) -> bool) -> Value {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let s = state(srv, id);
+        if check(&s) {
+            return s;
+        }
+        assert!(Instant::now() < until, "{what} never showed in the session: {s}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Issue 36, item 3: a second, separately launched Chromium opens the live link and a
+/// person clicks, types and hands back through the live page with real input events
+/// (Input.dispatchMouseEvent and key events on the watcher's tab), never by calling the
+/// live endpoints. With `SIGHTLINE_WRITE_DOCS=1` it also writes `docs/live.png`, the
+/// watcher's screen, for README.
+#[test]
+fn a_second_chromium_clicks_types_and_hands_back_through_the_live_page() {
+    let srv = InProcServer::start(attached(), Some(TOKEN));
+    let id = open(&srv);
+    let live = request_human(&srv, &id);
+    let waiter = {
+        let (base, id) = (srv.base.clone(), id.clone());
+        std::thread::spawn(move || {
+            let auth = format!("Bearer {TOKEN}");
+            let body = json!({ "timeout_s": 120, "screenshot": false }).to_string();
+            let url = format!("{base}/v1/sessions/{id}/tools/wait_for_human");
+            let (s, v, _) = http("POST", &url, Some(&body), &[("authorization", &auth)]);
+            (s, v)
+        })
+    };
+
+    let second = run(async {
+        // A Chromium of its own (own profile, own process), launched from a runtime worker.
+        tokio::spawn(async {
+            sightline_browser::Browser::start(&sightline_browser::BrowserOptions {
+                launch: sightline_cdp::LaunchOptions::default(),
+                connect: None,
+            })
+            .await
+        })
+        .await
+        .unwrap()
+        .expect("a second Chromium")
+    });
+    assert_ne!(second.process_group(), world().browser.process_group(), "a separately launched Chromium");
+    let watcher = run(async {
+        let opts = sightline_browser::TabOptions { viewport: (1400, 900), ..Default::default() };
+        let t = second.new_tab(opts).await.unwrap();
+        t.navigate(&live).await.unwrap();
+        t
+    });
+
+    // Frames arrive, of the session's viewport, and the status with the reason is shown.
+    let seen = run(async {
+        let until = Instant::now() + Duration::from_secs(30);
+        loop {
+            let v = watcher
+                .evaluate(
+                    "[document.getElementById('frame').naturalWidth, document.getElementById('frame').naturalHeight, document.getElementById('banner').textContent, document.getElementById('frame').src.slice(0, 23), document.getElementById('frame').getBoundingClientRect().width]",
+                )
+                .await
+                .unwrap();
+            let ready = v[0].as_u64().unwrap_or(0) > 0 && v[2].as_str().unwrap_or("").starts_with("Your turn");
+            if ready || Instant::now() > until {
+                break v;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    assert_eq!((seen[0].as_u64(), seen[1].as_u64()), (Some(1280), Some(720)), "frames of the viewport's size: {seen}");
+    assert!(seen[2].as_str().unwrap().contains("enter the code from your phone"), "{seen}");
+    assert_eq!(seen[3], "data:image/jpeg;base64,", "frames from the screencast stream: {seen}");
+    assert!(seen[4].as_f64().unwrap() < 1280.0, "the picture is scaled to the live page's box: {seen}");
+    assert!(!state(&srv, &id)["page_content"].as_str().unwrap().contains("Device confirmed by a person"));
+
+    // The person clicks the button where the picture shows it (20..220 x 100..140 on the page).
+    run(async {
+        let (x, y) = on_picture(&watcher, 120.0, 120.0).await;
+        watcher.click_at(x, y).await.unwrap();
+    });
+    until_state(&srv, &id, "the person's click", |s| {
+        s["page_content"].as_str().unwrap().contains("Device confirmed by a person")
+    });
+
+    // The field (20..320 x 20..60): a click focuses it, keys typed on the live page fill it.
+    run(async {
+        let (x, y) = on_picture(&watcher, 150.0, 40.0).await;
+        watcher.click_at(x, y).await.unwrap();
+    });
+    run(async { watcher.keys("654321").await.unwrap() });
+    until_state(&srv, &id, "the typed code", |s| {
+        s["element_index"].as_object().unwrap().values().any(|e| e["attributes"]["value"] == json!("654321"))
+    });
+
+    if std::env::var_os("SIGHTLINE_WRITE_DOCS").is_some_and(|v| v == "1") {
+        let png = run(async { watcher.screenshot_png().await.unwrap() });
+        let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::write(docs.join("live.png"), png).unwrap();
+    }
+
+    // Enter on the live page submits the session's form.
+    run(async { assert!(watcher.press_key("Enter").await.unwrap()) });
+    until_state(&srv, &id, "the submitted form", |s| s["url"].as_str().unwrap().ends_with("?code=654321"));
+    assert!(!waiter.is_finished(), "wait_for_human returned before the hand-back");
+
+    // The note typed into the live page's box, then its "Hand back" button.
+    run(async {
+        let (x, y) = centre_of(&watcher, "note").await;
+        watcher.click_at(x, y).await.unwrap();
+        watcher.keys("Code typed; trusted.").await.unwrap();
+        let (x, y) = centre_of(&watcher, "back").await;
+        watcher.click_at(x, y).await.unwrap();
+    });
+    let (status, back) = waiter.join().unwrap();
+    assert_eq!(status, 200, "{back}");
+    assert_eq!(back["note"], "Code typed; trusted.");
+    assert_eq!(back["inputs"], 4, "two clicks, the text, Enter: {back}");
+    let fields = back["fields"].as_array().unwrap();
+    assert_eq!(fields.len(), 1, "{back}");
+    assert_eq!(fields[0]["field"], "code");
+    let visited: Vec<&str> = back["visited"].as_array().unwrap().iter().map(|v| v["url"].as_str().unwrap()).collect();
+    assert!(visited.last().unwrap().ends_with("/submitted.html?code=654321"), "{visited:?}");
+    assert!(back["state"]["page_content"].as_str().unwrap().contains("query: ?code=654321"), "{back}");
+
+    // The live page says so, and the link is spent.
+    let banner = run(async {
+        let until = Instant::now() + Duration::from_secs(30);
+        loop {
+            let b = watcher.evaluate("document.getElementById('banner').textContent").await.unwrap();
+            if b.as_str().unwrap_or("").starts_with("Handed back") || Instant::now() > until {
+                break b;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    assert!(banner.as_str().unwrap().starts_with("Handed back to the agent"), "{banner}");
+    let (status, v, _) = person("GET", &live, None);
+    assert_eq!((status, code(&v)), (403, "ticket_refused"), "{v}");
+    run(async {
+        watcher.close().await;
+        second.shutdown().await;
+    });
+}
