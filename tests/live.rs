@@ -667,3 +667,115 @@ fn a_second_chromium_clicks_types_and_hands_back_through_the_live_page() {
         second.shutdown().await;
     });
 }
+
+/// One request without following redirects: (status, headers as lowercase "name: value" lines, body).
+fn no_redirect(method: &str, url: &str, headers: &[(&str, &str)]) -> (u16, String, String) {
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).max_redirects(0).build().into();
+    let mut req = ureq::http::Request::builder().method(method).uri(url);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let mut resp = match method {
+        "GET" => agent.run(req.body(()).unwrap()),
+        _ => agent.run(req.header("content-type", "application/json").body("{}".to_string()).unwrap()),
+    }
+    .unwrap();
+    let head: String =
+        resp.headers().iter().map(|(k, v)| format!("{}: {}\n", k.as_str(), v.to_str().unwrap_or(""))).collect();
+    (resp.status().as_u16(), head, resp.body_mut().read_to_string().unwrap_or_default())
+}
+
+/// Issue 36, item 1 (access as today's API): the owner opens `/live` and `/live/{id}` in a
+/// browser with the token once in the URL; the server trades it for an HttpOnly,
+/// SameSite=Strict cookie and drops it from the address. Another principal's sessions
+/// are neither listed nor reachable with that cookie.
+#[test]
+fn the_owner_signs_in_a_browser_once_and_sees_only_their_sessions() {
+    const ALICE: &str = "alice-live-token-0123456789";
+    const BOB: &str = "bob-live-token-9876543210ab";
+    let team = sightline_server::Principals::parse(&format!("alice {ALICE}\nbob {BOB}\n")).unwrap();
+    let srv = InProcServer::start_with(attached(), team);
+    let open_as = |token: &str| {
+        let auth = format!("Bearer {token}");
+        let body = json!({ "url": url("/live/second-factor.html"), "screenshot": false }).to_string();
+        let (status, v, _) = http("POST", &srv.url("/v1/sessions"), Some(&body), &[("authorization", &auth)]);
+        assert_eq!(status, 201, "{v}");
+        v["session_id"].as_str().unwrap().to_string()
+    };
+    let (mine, theirs) = (open_as(ALICE), open_as(BOB));
+
+    // The exchange: a redirect to the same path without the token, and the cookie.
+    let (status, head, _) = no_redirect("GET", &srv.url(&format!("/live/{mine}?token={ALICE}")), &[]);
+    assert_eq!(status, 303, "{head}");
+    assert!(head.contains(&format!("location: /live/{mine}\n")), "{head}");
+    let cookie_line = head.lines().find(|l| l.starts_with("set-cookie: ")).unwrap_or_else(|| panic!("{head}"));
+    for part in ["HttpOnly", "SameSite=Strict", "Path=/live"] {
+        assert!(cookie_line.contains(part), "{cookie_line}");
+    }
+    assert!(!cookie_line.contains(ALICE), "the cookie is not the token: {cookie_line}");
+    let cookie = cookie_line["set-cookie: ".len()..].split(';').next().unwrap().to_string();
+    let (status, _, _) = no_redirect("GET", &srv.url(&format!("/live?token={ALICE}x")), &[]);
+    assert_eq!(status, 401, "a wrong token gets no cookie");
+    let (status, _, _) = no_redirect("POST", &srv.url(&format!("/live/{mine}/hand_back?token={ALICE}")), &[]);
+    assert_eq!(status, 400, "the token is exchanged by GET only");
+    // The cookie on its own: this owner's sessions; another's is not found; a request with a
+    // body from another site's page is refused.
+    let (status, _, body) = no_redirect("GET", &srv.url(&format!("/live/{mine}/status")), &[("cookie", &cookie)]);
+    assert_eq!(status, 200, "{body}");
+    let (status, _, body) = no_redirect("GET", &srv.url(&format!("/live/{theirs}/status")), &[("cookie", &cookie)]);
+    assert_eq!(status, 404, "{body}");
+    let (status, _, _) = no_redirect("GET", &srv.url("/v1/sessions"), &[("cookie", &cookie)]);
+    assert_eq!(status, 401, "the cookie is for the live pages only");
+    let evil = [("cookie", cookie.as_str()), ("origin", "http://evil.example")];
+    let (status, _, _) = no_redirect("POST", &srv.url(&format!("/live/{mine}/hand_back")), &evil);
+    assert_eq!(status, 401, "a cross-site request with a body is refused");
+
+    // In a browser: the list, then the session's page, the token gone from the address.
+    run(async {
+        let tab = tab().await;
+        tab.navigate(&srv.url(&format!("/live?token={ALICE}"))).await.unwrap();
+        let until = Instant::now() + Duration::from_secs(20);
+        let seen = loop {
+            let v = tab
+                .evaluate(
+                    "[location.href, document.cookie, [...document.querySelectorAll('a.card')].map(a => a.dataset.session), [...document.querySelectorAll('a.card img')].map(i => i.naturalWidth)]",
+                )
+                .await
+                .unwrap();
+            let thumbs = v[3].as_array().map_or(0, |a| a.iter().filter(|w| w.as_u64().unwrap_or(0) > 0).count());
+            if thumbs > 0 || Instant::now() > until {
+                break v;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert_eq!(seen[0], srv.url("/live"), "the token left the address: {seen}");
+        assert_eq!(seen[1], "", "the cookie is HttpOnly: {seen}");
+        assert_eq!(seen[2], json!([mine]), "only the owner's session is listed: {seen}");
+        assert_eq!(seen[3], json!([1280]), "with its live thumbnail: {seen}");
+
+        tab.navigate(&srv.url(&format!("/live/{mine}"))).await.unwrap();
+        let until = Instant::now() + Duration::from_secs(20);
+        let seen = loop {
+            let v = tab
+                .evaluate(
+                    "[document.getElementById('frame').naturalWidth, document.getElementById('banner').textContent]",
+                )
+                .await
+                .unwrap();
+            if v[0].as_u64().unwrap_or(0) > 0 && v[1].as_str().unwrap_or("").contains("watching")
+                || Instant::now() > until
+            {
+                break v;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert_eq!(seen[0], 1280, "the owner's page shows frames: {seen}");
+        assert!(seen[1].as_str().unwrap().contains("you are watching"), "{seen}");
+
+        // The same browser cannot reach bob's session.
+        tab.navigate(&srv.url(&format!("/live/{theirs}"))).await.unwrap();
+        let body = tab.evaluate("document.body.textContent").await.unwrap();
+        assert!(body.as_str().unwrap().contains("session_not_found"), "{body}");
+        tab.close().await;
+    });
+}

@@ -116,6 +116,7 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
     );
     let owners = McpOwners { owners: Arc::default(), sessions: mcp_sessions };
     let principals = cfg.principals.clone();
+    let owner_cookies = crate::live::OwnerCookies::default();
     let live = crate::live::hub_routes(hub.clone(), cfg.mcp_shutdown.clone());
     Router::new()
         .route("/v1/sessions", post(create_session).get(list_sessions))
@@ -135,7 +136,9 @@ pub fn app(hub: Arc<Hub>, cfg: HttpConfig) -> Router {
         )
         .fallback(|| async { ServerError::BadRequest("no such path; see /openapi.json".into()).into_response() })
         .layer(DefaultBodyLimit::max(MAX_BODY))
-        .layer(middleware::from_fn(move |req: Request, next: Next| guard(principals.clone(), req, next)))
+        .layer(middleware::from_fn(move |req: Request, next: Next| {
+            guard(principals.clone(), owner_cookies.clone(), req, next)
+        }))
         .with_state(AppState { hub, live_base: cfg.live_base })
 }
 
@@ -168,7 +171,7 @@ async fn mcp_front(owners: McpOwners, mut req: Request, next: Next) -> Response 
 
 /// Bounded heads, then the bearer token (compared in constant time with every
 /// principal's). The caller's [`Principal`] goes into the request's extensions.
-async fn guard(principals: Principals, mut req: Request, next: Next) -> Response {
+async fn guard(principals: Principals, cookies: crate::live::OwnerCookies, mut req: Request, next: Next) -> Response {
     let head: usize =
         req.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum::<usize>() + req.uri().to_string().len();
     if head > MAX_HEADERS {
@@ -177,6 +180,15 @@ async fn guard(principals: Principals, mut req: Request, next: Next) -> Response
     // A live-view link carries its own credential, checked by the session it names.
     if crate::live::has_ticket(req.uri().path(), req.uri().query()) {
         return next.run(req).await;
+    }
+    // The owner's browser on a live page: its cookie, or `?token=` exchanged for one.
+    match crate::live::browser_owner(&principals, &cookies, &req) {
+        crate::live::BrowserOwner::NotMine => {}
+        crate::live::BrowserOwner::Caller(caller) => {
+            req.extensions_mut().insert(caller);
+            return next.run(req).await;
+        }
+        crate::live::BrowserOwner::Answer(r) => return r,
     }
     let given = req
         .headers()

@@ -15,7 +15,9 @@
 //! Each takes `?ticket=…` (the link `request_human` answered: that session
 //! only, until the hand-back, `cancel_human` or [`sightline_api::human::TICKET_TTL`];
 //! checked by the session's own desk) or, without a ticket, the owner's bearer
-//! token. A ticket for a session that does not exist is refused exactly as a
+//! token, or the owner's browser cookie that `GET /live?token=…` gives once for it
+//! ([`OwnerCookies`]: a browser cannot send the header). `GET /live` asked for HTML
+//! is the owner's list page ([`LIST_PAGE`]). A ticket for a session that does not exist is refused exactly as a
 //! wrong one, so ids cannot be probed with made-up tickets.
 
 use std::convert::Infallible;
@@ -136,6 +138,147 @@ pub(crate) struct TicketQuery {
 pub(crate) fn has_ticket(path: &str, query: Option<&str>) -> bool {
     path.starts_with("/live/")
         && query.is_some_and(|q| q.split('&').any(|kv| kv.starts_with("ticket=") && kv.len() > "ticket=".len()))
+}
+
+/// The cookie an owner's browser holds after `GET /live?token=…` (see [`OwnerCookies`]).
+pub(crate) const OWNER_COOKIE: &str = "sightline_live";
+
+/// How long an owner's browser stays signed in to the live views.
+const OWNER_COOKIE_TTL: Duration = Duration::from_secs(12 * 3600);
+
+/// The owners' browsers signed in to the live views: a browser cannot add an
+/// `Authorization` header to a page it opens, so `GET /live?token=T` (or
+/// `/live/{id}?token=T`) exchanges the bearer token once for a random cookie
+/// (`HttpOnly`, `SameSite=Strict`, `Path=/live`, 12 h) and redirects to the same
+/// path without the token, so it leaves the address bar and the history. The
+/// cookie names its principal here only (it is not the token), is accepted on
+/// `/live` paths only, and never on a cross-site request with a body (`Origin`
+/// must be this server's own, which `SameSite=Strict` already implies).
+#[derive(Clone, Default)]
+pub(crate) struct OwnerCookies {
+    signed_in: Arc<std::sync::Mutex<std::collections::HashMap<String, (Principal, std::time::Instant)>>>,
+}
+
+impl OwnerCookies {
+    /// A new cookie value for `who`: 32 bytes from the OS's random source, base64url.
+    fn mint(&self, who: Principal) -> std::io::Result<String> {
+        use std::io::Read;
+        let mut bytes = [0u8; 32];
+        std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes))?;
+        let value = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+        let now = std::time::Instant::now();
+        let mut m = self.signed_in.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        m.retain(|_, (_, until)| *until > now);
+        m.insert(value.clone(), (who, now + OWNER_COOKIE_TTL));
+        Ok(value)
+    }
+
+    fn principal(&self, value: &str) -> Option<Principal> {
+        let m = self.signed_in.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (who, until) = m.get(value)?;
+        (*until > std::time::Instant::now()).then(|| who.clone())
+    }
+}
+
+/// What the bearer guard does with a request to a live path from a browser.
+pub(crate) enum BrowserOwner {
+    /// Not a browser's owner request: the bearer token decides.
+    NotMine,
+    /// Signed in by its cookie: this principal.
+    Caller(Principal),
+    /// Answered here: the token exchanged for a cookie (a redirect), or refused.
+    Answer(Response),
+}
+
+/// The owner's browser on a live path: `?token=` exchanged for the cookie, or the cookie.
+pub(crate) fn browser_owner(
+    principals: &crate::auth::Principals,
+    cookies: &OwnerCookies,
+    req: &axum::extract::Request,
+) -> BrowserOwner {
+    let path = req.uri().path();
+    if path != "/live" && !path.starts_with("/live/") {
+        return BrowserOwner::NotMine;
+    }
+    let query = req.uri().query().unwrap_or("");
+    let token = query.split('&').find_map(|kv| kv.strip_prefix("token="));
+    if let Some(token) = token {
+        if req.method() != axum::http::Method::GET {
+            return BrowserOwner::Answer(
+                ServerError::BadRequest("?token= is taken by GET only (it signs a browser in)".into()).into_response(),
+            );
+        }
+        let token = percent_decode(token);
+        let Some(who) = principals.authenticate(token.as_bytes()).filter(|_| !token.is_empty()) else {
+            return BrowserOwner::Answer(ServerError::Unauthorized.into_response());
+        };
+        let rest: Vec<&str> = query.split('&').filter(|kv| !kv.starts_with("token=") && !kv.is_empty()).collect();
+        let to = if rest.is_empty() { path.to_string() } else { format!("{path}?{}", rest.join("&")) };
+        let value = match cookies.mint(who) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::error!(error = %e, "reading /dev/urandom for a live-view cookie");
+                return BrowserOwner::Answer(StatusCode::INTERNAL_SERVER_ERROR.into_response());
+            }
+        };
+        let cookie = format!(
+            "{OWNER_COOKIE}={value}; Path=/live; HttpOnly; SameSite=Strict; Max-Age={}",
+            OWNER_COOKIE_TTL.as_secs()
+        );
+        let mut r = StatusCode::SEE_OTHER.into_response();
+        let h = r.headers_mut();
+        if let (Ok(to), Ok(cookie)) = (HeaderValue::from_str(&to), HeaderValue::from_str(&cookie)) {
+            h.insert(header::LOCATION, to);
+            h.insert(header::SET_COOKIE, cookie);
+        }
+        return BrowserOwner::Answer(private(r));
+    }
+    if req.headers().contains_key(header::AUTHORIZATION) {
+        return BrowserOwner::NotMine;
+    }
+    let value = req
+        .headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|c| c.trim().strip_prefix(OWNER_COOKIE).and_then(|c| c.strip_prefix('=')));
+    let Some(who) = value.and_then(|v| cookies.principal(v)) else { return BrowserOwner::NotMine };
+    if req.method() != axum::http::Method::GET && !same_origin(req) {
+        return BrowserOwner::Answer(ServerError::Unauthorized.into_response());
+    }
+    BrowserOwner::Caller(who)
+}
+
+/// A request with a body came from a page of this server (`Origin` is this `Host`).
+fn same_origin(req: &axum::extract::Request) -> bool {
+    let host = req.headers().get(header::HOST).and_then(|v| v.to_str().ok());
+    let origin = req.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok());
+    match (host, origin) {
+        (Some(h), Some(o)) => o.strip_prefix("http://").or_else(|| o.strip_prefix("https://")) == Some(h),
+        _ => false,
+    }
+}
+
+/// `%XX` escapes of a query value (`+` is a space there, and no token has one).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (b[i], b.get(i + 1).copied().and_then(hex), b.get(i + 2).copied().and_then(hex)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The session a live request addresses, and how it proved itself.
@@ -319,12 +462,31 @@ pub(crate) async fn hand_back(
     Ok(private(Json(json!({ "status": "ok" })).into_response()))
 }
 
-/// `GET /live`: the caller's sessions, each with its page and who holds it.
+/// The owner's list of live sessions in a browser (`GET /live` asking for HTML): thumbnails and links.
+pub const LIST_PAGE: &str = include_str!("live_list.html");
+
+/// `GET /live`: the caller's sessions, each with its page and who holds it
+/// (JSON; a browser that asks for HTML gets [`LIST_PAGE`], which reads the JSON).
 pub(crate) async fn list(
     State(st): State<LiveState>,
     caller: Option<Extension<Principal>>,
+    headers: HeaderMap,
 ) -> Result<Response, ServerError> {
     let caller = caller.ok_or(ServerError::Unauthorized)?;
+    let wants_html = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.split(',').next().is_some_and(|first| first.trim().starts_with("text/html")));
+    if wants_html {
+        let mut r = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], LIST_PAGE).into_response();
+        r.headers_mut().insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(
+                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+            ),
+        );
+        return Ok(private(r));
+    }
     let Backend::Hub(hub) = &st.backend else { return Err(ServerError::Unauthorized) };
     let mut out: Vec<Value> = Vec::new();
     for id in hub.ids(&caller) {
