@@ -2,67 +2,16 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::io::Write;
 
 use common::*;
 use serde_json::{json, Value};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sightline"))
-}
-
-struct Session {
-    child: Child,
-    out: BufReader<std::process::ChildStdout>,
-}
-
-impl Session {
-    fn start(url: &str) -> Session {
-        let mut child = bin()
-            .args(["env", url, "--no-screenshot"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run sightline");
-        let out = BufReader::new(child.stdout.take().unwrap());
-        Session { child, out }
-    }
-
-    fn read(&mut self) -> Value {
-        let mut line = String::new();
-        self.out.read_line(&mut line).expect("read a line");
-        assert!(!line.is_empty(), "sightline closed stdout early");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    fn send(&mut self, line: &str) -> Value {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-        self.read()
-    }
-
-    fn wait(mut self) -> i32 {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert_no_leftovers(self.child.id());
-                return status.code().unwrap_or(-1);
-            }
-            assert!(Instant::now() < deadline, "sightline did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
 #[test]
 fn env_loop_through_a_pipe() {
     world();
-    let mut s = Session::start(&url("/form.html"));
-    let first = s.read();
+    let mut s = Proc::start(&["env", &url("/form.html"), "--no-screenshot"]);
+    let first = s.read(ACT);
     for k in ["url", "page_content", "element_index", "screenshot", "state_hash"] {
         assert!(first.get(k).is_some(), "{k} missing");
     }
@@ -96,13 +45,13 @@ fn env_loop_through_a_pipe() {
 #[test]
 fn env_exits_cleanly_on_eof_and_on_signals() {
     world();
-    let mut s = Session::start(&url("/kinds.html"));
-    s.read();
-    drop(s.child.stdin.take());
+    let mut s = Proc::start(&["env", &url("/kinds.html"), "--no-screenshot"]);
+    s.read(ACT);
+    s.close_stdin();
     assert_eq!(s.wait(), 0, "EOF exits 0");
     for (sig, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
-        let mut s = Session::start(&url("/kinds.html"));
-        s.read();
+        let s = Proc::start(&["env", &url("/kinds.html"), "--no-screenshot"]);
+        s.read(ACT);
         // SAFETY: signalling the child we spawned.
         unsafe {
             libc::kill(s.child.id() as i32, sig);
@@ -317,19 +266,8 @@ fn a_run_leaves_a_long_tmpdir_as_it_found_it() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["page_content"].as_str().unwrap().contains("textbox"), "{v}");
     // `env` until EOF, with a download: its temporary download directory goes too.
-    let mut s = {
-        let mut child = bin()
-            .args(["env", &url("/files/download.html"), "--no-screenshot"])
-            .env("TMPDIR", &tmp)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run sightline");
-        let out = BufReader::new(child.stdout.take().unwrap());
-        Session { child, out }
-    };
-    let first = s.read();
+    let mut s = Proc::spawn(bin().args(["env", &url("/files/download.html"), "--no-screenshot"]).env("TMPDIR", &tmp));
+    let first = s.read(ACT);
     let link = first["element_index"]
         .as_object()
         .unwrap()
@@ -341,17 +279,10 @@ fn a_run_leaves_a_long_tmpdir_as_it_found_it() {
         .unwrap();
     let clicked = s.send(&json!({"action": "click_element", "element_index": link}).to_string());
     assert!(clicked.get("error").is_none(), "{clicked}");
-    drop(s.child.stdin.take());
+    s.close_stdin();
     let pid = s.child.id();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = s.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "sightline did not exit");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(status.code(), Some(0));
+    let code = s.exit_code();
+    assert_eq!(code, 0);
     assert_no_leftovers_in(pid, &tmp);
     assert_eq!(entries(&tmp), Vec::<String>::new(), "left in TMPDIR");
 }

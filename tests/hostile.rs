@@ -8,90 +8,18 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{json, Value};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sightline"))
-}
-
-/// A `sightline` child speaking JSON lines; reads time out instead of hanging the test.
-struct Proc {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Proc {
-    fn start(args: &[&str]) -> Proc {
-        let mut child = bin()
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("run sightline");
-        let stdin = child.stdin.take();
-        let out = BufReader::new(child.stdout.take().unwrap());
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in out.lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Proc { child, stdin, lines }
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(bytes).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// The next line as JSON, within `limit`.
-    fn read(&self, limit: Duration) -> Value {
-        let line = self.lines.recv_timeout(limit).unwrap_or_else(|e| panic!("no answer within {limit:?}: {e}"));
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    /// Send one line and time the answer, which must come within `limit`.
-    fn ask(&mut self, bytes: &[u8], limit: Duration) -> (Value, Duration) {
-        let t = Instant::now();
-        self.write(bytes);
-        let v = self.read(limit);
-        (v, t.elapsed())
-    }
-
-    /// Close stdin; the process must exit within 20 s and leave nothing behind.
-    fn finish(mut self) -> i32 {
-        drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert_no_leftovers(self.child.id());
-                return status.code().unwrap_or(-1);
-            }
-            assert!(Instant::now() < deadline, "sightline did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
 fn error_code(state: &Value) -> &str {
     state["error"]["code"].as_str().unwrap_or("")
 }
-
-const ACT: Duration = Duration::from_secs(30);
 
 #[test]
 fn bad_input_lines_get_typed_errors_and_the_env_loop_goes_on() {
@@ -535,134 +463,102 @@ async fn open(path: &str) -> sightline_api::Env {
     env
 }
 
-#[test]
-fn a_page_that_never_finishes_loading_still_answers() {
-    run(async {
-        let mut env = open("/hostile/never.html").await;
-        assert!(env.state().page_content.contains("never finishes loading"), "{}", env.state().page_content);
-        let b = by_text(env.state(), "Still usable");
-        let t = Instant::now();
-        // Measured: 15 s, the load time limit, since the main frame never stops loading.
-        let turn = within(
-            "click",
-            Duration::from_secs(30),
-            step(&mut env, json!({"action":"click_element","element_index": b})),
-        )
-        .await;
-        eprintln!("click on a never-loading page answered in {:?}", t.elapsed());
-        assert_valid(&turn.state);
-        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
-        env.close().await;
-    });
+/// One step on a hostile page, and what its answer must show.
+enum Do {
+    /// The state shows this text.
+    Shows(&'static str),
+    /// Click the control with this text.
+    Click(&'static str, Then),
+    /// Type into the field with this id or name.
+    Type(&'static str, &'static str, Then),
+    /// Scroll down this many pixels.
+    Scroll(u32, Then),
+    /// No script of the page had to be stopped.
+    NothingHung,
 }
 
-#[test]
-fn pages_that_redefine_globals_and_freeze_prototypes_still_work() {
-    run(async {
-        let mut env = open("/hostile/globals.html").await;
-        let q = by_id_name(env.state(), "q");
-        let turn = within(
-            "type",
-            Duration::from_secs(15),
-            step(&mut env, json!({"action":"input_text","element_index": q,"text":"abc"})),
-        )
-        .await;
-        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
-        let go = by_text(env.state(), "Go");
-        let turn = within(
-            "click",
-            Duration::from_secs(15),
-            step(&mut env, json!({"action":"click_element","element_index": go})),
-        )
-        .await;
-        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
-        assert!(turn.state.page_content.contains("clicked abc"), "{}", turn.state.page_content);
-        env.close().await;
-    });
+/// What an answer must be: it is always a valid State Object, within the bound.
+enum Then {
+    /// No error.
+    Ok,
+    /// No error, and the page shows this text.
+    Shows(&'static str),
+    /// A typed error is allowed, not one that ends the session.
+    Survives,
 }
 
-#[test]
-fn fifty_popups_from_one_click() {
-    run(async {
-        let mut env = open("/hostile/popups.html").await;
-        let b = by_text(env.state(), "Open 50");
-        let turn = within(
-            "click",
-            Duration::from_secs(30),
-            step(&mut env, json!({"action":"click_element","element_index": b})),
-        )
-        .await;
-        assert_valid(&turn.state);
-        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
-        // The opener tab still answers.
-        let t = Instant::now();
-        // Measured: the opener's next input event waits for the CDP call limit (60 s)
-        // once 50 popups took the foreground; it answers, with a typed error.
-        let turn =
-            within("scroll", Duration::from_secs(20), step(&mut env, json!({"action":"scroll","direction":"down"})))
-                .await;
-        eprintln!("scroll after 50 popups answered in {:?}: {:?}", t.elapsed(), turn.state.error);
-        assert_valid(&turn.state);
-        if let Some(e) = &turn.state.error {
-            assert_eq!(e.code, sightline_api::ErrorCode::InternalBrowserError, "{e:?}");
-            assert!(!turn.fatal, "the browser is still there");
-        }
-        env.close().await;
-    });
+/// Hostile pages that differ only in what is done on them: each row a test that
+/// opens the page on the shared browser and plays its steps, every answer a
+/// valid State Object within the bound.
+macro_rules! hostile_pages {
+    ($( $(#[$doc:meta])* $name:ident: $path:literal => [$($step:expr),* $(,)?]; )*) => {
+        $( $(#[$doc])* #[test] fn $name() { run(play($path, vec![$($step),*])) } )*
+    };
 }
 
-#[test]
-fn a_page_that_navigates_itself_every_100_ms() {
-    run(async {
-        let mut env = open("/hostile/renav.html").await;
-        for i in 0..5 {
-            let turn = within(
-                "scroll",
-                Duration::from_secs(20),
-                step(&mut env, json!({"action":"scroll","direction":"down"})),
-            )
-            .await;
-            assert_valid(&turn.state);
-            if let Some(e) = &turn.state.error {
-                assert!(!turn.fatal, "step {i}: {e:?}");
+hostile_pages! {
+    /// The main frame never stops loading: clicks answer after the load limit.
+    a_page_that_never_finishes_loading_still_answers: "/hostile/never.html" =>
+        [Do::Shows("never finishes loading"), Do::Click("Still usable", Then::Ok)];
+    pages_that_redefine_globals_and_freeze_prototypes_still_work: "/hostile/globals.html" =>
+        [Do::Type("q", "abc", Then::Ok), Do::Click("Go", Then::Shows("clicked abc"))];
+    /// After 50 popups took the foreground, the opener still answers (perhaps typed).
+    fifty_popups_from_one_click: "/hostile/popups.html" =>
+        [Do::Click("Open 50", Then::Ok), Do::Scroll(500, Then::Survives)];
+    a_page_that_navigates_itself_every_100_ms: "/hostile/renav.html" =>
+        [Do::Scroll(500, Then::Survives), Do::Scroll(500, Then::Survives), Do::Scroll(500, Then::Survives),
+         Do::Scroll(500, Then::Survives), Do::Scroll(500, Then::Survives)];
+    twenty_nested_iframes: "/hostile/nested.html?d=20" => [Do::Shows("Level 20")];
+    a_huge_canvas: "/hostile/canvas.html" =>
+        [Do::Click("Below the title", Then::Ok), Do::Scroll(20_000, Then::Survives)];
+    /// The handler is stopped (`Runtime.terminateExecution`) and the page lives on.
+    infinite_loops_in_handlers_are_bounded: "/hostile/loop.html" =>
+        [Do::Click("Spin after the click", Then::Survives), Do::Scroll(500, Then::Ok)];
+    /// Issue 18, item 1: `Promise`, `requestAnimationFrame`, `Reflect.apply` and
+    /// `Function.prototype.call` replaced, and the probe rewritten so it never answers:
+    /// the probe keeps what it took at install, and every read of it is bounded.
+    a_page_that_breaks_promises_and_the_probe: "/hostile/promise.html" =>
+        [Do::Click("Click me", Then::Shows("clicked")), Do::NothingHung];
+    /// Issue 18, item 1: a probe that would report 200,000 pointer targets: what it may
+    /// report is bounded.
+    a_page_that_reports_200000_pointer_targets: "/hostile/pointers.html" =>
+        [Do::Click("Click me", Then::Shows("clicked"))];
+}
+
+async fn play(path: &str, steps: Vec<Do>) {
+    let mut env = open(path).await;
+    assert!(!env.state().screenshot.is_empty(), "{path}: a screenshot");
+    for (i, s) in steps.iter().enumerate() {
+        let (action, then) = match s {
+            Do::Shows(text) => {
+                assert!(env.state().page_content.contains(text), "{path}: {text:?} in {}", env.state().page_content);
+                continue;
             }
-        }
-        env.close().await;
-    });
-}
-
-#[test]
-fn twenty_nested_iframes() {
-    run(async {
-        let env = open("/hostile/nested.html?d=20").await;
-        let s = env.state();
-        assert!(s.page_content.contains("Level 20"), "{}", s.page_content);
-        env.close().await;
-    });
-}
-
-#[test]
-fn a_huge_canvas() {
-    run(async {
-        let mut env = open("/hostile/canvas.html").await;
-        assert!(!env.state().screenshot.is_empty());
-        let b = by_text(env.state(), "Below the title");
-        let turn = within(
-            "click",
-            Duration::from_secs(15),
-            step(&mut env, json!({"action":"click_element","element_index": b})),
-        )
-        .await;
-        assert!(turn.state.error.is_none(), "{:?}", turn.state.error);
-        let turn = within(
-            "scroll",
-            Duration::from_secs(15),
-            step(&mut env, json!({"action":"scroll","direction":"down","pixels": 20000})),
-        )
-        .await;
+            Do::NothingHung => {
+                assert_eq!(env.tab().scripts_stopped(), 0, "{path}: nothing hung");
+                continue;
+            }
+            Do::Click(text, then) => {
+                (json!({"action":"click_element","element_index": by_text(env.state(), text)}), then)
+            }
+            Do::Type(name, text, then) => {
+                (json!({"action":"input_text","element_index": by_id_name(env.state(), name),"text": text}), then)
+            }
+            Do::Scroll(px, then) => (json!({"action":"scroll","direction":"down","pixels": px}), then),
+        };
+        let what = format!("{path} step {i}: {action}");
+        let turn = within(&what, Duration::from_secs(60), step(&mut env, action.clone())).await;
         assert_valid(&turn.state);
-        env.close().await;
-    });
+        match then {
+            Then::Ok => assert!(turn.state.error.is_none(), "{what}: {:?}", turn.state.error),
+            Then::Shows(text) => {
+                assert!(turn.state.error.is_none(), "{what}: {:?}", turn.state.error);
+                assert!(turn.state.page_content.contains(text), "{what}: {text:?} in {}", turn.state.page_content);
+            }
+            Then::Survives => assert!(!turn.fatal, "{what}: {:?}", turn.state.error),
+        }
+    }
+    env.close().await;
 }
 
 #[test]
@@ -696,35 +592,6 @@ fn a_renderer_crash_is_a_typed_error() {
         eprintln!("closing a crashed tab took {:?}", t.elapsed());
         // The browser itself survives: a new tab works.
         let env = open("/form.html").await;
-        env.close().await;
-    });
-}
-
-#[test]
-fn infinite_loops_in_handlers_are_bounded() {
-    run(async {
-        let mut env = open("/hostile/loop.html").await;
-        let b = by_text(env.state(), "Spin after the click");
-        let t = Instant::now();
-        // The handler is stopped after 10 s (Runtime.terminateExecution) and the page lives on.
-        let turn = within(
-            "click",
-            Duration::from_secs(40),
-            step(&mut env, json!({"action":"click_element","element_index": b})),
-        )
-        .await;
-        assert_valid(&turn.state);
-        eprintln!(
-            "click into a busy loop answered in {:?}: {:?}",
-            t.elapsed(),
-            turn.state.error.as_ref().map(|e| e.code)
-        );
-        assert!(!turn.fatal, "the page survives its runaway handler");
-        let after =
-            within("scroll", Duration::from_secs(20), step(&mut env, json!({"action":"scroll","direction":"down"})))
-                .await;
-        assert_valid(&after.state);
-        assert!(after.state.error.is_none(), "the page answers again: {:?}", after.state.error);
         env.close().await;
     });
 }
@@ -1141,47 +1008,6 @@ fn a_page_that_loops_while_being_left() {
             .tab()
             .evaluate("new Promise(r => setTimeout(() => r(document.querySelector('[name=email]').value), 20))");
         assert_eq!(typed.await.unwrap(), json!("on"));
-        env.close().await;
-    });
-}
-
-/// Issue 18, item 1: a page that replaces `Promise`, `requestAnimationFrame`,
-/// `Reflect.apply` and `Function.prototype.call`, and tries to rewrite the probe so
-/// it never answers: the probe keeps what it took at install, and every read of it
-/// is bounded; states and actions come as usual.
-#[test]
-fn a_page_that_breaks_promises_and_the_probe() {
-    run(async {
-        let mut env = open("/hostile/promise.html").await;
-        let b = by_text(env.state(), "Click me");
-        let t = within(
-            "click",
-            Duration::from_secs(30),
-            step(&mut env, json!({"action":"click_element","element_index": b})),
-        )
-        .await;
-        assert!(t.state.error.is_none(), "{:?}", t.state.error);
-        assert!(t.state.page_content.contains("clicked"), "{}", t.state.page_content);
-        assert_eq!(env.tab().scripts_stopped(), 0, "nothing hung");
-        env.close().await;
-    });
-}
-
-/// Issue 18, item 1: a page whose probe would report 200,000 pointer targets (every
-/// push multiplied, the readers rewritten): what the probe may report is bounded.
-#[test]
-fn a_page_that_reports_200000_pointer_targets() {
-    run(async {
-        let mut env = open("/hostile/pointers.html").await;
-        let b = by_text(env.state(), "Click me");
-        let t = within(
-            "click",
-            Duration::from_secs(30),
-            step(&mut env, json!({"action":"click_element","element_index": b})),
-        )
-        .await;
-        assert!(t.state.error.is_none(), "{:?}", t.state.error);
-        assert!(t.state.page_content.contains("clicked"), "{}", t.state.page_content);
         env.close().await;
     });
 }

@@ -13,6 +13,9 @@
 pub mod files;
 pub mod gate;
 pub mod oracle;
+pub mod proc;
+
+pub use proc::{bin, Proc, ACT};
 
 use std::future::Future;
 use std::sync::{LazyLock, OnceLock};
