@@ -32,15 +32,28 @@ pub async fn run(o: &McpOpts) -> Result<u8> {
                     token: std::env::var(TOKEN_VAR).ok().filter(|t| !t.trim().is_empty()),
                 }
             }
-            None => Entry::Stdio { command: current_exe()?, args: server_args(&o.tools)? },
+            None => {
+                let mut args = server_args(&o.tools)?;
+                if let Some(live) = o.live {
+                    args.extend(["--live".to_string(), live.to_string()]);
+                }
+                Entry::Stdio { command: current_exe()?, args }
+            }
         };
         print!("{}", snippet(host, &entry));
         eprintln!("sightline: {}", where_it_goes(host, &entry));
         return Ok(0);
     }
     let egress = launch::egress(&o.tools.browser)?;
-    let api = api(&o.tools, egress.clone())?;
+    let api = std::sync::Arc::new(api(&o.tools, egress.clone())?);
     let handles = handles_config(&o.tools, egress)?;
+    if let Some(listen) = o.live {
+        if !listen.ip().is_loopback() {
+            bail!("--live {listen} is not a loopback address: a live view has no credential but its ticket");
+        }
+        let at = sightline_server::serve_live(api.clone(), listen).await?;
+        eprintln!("sightline mcp: live views on http://{at}/live/ (request_human answers their links)");
+    }
     Box::pin(sightline_server::serve_stdio(api, handles)).await?;
     Ok(0)
 }

@@ -779,3 +779,34 @@ fn the_owner_signs_in_a_browser_once_and_sees_only_their_sessions() {
         tab.close().await;
     });
 }
+
+/// `sightline mcp --live ADDR` over stdio, under the official MCP client (`tests/mcp_live.py`):
+/// request_human answers a link on the command's own loopback listener, a person acts through
+/// it, and wait_for_human returns the note and the page the person left.
+#[test]
+fn stdio_mcp_with_live_hands_over_to_a_person() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_live.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_sightline"))
+        .arg(url("/live/second-factor.html"))
+        .arg(browser_endpoint())
+        .output()
+        .expect("python3");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("No module named 'mcp'") {
+        panic!("this test needs the official MCP client: python3 -m pip install mcp (./x test installs it)");
+    }
+    assert!(out.status.success(), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["asked_error"], false, "{v}");
+    let live = v["live_url"].as_str().unwrap_or_else(|| panic!("{v}"));
+    assert!(live.starts_with("http://127.0.0.1:") && live.contains("/live/p1?ticket="), "{v}");
+    assert_eq!(v["parked_code"], "handed_over", "{v}");
+    assert_eq!(v["status"][0], 200, "{v}");
+    assert_eq!(v["status"][1]["state"], "handed_over", "{v}");
+    assert_eq!((v["click"].as_u64(), v["hand_back"].as_u64()), (Some(200), Some(200)), "{v}");
+    assert_eq!(v["note"], "confirmed over MCP", "{v}");
+    assert_eq!(v["confirmed"], true, "{v}");
+    assert_eq!(v["after"], 403, "the ticket is spent: {v}");
+}

@@ -222,6 +222,9 @@ pub struct McpOpts {
     /// With --config: a running `sightline serve`'s MCP URL (http://HOST:PORT/mcp) instead of stdio
     #[arg(long, value_name = "URL", requires = "config")]
     pub http: Option<String>,
+    /// Serve live views on HOST:PORT (loopback), so request_human can hand a tab to a person (port 0: any free one)
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "http")]
+    pub live: Option<std::net::SocketAddr>,
     #[command(flatten)]
     pub tools: ToolsOpts,
 }

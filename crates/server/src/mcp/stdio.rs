@@ -21,19 +21,19 @@ use crate::hub::{Hub, HubConfig};
 /// Invalid params` with its id. Everything else goes to rmcp as a parsed
 /// message, and rmcp's replies and the ones written here share one writer, so
 /// lines never interleave. Notifications get no answer, as JSON-RPC says.
-pub async fn serve_stdio(api: Api, handles: HubConfig) -> std::io::Result<()> {
+pub async fn serve_stdio(api: impl Into<Arc<Api>>, handles: HubConfig) -> std::io::Result<()> {
     serve_io(api, handles, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
 /// [`serve_stdio`] over any byte streams (tests drive it over pipes in memory).
 pub async fn serve_io(
-    api: Api,
+    api: impl Into<Arc<Api>>,
     handles: HubConfig,
     input: impl tokio::io::AsyncRead + Unpin + Send + 'static,
     output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
 ) -> std::io::Result<()> {
     use rmcp::ServiceExt;
-    let api = Arc::new(api);
+    let api: Arc<Api> = api.into();
     let hub = Hub::new(handles);
     let (out_tx, out_rx) = tokio::sync::mpsc::channel::<String>(64);
     let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<rmcp::model::ClientJsonRpcMessage>(16);
