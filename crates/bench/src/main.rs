@@ -9,6 +9,8 @@
 //!   then a local Selenium Grid ([`serve`], [`serve_peer`]).
 //! - `sightline-bench run [--runs N]`: the `run` tool beside single tool calls on a
 //!   10-step form task ([`run_task`]; the default run ends with the same table).
+//! - `sightline-bench soak [--sessions N] [--minutes M] [--grid]`: N sessions on `sightline serve`
+//!   for M minutes while faults are injected; what was lost and what was left ([`soak`]).
 //! - `sightline-bench tokens`: the tokens a model reads per state on the MiniWoB++ task
 //!   pages, ours beside both peers' snapshots ([`tokens`]).
 //!
@@ -24,6 +26,7 @@ mod peers;
 mod run_task;
 mod serve;
 mod serve_peer;
+mod soak;
 mod suite;
 mod tokens;
 mod tool_state;
@@ -39,7 +42,7 @@ use opts::Opts;
     about = "Sightline's benchmark: capture/action medians next to the raw CDP calls, or `sightline serve` under load.",
     args_conflicts_with_subcommands = true,
     disable_help_subcommand = true,
-    after_help = "Examples:\n    sightline-bench --runs 7\n    sightline-bench --url http://127.0.0.1:8000/docs/ --runs 5\n    sightline-bench serve --sizes 1,10\n    sightline-bench run --runs 9\n    sightline-bench tokens\n\n./x bench [ARGS] and ./x bench serve [ARGS] install what is missing, build in release mode and run this."
+    after_help = "Examples:\n    sightline-bench --runs 7\n    sightline-bench --url http://127.0.0.1:8000/docs/ --runs 5\n    sightline-bench serve --sizes 1,10\n    sightline-bench run --runs 9\n    sightline-bench tokens\n    sightline-bench soak --sessions 25 --minutes 10\n\n./x bench [ARGS] and ./x bench serve [ARGS] install what is missing, build in release mode and run this."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -56,12 +59,14 @@ enum Mode {
     Run(Opts),
     /// Tokens a model reads per state (o200k_base) on the MiniWoB++ task pages: ours, semantic_v2 and both peers' snapshots.
     Tokens(Opts),
+    /// N sessions on `sightline serve` for M minutes while faults are injected (renderer and browser killed, a client hanging up, a stalled browser, an event flood, a full download disk, with --grid a lost Grid slot).
+    Soak(Opts),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let opts = match &cli.mode {
-        Some(Mode::Serve(o) | Mode::Run(o) | Mode::Tokens(o)) => o,
+        Some(Mode::Serve(o) | Mode::Run(o) | Mode::Tokens(o) | Mode::Soak(o)) => o,
         None => &cli.opts,
     };
     let filter = match &opts.log {
@@ -76,6 +81,7 @@ fn main() -> std::process::ExitCode {
             Some(Mode::Serve(o)) => serve::run(o).await,
             Some(Mode::Run(o)) => run_task::run(o).await,
             Some(Mode::Tokens(o)) => tokens::run(o).await,
+            Some(Mode::Soak(o)) => soak::run(o).await,
             None => suite::run(&cli.opts).await,
         }
     });

@@ -49,6 +49,18 @@ pub struct Opts {
     /// Run Chromium without its sandbox (always so when running as root).
     #[arg(long)]
     pub no_chrome_sandbox: bool,
+    /// `soak`: concurrent sessions (default 3).
+    #[arg(long, value_name = "N")]
+    pub sessions: Option<usize>,
+    /// `soak`: how long, in minutes (default 1).
+    #[arg(long, value_name = "M")]
+    pub minutes: Option<f64>,
+    /// `soak`: two more sessions on a local Selenium Grid, and a Grid slot that goes away.
+    #[arg(long)]
+    pub grid: bool,
+    /// `soak`: only these faults (comma-separated: renderer, browser, disconnect, stall, flood, disk, grid).
+    #[arg(long, value_name = "LIST")]
+    pub faults: Option<String>,
     /// Diagnostics on stderr: a level or a RUST_LOG-style filter (default warn).
     #[arg(long, value_name = "FILTER")]
     pub log: Option<String>,

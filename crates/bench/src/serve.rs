@@ -77,7 +77,7 @@ fn agent() -> ureq::Agent {
         .into()
 }
 
-fn call(agent: &ureq::Agent, method: &str, url: &str, body: Option<Value>) -> Result<(u16, Value)> {
+pub(crate) fn call(agent: &ureq::Agent, method: &str, url: &str, body: Option<Value>) -> Result<(u16, Value)> {
     let mut resp = match (method, body) {
         ("POST", Some(b)) => agent.post(url).send_json(b)?,
         ("POST", None) => agent.post(url).send_empty()?,
@@ -90,7 +90,7 @@ fn call(agent: &ureq::Agent, method: &str, url: &str, body: Option<Value>) -> Re
 }
 
 /// Proportional set size (kB) of each process, and their parents.
-fn processes() -> HashMap<i32, (i32, u64)> {
+pub(crate) fn processes() -> HashMap<i32, (i32, u64)> {
     let mut out = HashMap::new();
     for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
@@ -280,7 +280,7 @@ fn wait_warm(base: &str, want: usize) {
     eprintln!("bench serve: the warm pool did not reach {want} in two minutes; measuring anyway");
 }
 
-async fn start_server(
+pub(crate) async fn start_server(
     source: BrowserSource,
     max: usize,
     warm: usize,
