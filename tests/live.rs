@@ -781,7 +781,8 @@ fn the_owner_signs_in_a_browser_once_and_sees_only_their_sessions() {
 }
 
 /// `sightline mcp --live ADDR` over stdio, under the official MCP client (`tests/mcp_live.py`):
-/// request_human answers a link on the command's own loopback listener, a person acts through
+/// request_human answers a link on the command's own loopback listener and, as the client
+/// declared URL-mode elicitation (2025-11-25), asks it to show the link; a person acts through
 /// it, and wait_for_human returns the note and the page the person left.
 #[test]
 fn stdio_mcp_with_live_hands_over_to_a_person() {
@@ -803,6 +804,11 @@ fn stdio_mcp_with_live_hands_over_to_a_person() {
     let live = v["live_url"].as_str().unwrap_or_else(|| panic!("{v}"));
     assert!(live.starts_with("http://127.0.0.1:") && live.contains("/live/p1?ticket="), "{v}");
     assert_eq!(v["parked_code"], "handed_over", "{v}");
+    // The client declared URL-mode elicitation: it was asked to show the link to its user.
+    let elicited = v["elicited"].as_array().unwrap();
+    assert_eq!(elicited.len(), 1, "{v}");
+    assert_eq!((elicited[0]["mode"].as_str(), elicited[0]["url"].as_str()), (Some("url"), Some(live)), "{v}");
+    assert!(elicited[0]["message"].as_str().unwrap().contains("confirm the device"), "{v}");
     assert_eq!(v["status"][0], 200, "{v}");
     assert_eq!(v["status"][1]["state"], "handed_over", "{v}");
     assert_eq!((v["click"].as_u64(), v["hand_back"].as_u64()), (Some(200), Some(200)), "{v}");

@@ -403,6 +403,7 @@ impl ServerHandler for SightlineMcp {
             return Err(McpError::invalid_params(format!("unknown tool {name:?}"), None));
         };
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let reason = (name == "request_human").then(|| args["reason"].as_str().unwrap_or_default().to_string());
         let ticker = context.meta.get_progress_token().map(|token| {
             let peer = context.peer.clone();
             let name = name.clone();
@@ -431,9 +432,41 @@ impl ServerHandler for SightlineMcp {
         if let Some(t) = ticker {
             t.abort();
         }
+        if let (Some(reason), Ok(o)) = (reason, &out) {
+            offer_link(&context, &reason, &o.value);
+        }
         let result: CallToolResult = decode(result_of(out))?;
         Ok(CallToolResponse::Complete(result))
     }
+}
+
+/// URL-mode elicitation (MCP 2025-11-25): a client that declared it is asked to
+/// show `request_human`'s live link to its user. Sent beside the tool's answer
+/// (the tool does not wait for the person); whatever the client answers changes
+/// nothing here: `wait_for_human` reports the hand-back. Not on 2026-07-28, which
+/// has no server-to-client requests.
+fn offer_link(context: &RequestContext<RoleServer>, reason: &str, reply: &Value) {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let Some(url) = reply["live_url"].as_str() else { return };
+    let stateless = context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+    if stateless || !context.peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Url) {
+        return;
+    }
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let params = json!({
+        "mode": "url",
+        "message": format!("The agent hands you the browser: {reason}. Open the link, act on the page, then press Hand back."),
+        "url": url,
+        "elicitationId": format!("sightline-live-{n}"),
+    });
+    let Ok(params) = decode::<rmcp::model::ElicitRequestParams>(params) else { return };
+    let peer = context.peer.clone();
+    tokio::spawn(async move {
+        match peer.create_elicitation(params).await {
+            Ok(r) => tracing::debug!(action = ?r.action, "the client showed the live link"),
+            Err(e) => tracing::debug!(error = %e, "the client did not show the live link"),
+        }
+    });
 }
 
 #[cfg(test)]
