@@ -14,9 +14,6 @@ use std::process::{Command, Stdio};
 use common::*;
 use serde_json::{json, Value};
 
-const ALICE: &str = "alice-0123456789abcdef";
-const BOB: &str = "bob-0123456789abcdef-0";
-
 /// Run `tests/mcp_handles.py ARGS` and read the JSON it prints.
 fn handles_script(args: &[&str]) -> Value {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_handles.py");
@@ -110,17 +107,6 @@ fn stdio_legacy_keeps_initialize_and_the_handles_work_there_too() {
     assert!(v["unknown_handle"]["message"].as_str().unwrap().contains("bind_browser"), "{v}");
 }
 
-fn token_file() -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    // Under the test binary's own root, removed at exit.
-    let dir = common::test_root().join("mcp-stateless");
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("tokens");
-    std::fs::write(&f, format!("alice {ALICE}\nbob {BOB}\n")).unwrap();
-    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
-    f
-}
-
 /// Another principal on the first one's handle: the same answer as a handle never issued, and its list is its own.
 fn assert_handles_belong_to_their_token(v: &Value) {
     for k in ["other_on_b", "other_close_b"] {
@@ -135,15 +121,8 @@ fn assert_handles_belong_to_their_token(v: &Value) {
 #[test]
 fn http_auto_negotiates_2026_07_28_statelessly_and_handles_belong_to_their_token() {
     world();
-    let tokens = token_file();
-    let mut srv = ServeProc::start(&[
-        "--listen",
-        "127.0.0.1:0",
-        "--connect",
-        &browser_endpoint(),
-        "--token-file",
-        tokens.to_str().unwrap(),
-    ]);
+    let tokens = token_file("mcp-stateless", &format!("alice {ALICE}\nbob {BOB}\n"), 0o600);
+    let mut srv = ServeProc::with_tokens(&tokens, &[]);
     let v = handles_script(&["http", "auto", &url("/signin.html"), &srv.url("/mcp"), ALICE, BOB]);
     assert_eq!((v["protocol"].clone(), v["discovered"].clone()), (json!("2026-07-28"), json!(true)), "{v}");
     assert_eq!(v["other_protocol"], "2026-07-28", "{v}");
@@ -162,15 +141,8 @@ fn http_auto_negotiates_2026_07_28_statelessly_and_handles_belong_to_their_token
 #[test]
 fn http_legacy_keeps_the_mcp_session_and_the_handles_work_there_too() {
     world();
-    let tokens = token_file();
-    let mut srv = ServeProc::start(&[
-        "--listen",
-        "127.0.0.1:0",
-        "--connect",
-        &browser_endpoint(),
-        "--token-file",
-        tokens.to_str().unwrap(),
-    ]);
+    let tokens = token_file("mcp-stateless", &format!("alice {ALICE}\nbob {BOB}\n"), 0o600);
+    let mut srv = ServeProc::with_tokens(&tokens, &[]);
     let v = handles_script(&["http", "legacy", &url("/signin.html"), &srv.url("/mcp"), ALICE, BOB]);
     assert_eq!((v["protocol"].clone(), v["discovered"].clone()), (json!("2025-11-25"), json!(false)), "{v}");
     assert_two_sessions_each_see_their_own(&v);

@@ -99,15 +99,6 @@ fn state_tools_and_delete_over_http() {
     assert_eq!((status, code(&bad_vp)), (400, "invalid_params"));
 }
 
-/// A page that stores `?value` in a cookie and localStorage, and shows both.
-const JAR: &str = r#"<!doctype html><html><body>
-<script>
-if (location.search) { document.cookie = "who=" + location.search.slice(1) + "; path=/"; localStorage.setItem("who", location.search.slice(1)); }
-document.write("<p>cookie=[" + document.cookie + "] storage=[" + (localStorage.getItem("who") || "") + "]</p>");
-</script>
-<input name="q" aria-label="Query">
-</body></html>"#;
-
 #[test]
 fn sessions_are_isolated() {
     let site = run(async {
@@ -311,9 +302,6 @@ fn a_public_bind_needs_a_token_file() {
     assert_eq!(out.status.code(), Some(2), "a token is never taken on the command line");
 }
 
-const ALICE: &str = "alice-0123456789abcdef";
-const BOB: &str = "bob-0123456789abcdef-0";
-
 /// `http` with a bearer token.
 fn as_(token: &str, method: &str, url: &str, body: Option<Value>) -> (u16, Value, String) {
     let body = body.map(|b| b.to_string());
@@ -424,30 +412,11 @@ fn a_tool_name_from_the_path_never_becomes_a_metrics_label() {
 }
 
 /// A token file of `lines` with `mode` in a fresh directory.
-fn token_file(name: &str, lines: &str, mode: u32) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("sightline-serve-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("tokens");
-    std::fs::write(&f, lines).unwrap();
-    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(mode)).unwrap();
-    f
-}
-
 #[test]
 fn mcp_sessions_belong_to_the_token_that_opened_them() {
     world();
     let tokens = token_file("mcp", &format!("alice {ALICE}\nbob {BOB}\n"), 0o600);
-    let mut srv = ServeProc::start(&[
-        "--listen",
-        "127.0.0.1:0",
-        "--connect",
-        &browser_endpoint(),
-        "--token-file",
-        tokens.to_str().unwrap(),
-        "--log",
-        "trace",
-    ]);
+    let mut srv = ServeProc::with_tokens(&tokens, &["--log", "trace"]);
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_http_principals.py");
     let out = std::process::Command::new("python3")
         .arg(&script)

@@ -49,15 +49,6 @@ fn wait_contexts(b: &Browser, want: usize, what: &str) {
     }
 }
 
-/// A page that stores `?value` in a cookie and localStorage, and shows both.
-const JAR: &str = r#"<!doctype html><html><body>
-<script>
-if (location.search) { document.cookie = "who=" + location.search.slice(1) + "; path=/"; localStorage.setItem("who", location.search.slice(1)); }
-document.write("<p>cookie=[" + document.cookie + "] storage=[" + (localStorage.getItem("who") || "") + "]</p>");
-</script>
-<input name="q" aria-label="Query">
-</body></html>"#;
-
 #[test]
 fn a_new_context_opens_no_browser_ui_pages() {
     // Headless Chromium gives each context a window; its omnibox popup pages

@@ -219,22 +219,10 @@ fn each_hosts_http_entry_carries_the_token_header() {
 /// accepted, and without the header the server refuses.
 #[test]
 fn the_printed_http_entry_reaches_a_running_serve() {
-    use std::os::unix::fs::PermissionsExt;
     world();
     let token = "carol-0123456789abcdef";
-    let dir = std::env::temp_dir().join(format!("sightline-skills-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("tokens");
-    std::fs::write(&file, format!("carol {token}\n")).unwrap();
-    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let mut srv = ServeProc::start(&[
-        "--listen",
-        "127.0.0.1:0",
-        "--connect",
-        &browser_endpoint(),
-        "--token-file",
-        file.to_str().unwrap(),
-    ]);
+    let file = token_file("skills", &format!("carol {token}\n"), 0o600);
+    let mut srv = ServeProc::with_tokens(&file, &[]);
     let printed =
         stdout(&sightline(&["mcp", "--config", "json", "--http", &srv.url("/mcp")], &[("SIGHTLINE_TOKEN", token)]));
     let v: Value = serde_json::from_str(&printed).unwrap();

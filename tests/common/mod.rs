@@ -15,6 +15,7 @@ pub mod gate;
 pub mod oracle;
 pub mod proc;
 
+#[allow(unused_imports)] // not every test binary drives the binary through pipes
 pub use proc::{bin, Proc, ACT};
 
 use std::future::Future;
@@ -347,6 +348,28 @@ pub fn http(method: &str, url: &str, body: Option<&str>, headers: &[(&str, &str)
     (status, serde_json::from_str(&text).unwrap_or(Value::Null), head)
 }
 
+/// Two principals' bearer tokens for the multi-tenant tests.
+pub const ALICE: &str = "alice-0123456789abcdef";
+pub const BOB: &str = "bob-0123456789abcdef-0";
+
+/// A `--token-file` with these lines and file mode, under [`test_root`].
+pub fn token_file(name: &str, lines: &str, mode: u32) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let f = fresh_dir(&format!("tokens-{name}")).join("tokens");
+    std::fs::write(&f, lines).unwrap();
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(mode)).unwrap();
+    f
+}
+
+/// A page that stores `?value` in a cookie and localStorage, and shows both.
+pub const JAR: &str = r#"<!doctype html><html><body>
+<script>
+if (location.search) { document.cookie = "who=" + location.search.slice(1) + "; path=/"; localStorage.setItem("who", location.search.slice(1)); }
+document.write("<p>cookie=[" + document.cookie + "] storage=[" + (localStorage.getItem("who") || "") + "]</p>");
+</script>
+<input name="q" aria-label="Query">
+</body></html>"#;
+
 /// A `sightline serve` process; SIGKILLed (with its browser's group) if a test panics.
 pub struct ServeProc {
     pub child: std::process::Child,
@@ -386,6 +409,15 @@ impl ServeProc {
             }
         };
         ServeProc { child, base: format!("http://{addr}"), stderr }
+    }
+
+    /// `sightline serve` on a loopback port, on the shared browser, with a token file and `extra` options.
+    pub fn with_tokens(tokens: &std::path::Path, extra: &[&str]) -> ServeProc {
+        let endpoint = browser_endpoint();
+        let mut args =
+            vec!["--listen", "127.0.0.1:0", "--connect", &endpoint, "--token-file", tokens.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        ServeProc::start(&args)
     }
 
     pub fn url(&self, path: &str) -> String {
