@@ -134,7 +134,10 @@ impl AppKind {
         cmd.arg(repo().join("tests/apps").join(self.script))
             .env("PYTHONPATH", self.site_packages())
             .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env("SIGHTLINE_APPS_DB", data);
+            .env("SIGHTLINE_APPS_DB", data)
+            // A shell the app opens (JupyterLab's terminal) writes no history into the app's
+            // directory after it was removed.
+            .env("HISTFILE", "/dev/null");
         cmd
     }
 
@@ -208,6 +211,8 @@ impl AppServer {
         unsafe {
             cmd.pre_exec(|| {
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                // Its own process group, so what it starts (kernels, terminals) goes with it.
+                libc::setpgid(0, 0);
                 Ok(())
             });
         }
@@ -269,6 +274,10 @@ impl AppServer {
 
 impl Drop for AppServer {
     fn drop(&mut self) {
+        // SAFETY: kill(2) on the process group this test started (the server leads it).
+        unsafe {
+            libc::kill(-(self.child.id() as i32), libc::SIGKILL);
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
