@@ -278,3 +278,74 @@ fn mcp_over_stdio_answers_every_line_exactly_once() {
     let extra: Vec<String> = rx.iter().collect();
     assert!(extra.is_empty(), "answers too many: {extra:?}");
 }
+
+/// Typed outputs (issue 37, item 3), as the official MCP client sees them:
+/// every table tool publishes an output schema with an object root, `act`'s
+/// `action` lists every row of the action table with its required fields, and
+/// real replies from real pages (snapshots whole, changed, continued and
+/// dom_refs_v1, tab listings, scroll, State Objects, storage state) validate
+/// against the published schemas while broken copies of them do not.
+#[test]
+fn mcp_tools_publish_output_schemas_that_real_replies_validate_against() {
+    world();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_schemas.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_sightline"))
+        .arg(url("/long.html"))
+        .arg(url("/signin.html"))
+        .output()
+        .expect("python3");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let with_schema: Vec<&str> = v["with_output_schema"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    for t in sightline_api::TOOLS {
+        assert!(with_schema.contains(&t.name), "{} publishes no output schema: {v}", t.name);
+    }
+    assert_eq!(v["output_roots"], json!(["object"]), "{v}");
+    // The action field: one alternative per row of ACTION_TABLE, its required fields the row's.
+    let actions = v["act_actions"].as_object().unwrap();
+    assert_eq!(actions.len(), sightline_api::ACTION_TABLE.len(), "{v}");
+    for spec in sightline_api::ACTION_TABLE {
+        let mut want = vec!["action"];
+        want.extend(spec.fields.iter().filter(|f| f.required).map(|f| f.name));
+        assert_eq!(actions[spec.name], json!(want), "{}", spec.name);
+    }
+    assert_eq!(v["act_closed"], true);
+    assert_eq!(v["act_accepts"], true);
+    assert_eq!(v["act_refuses"], json!([false, false, false]));
+    // Every real reply validated (an empty error list per call)...
+    let checked = v["checked"].as_object().unwrap();
+    for label in [
+        "bind_browser",
+        "list_tabs",
+        "list_tabs_two",
+        "snapshot_full_because",
+        "snapshot",
+        "browser_scroll",
+        "snapshot_changes",
+        "snapshot_budget",
+        "snapshot_continuation",
+        "snapshot_dom_refs",
+        "get_state",
+        "act",
+        "open_tab",
+        "close_tab",
+        "save_storage_state",
+    ] {
+        assert_eq!(checked.get(label), Some(&json!([])), "{label}: {v}");
+    }
+    assert_eq!(v["continued"], true, "{v}");
+    assert!(v["snapshot_refs"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["tab_titles"], json!(["Long page"]), "{v}");
+    assert!(v["page_scroll"][1].as_f64().unwrap() > 0.0, "{v}");
+    assert_eq!(v["changes_keys"], json!(["added", "changed", "removed"]), "{v}");
+    assert_eq!(v["full_because"], json!(["no_previous_snapshot", null]), "{v}");
+    // ...and every broken copy was refused.
+    let refused = v["refused"].as_object().unwrap();
+    assert_eq!(refused.len(), 5, "{v}");
+    for (label, r) in refused {
+        assert_eq!(r, &json!(true), "{label} passed its schema: {v}");
+    }
+}

@@ -12,7 +12,6 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
 use sightline_page::delta::{self, Delta, Entry, EntryKind, NodeKey, Numbering, Side};
 use sightline_page::semantic::{self, Omitted, Plan, Scope, SemanticTree};
 
@@ -20,6 +19,10 @@ use crate::error::ToolError;
 use crate::ids::{SnapshotId, TabId};
 use crate::registry::{Continuation, Format, Session};
 use crate::snapshot::{self, Request};
+use crate::snapshot_reply::{
+    Added, Changed, Changes, Mode, Oopif, PageInfo, SemanticMeta, SemanticSnapshot, SemanticV2,
+};
+use crate::tools::Status;
 
 /// What a change read still has to say, behind a continuation.
 pub struct Rest {
@@ -59,7 +62,12 @@ fn baseline(session: &mut Session, tab_id: &TabId) -> Result<Baseline, &'static 
     Ok(Baseline { id, tree, keys, numbers, next })
 }
 
-pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<Value, ToolError> {
+/// A change read of the tab, and its screenshot when asked.
+pub async fn get(
+    session: &mut Session,
+    tab_id: &TabId,
+    req: Request,
+) -> Result<(SemanticSnapshot, Option<String>), ToolError> {
     if req.query.is_some() || req.scope_ref.is_some() {
         return Err(ToolError::invalid("changes cannot be combined with query or scope_ref"));
     }
@@ -85,21 +93,12 @@ pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<
         Ok(b) => b,
         Err(reason) => {
             let total = ranked.len();
-            let mut v = snapshot::semantic_response(
-                session,
-                id,
-                tab_id,
-                ranked,
-                omitted,
-                scope,
-                req.node_budget,
-                total,
-                screenshot,
-            );
-            v["snapshot"]["since"] = Value::Null;
-            v["snapshot"]["full_because"] = json!(reason);
-            v["changes"] = Value::Null;
-            return Ok(v);
+            let mut v =
+                snapshot::semantic_response(session, id, tab_id, ranked, omitted, scope, req.node_budget, total);
+            v.snapshot.since = Some(None);
+            v.snapshot.full_because = Some(reason);
+            v.changes = Some(None);
+            return Ok((v, screenshot));
         }
     };
     let old_shown = semantic::plan(&b.tree, &Scope::Viewport).ranked;
@@ -113,16 +112,15 @@ pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<
     let total = entries.len();
     let rest = Rest { since: b.id, entries, total, omitted };
     let mut v = page(session, id, tab_id, &rest, req.node_budget);
-    v["changes"]["removed"] = removed.iter().map(|n| json!(b.id.at(*n))).collect();
-    if let Some(png) = screenshot {
-        v["screenshot"] = Value::String(png);
+    if let Some(Some(changes)) = v.changes.as_mut() {
+        changes.removed = removed.iter().map(|n| b.id.at(*n)).collect();
     }
-    Ok(v)
+    Ok((v, screenshot))
 }
 
 /// One page of a change read: the first `budget` entries of `rest`, and a
 /// continuation for the others.
-pub fn page(session: &mut Session, id: SnapshotId, tab_id: &TabId, rest: &Rest, budget: usize) -> Value {
+pub fn page(session: &mut Session, id: SnapshotId, tab_id: &TabId, rest: &Rest, budget: usize) -> SemanticSnapshot {
     let (shown, later) = rest.entries.split_at(rest.entries.len().min(budget));
     let mut omitted = rest.omitted.clone();
     omitted.budget = later.len();
@@ -153,62 +151,58 @@ pub fn page(session: &mut Session, id: SnapshotId, tab_id: &TabId, rest: &Rest, 
     let mut added = Vec::new();
     let mut changed = Vec::new();
     for e in shown {
-        let place = json!({ "parent": e.place.parent.map(r), "after": e.place.after.map(r) });
+        let (parent, after) = (e.place.parent.map(r), e.place.after.map(r));
         match &e.kind {
-            EntryKind::Added => added.push(json!({
-                "ref": r(e.index), "parent": place["parent"], "after": place["after"], "line": line(e.index),
-            })),
+            EntryKind::Added => {
+                added.push(Added { reference: r(e.index), parent, after, line: line(e.index) });
+            }
             EntryKind::Changed { fields, moved } => {
                 let s = &tree.nodes[e.index];
-                let mut c = json!({ "ref": r(e.index), "line": line(e.index) });
+                let mut c = Changed { reference: r(e.index), line: line(e.index), ..Changed::default() };
                 for f in fields {
-                    c[*f] = match *f {
-                        "role" => json!(s.role),
-                        "name" => json!(s.name),
-                        "value" => json!(s.value),
-                        "states" => Value::Object(
-                            s.states.iter().map(|st| (st.name().to_string(), json!(st.value()))).collect(),
-                        ),
-                        _ => json!(s.visibility.as_str()),
-                    };
+                    match *f {
+                        "role" => c.role = Some(s.role.as_str().to_string()),
+                        "name" => c.name = Some(s.name.clone()),
+                        "value" => c.value = Some(s.value.clone()),
+                        "states" => c.states = Some(crate::snapshot_reply::states_of(s)),
+                        _ => c.visibility = Some(s.visibility.as_str()),
+                    }
                 }
                 if *moved {
-                    c["moved"] = json!(true);
-                    c["parent"] = place["parent"].clone();
-                    c["after"] = place["after"].clone();
+                    c.moved = Some(true);
+                    c.parent = Some(parent);
+                    c.after = Some(after);
                 }
                 changed.push(c);
             }
         }
     }
     let indices: Vec<usize> = shown.iter().map(|e| e.index).collect();
-    let (refs, content_refs) = snapshot::refs_json(&tree, id, &number, &indices, &snapshot::frame_names(stored));
+    let (refs, content_refs) = snapshot::refs_of(&tree, id, &number, &indices, &snapshot::frame_names(stored));
     let view = &stored.captured.view;
-    json!({
-        "status": "ok",
-        "mode": "snapshot",
-        "target_id": session.target_id,
-        "tab_id": tab_id,
-        "snapshot": {
-            "id": id,
-            "format": "semantic_v2",
-            "complete": continuation.is_none() && !tree.partial,
-            "scope": "viewport",
-            "since": rest.since,
-            "selected_nodes": shown.len(),
-            "total_nodes": rest.total,
-            "node_budget": budget,
-            "omitted": snapshot::omitted_json(&omitted),
-            "continuation": continuation,
+    SemanticSnapshot {
+        status: Status::Ok,
+        mode: Mode::Snapshot,
+        target_id: session.target_id.clone(),
+        tab_id: tab_id.clone(),
+        snapshot: SemanticMeta {
+            id,
+            format: SemanticV2::SemanticV2,
+            complete: continuation.is_none() && !tree.partial,
+            scope: "viewport",
+            since: Some(Some(rest.since)),
+            selected_nodes: shown.len(),
+            total_nodes: rest.total,
+            node_budget: budget,
+            omitted,
+            continuation,
+            full_because: None,
         },
-        "page": { "url": view.url, "title": view.title },
-        "outline": "",
-        "refs": refs,
-        "content_refs": content_refs,
-        "changes": { "added": added, "changed": changed, "removed": [] },
-        "oopif": {
-            "status": if tree.oopif_frames == 0 { "none" } else if tree.unprovable_frames > 0 { "partial" } else { "attached" },
-            "frames": tree.oopif_frames,
-        },
-    })
+        page: PageInfo { url: view.url.clone(), title: view.title.clone() },
+        outline: String::new(),
+        refs,
+        content_refs,
+        changes: Some(Some(Changes { added, changed, removed: Vec::new() })),
+        oopif: Oopif::of(&tree),
+    }
 }

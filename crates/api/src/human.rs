@@ -35,14 +35,14 @@ pub const RECENT_ACTIONS: usize = 20;
 pub const MAX_VISITS: usize = 100;
 
 /// One page seen while the person had the tab.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Visit {
     pub url: String,
     pub title: String,
 }
 
 /// A form field the person typed into (its name, never what was typed: it may be a password or a code).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Touched {
     pub url: String,
     /// The field's `name`, else its `id`, `aria-label` or `placeholder`, else its tag.
@@ -61,7 +61,7 @@ pub struct Recent {
 }
 
 /// Who holds a session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Holder {
     /// The agent (nothing asked, or the hand-back was taken).

@@ -75,6 +75,24 @@ macro_rules! salted_id {
                 s.collect_str(self)
             }
         }
+
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "type": "string",
+                    "pattern": concat!("^", $prefix, "-[0-9a-f]+-[0-9]+$"),
+                    "description": concat!("An opaque ", $kind, " id."),
+                })
+            }
+        }
     };
 }
 
@@ -113,6 +131,25 @@ impl serde::Serialize for SnapshotId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
     }
+}
+
+impl schemars::JsonSchema for SnapshotId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SnapshotId".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "pattern": "^p[0-9]+$", "description": "A snapshot id." })
+    }
+}
+
+/// The JSON Schema of a ref (`p<n>:<number>`), for reply fields that carry one.
+pub(crate) fn ref_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "string", "pattern": "^p[0-9]+:[0-9]+$", "description": "A ref: p<snapshot>:<number>." })
 }
 
 impl SnapshotId {

@@ -25,6 +25,7 @@ pub mod lines;
 pub mod record;
 mod registry;
 mod snapshot;
+pub mod snapshot_reply;
 mod state;
 mod tools;
 
@@ -44,13 +45,13 @@ pub use state::{
     Attributes, ElementDescriptor, ElementIndexMap, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus,
 };
 pub use tools::{
-    decode_params, ActParams, ActedReply, Api, BindParams, BindReply, BlockedParams, BlockedReply, BlockedRequest,
-    ClickParams, CloseTabReply, DownloadInfo, DownloadsReply, DragParams, EndParams, EndReply, GetStateParams,
-    HistoryParams, KeyParams, ListDownloadsParams, ListParams, ListTabsReply, NavigateParams, NavigateReply, Op,
-    OpenParams, OpenTabReply, Performed, Reply, RunParams, RunReply, SaveParams, Scope, ScreenshotParams,
-    ScreenshotReply, ScriptParams, ScriptReply, ScrollParams, ScrollReply, SelectParams, SelectReply, SnapshotReply,
-    StateParams, StateReply, Status, TabAddress, TabInfo, TabListing, Tool, ToolName, ToolOutput, TypeParams,
-    UploadParams, UploadReply, BROWSER, TOOLS,
+    decode_params, output_schema_of, ActParams, ActedReply, Api, BindParams, BindReply, BlockedParams, BlockedReply,
+    BlockedRequest, ClickParams, CloseTabReply, DownloadInfo, DownloadsReply, DragParams, EndParams, EndReply,
+    GetStateParams, HistoryParams, KeyParams, ListDownloadsParams, ListParams, ListTabsReply, NavigateParams,
+    NavigateReply, Op, OpenParams, OpenTabReply, Performed, Reply, RunParams, RunReply, SaveParams, Scope,
+    ScreenshotParams, ScreenshotReply, ScriptParams, ScriptReply, ScrollParams, ScrollReply, SelectParams, SelectReply,
+    SnapshotReply, StateParams, StateReply, Status, TabAddress, TabInfo, TabListing, Tool, ToolName, ToolOutput,
+    TypeParams, UploadParams, UploadReply, BROWSER, TOOLS,
 };
 pub use tools::{
     CancelHumanParams, CancelHumanReply, RequestHumanParams, RequestHumanReply, WaitHumanParams, WaitHumanReply,

@@ -6,7 +6,11 @@ use std::sync::Arc;
 use crate::error::{Rule, ToolCode, ToolError};
 use crate::ids::{ContinuationId, RefError, RefId, SnapshotId, TabId};
 use crate::registry::{Continuation, Format, Session, Stored};
-use serde_json::{json, Value};
+use crate::snapshot_reply::{
+    ActionRef, ContentRef, DomRef, DomRefsMeta, DomRefsSnapshot, DomRefsV1, Mode, Oopif, PageInfo, SemanticMeta,
+    SemanticSnapshot, SemanticV2, Snapshot,
+};
+use crate::tools::Status;
 use sightline_browser::{CaptureOptions, FrameId};
 use sightline_page::semantic::{self, Omitted, Plan, Scope, SemanticOptions, SemanticTree};
 
@@ -42,20 +46,13 @@ pub fn parse_ref(r: &str) -> Result<RefId, ToolError> {
     })
 }
 
-pub(crate) fn omitted_json(o: &Omitted) -> Value {
-    json!({
-        "css_hidden": o.css_hidden, "offscreen": o.offscreen, "page_occluded": o.page_occluded,
-        "no_layout": o.no_layout, "unknown": o.unknown, "budget": o.budget, "unprovable_frame": o.unprovable_frame,
-    })
-}
-
-pub(crate) fn refs_json(
+pub(crate) fn refs_of(
     tree: &SemanticTree,
     snap: SnapshotId,
     number: &dyn Fn(usize) -> u32,
     shown: &[usize],
     frame_names: &HashMap<usize, String>,
-) -> (Value, Value) {
+) -> (Vec<ActionRef>, Vec<ContentRef>) {
     let mut order = shown.to_vec();
     order.sort_unstable();
     let mut refs = Vec::new();
@@ -64,29 +61,27 @@ pub(crate) fn refs_json(
         let s = &tree.nodes[i];
         let frame = frame_names.get(&s.doc).cloned().unwrap_or_else(|| "main".into());
         if s.is_action() {
-            let states: serde_json::Map<String, Value> =
-                s.states.iter().map(|st| (st.name().to_string(), json!(st.value()))).collect();
-            refs.push(json!({
-                "ref": format!("{snap}:{}", number(i)),
-                "role": s.role,
-                "name": s.name,
-                "value": s.value,
-                "states": states,
-                "actions": s.actions.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
-                "frame": frame,
-                "visibility": s.visibility.as_str(),
-            }));
+            refs.push(ActionRef {
+                reference: format!("{snap}:{}", number(i)),
+                role: s.role.as_str().to_string(),
+                name: s.name.clone(),
+                value: s.value.clone(),
+                states: crate::snapshot_reply::states_of(s),
+                actions: s.actions.iter().map(|a| a.as_str()).collect(),
+                frame,
+                visibility: s.visibility.as_str(),
+            });
         } else {
-            content.push(json!({
-                "ref": format!("{snap}:{}", number(i)),
-                "role": s.role,
-                "name": s.name,
-                "frame": frame,
-                "visibility": s.visibility.as_str(),
-            }));
+            content.push(ContentRef {
+                reference: format!("{snap}:{}", number(i)),
+                role: s.role.as_str().to_string(),
+                name: s.name.clone(),
+                frame,
+                visibility: s.visibility.as_str(),
+            });
         }
     }
-    (Value::Array(refs), Value::Array(content))
+    (refs, content)
 }
 
 /// Opaque frame labels: `main`, then `frame-1`, `frame-2`… by document.
@@ -110,8 +105,7 @@ pub(crate) fn semantic_response(
     scope: &'static str,
     budget: usize,
     total: usize,
-    screenshot: Option<String>,
-) -> Value {
+) -> SemanticSnapshot {
     let stored = session.snapshots.get(&stored_id).expect("stored");
     let tree = stored.tree.clone().expect("semantic");
     let names = frame_names(stored);
@@ -141,37 +135,33 @@ pub(crate) fn semantic_response(
     let view = &stored.captured.view;
     let number = |i| stored.ref_number(i);
     let outline = semantic::outline(&tree, shown, |i| stored_id.at(number(i)));
-    let (refs, content_refs) = refs_json(&tree, stored_id, &number, shown, &names);
+    let (refs, content_refs) = refs_of(&tree, stored_id, &number, shown, &names);
     let complete = continuation.is_none() && !tree.partial;
-    let mut v = json!({
-        "status": "ok",
-        "mode": "snapshot",
-        "target_id": session.target_id,
-        "tab_id": tab_id,
-        "snapshot": {
-            "id": stored_id,
-            "format": "semantic_v2",
-            "complete": complete,
-            "scope": scope,
-            "selected_nodes": shown.len(),
-            "total_nodes": total,
-            "node_budget": budget,
-            "omitted": omitted_json(&omitted),
-            "continuation": continuation,
+    SemanticSnapshot {
+        status: Status::Ok,
+        mode: Mode::Snapshot,
+        target_id: session.target_id.clone(),
+        tab_id: tab_id.clone(),
+        snapshot: SemanticMeta {
+            id: stored_id,
+            format: SemanticV2::SemanticV2,
+            complete,
+            scope,
+            since: None,
+            selected_nodes: shown.len(),
+            total_nodes: total,
+            node_budget: budget,
+            omitted,
+            continuation,
+            full_because: None,
         },
-        "page": { "url": view.url, "title": view.title },
-        "outline": outline,
-        "refs": refs,
-        "content_refs": content_refs,
-        "oopif": {
-            "status": if tree.oopif_frames == 0 { "none" } else if tree.unprovable_frames > 0 { "partial" } else { "attached" },
-            "frames": tree.oopif_frames,
-        },
-    });
-    if let Some(png) = screenshot {
-        v["screenshot"] = Value::String(png);
+        page: PageInfo { url: view.url.clone(), title: view.title.clone() },
+        outline,
+        refs,
+        content_refs,
+        changes: None,
+        oopif: Oopif::of(&tree),
     }
-    v
 }
 
 /// The capture and semantic tree behind a semantic_v2 snapshot: for the
@@ -204,16 +194,17 @@ pub async fn capture_semantic(
     Ok((captured, tree))
 }
 
-/// Serve a snapshot request for one tab. Returns the response and a screenshot (base64) if asked.
-pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<Value, ToolError> {
+/// Serve a snapshot request for one tab. Returns the snapshot and a screenshot (base64) if asked.
+pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<(Snapshot, Option<String>), ToolError> {
     if let Some(token) = &req.continuation {
         if req.query.is_some() || req.scope_ref.is_some() {
             return Err(ToolError::invalid("continuation cannot be combined with query or scope_ref"));
         }
-        return continue_snapshot(session, tab_id, token);
+        return Ok((Snapshot::Semantic(Box::new(continue_snapshot(session, tab_id, token)?)), None));
     }
     if req.changes {
-        return crate::changes::get(session, tab_id, req).await;
+        let (changes, screenshot) = crate::changes::get(session, tab_id, req).await?;
+        return Ok((Snapshot::Semantic(Box::new(changes)), screenshot));
     }
     let budget = req.node_budget;
     let tab = session.tab_by_id(tab_id)?.tab.clone();
@@ -247,7 +238,9 @@ pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<
     };
     let screenshot = captured.screenshot.take();
     let id = store(session, &tab, tab_id, req.format, captured, tree.clone(), None)?;
-    let Some(tree) = tree else { return Ok(dom_refs_response(session, id, tab_id, budget, screenshot)) };
+    let Some(tree) = tree else {
+        return Ok((Snapshot::DomRefs(Box::new(dom_refs_response(session, id, tab_id, budget))), screenshot));
+    };
     let scope = match (&req.query, scope_target) {
         (Some(q), _) => Scope::Query(q.clone()),
         (None, Some((frame, backend))) => {
@@ -264,7 +257,8 @@ pub async fn get(session: &mut Session, tab_id: &TabId, req: Request) -> Result<
     };
     let Plan { ranked, omitted, scope } = semantic::plan(&tree, &scope);
     let total = ranked.len();
-    Ok(semantic_response(session, id, tab_id, ranked, omitted, scope, budget, total, screenshot))
+    let semantic = semantic_response(session, id, tab_id, ranked, omitted, scope, budget, total);
+    Ok((Snapshot::Semantic(Box::new(semantic)), screenshot))
 }
 
 /// A whole-document semantic_v2 snapshot of the tab, stored like any other (its
@@ -318,7 +312,7 @@ pub(crate) fn store(
     Ok(id)
 }
 
-fn continue_snapshot(session: &mut Session, tab_id: &TabId, token: &str) -> Result<Value, ToolError> {
+fn continue_snapshot(session: &mut Session, tab_id: &TabId, token: &str) -> Result<SemanticSnapshot, ToolError> {
     // A token that is no continuation id was issued by no session.
     let typed = token.parse::<ContinuationId>().ok();
     if let Some(rule) = typed.clone().and_then(|t| session.tombstones.get(t)) {
@@ -351,52 +345,41 @@ fn continue_snapshot(session: &mut Session, tab_id: &TabId, token: &str) -> Resu
         cont.scope,
         cont.node_budget,
         cont.total_nodes,
-        None,
     ))
 }
 
-fn dom_refs_response(
-    session: &Session,
-    id: SnapshotId,
-    tab_id: &TabId,
-    budget: usize,
-    screenshot: Option<String>,
-) -> Value {
+fn dom_refs_response(session: &Session, id: SnapshotId, tab_id: &TabId, budget: usize) -> DomRefsSnapshot {
     let stored = session.snapshots.get(&id).expect("stored");
     let view = &stored.captured.view;
-    let refs: Vec<Value> = view
+    let refs: Vec<DomRef> = view
         .elements
         .iter()
         .take(budget)
         .map(|e| {
             let d = &e.descriptor;
-            json!({
-                "ref": id.at(e.index.get()),
-                "tag": d.tag,
-                "role": d.role,
-                "name": e.label,
-                "text": d.text_content,
-                "value": d.value,
-                "href": d.href,
-                "checked": d.checked,
-                "disabled": e.disabled,
-            })
+            DomRef {
+                reference: id.at(e.index.get()),
+                tag: d.tag.clone(),
+                role: d.role.as_ref().map(|r| r.as_str().to_string()),
+                name: e.label.clone(),
+                text: d.text_content.clone(),
+                value: d.value.clone(),
+                href: d.href.clone(),
+                checked: d.checked,
+                disabled: e.disabled,
+            }
         })
         .collect();
-    let mut v = json!({
-        "status": "ok",
-        "mode": "snapshot",
-        "target_id": session.target_id,
-        "tab_id": tab_id,
-        "snapshot": { "id": id, "format": "dom_refs_v1" },
-        "page": { "url": view.url, "title": view.title },
-        "refs": refs,
-        "truncated": view.elements.len() > budget,
-    });
-    if let Some(png) = screenshot {
-        v["screenshot"] = Value::String(png);
+    DomRefsSnapshot {
+        status: Status::Ok,
+        mode: Mode::Snapshot,
+        target_id: session.target_id.clone(),
+        tab_id: tab_id.clone(),
+        snapshot: DomRefsMeta { id, format: DomRefsV1::DomRefsV1 },
+        page: PageInfo { url: view.url.clone(), title: view.title.clone() },
+        refs,
+        truncated: view.elements.len() > budget,
     }
-    v
 }
 
 #[cfg(test)]

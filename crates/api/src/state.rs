@@ -6,7 +6,7 @@ use serde_json::Value;
 use sightline_page::{Element, PageView};
 
 /// The protocol's error codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     InvalidElementIndex,
@@ -35,7 +35,7 @@ impl ErrorCode {
     }
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct ErrorObject {
     pub code: ErrorCode,
     pub message: String,
@@ -43,20 +43,20 @@ pub struct ErrorObject {
     pub failed_action: Value,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TaskStatus {
     Finished,
     Failed,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct TaskEnd {
     pub status: TaskStatus,
     pub message: String,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct Attributes {
     pub name: Option<String>,
     pub value: Option<String>,
@@ -67,7 +67,7 @@ pub struct Attributes {
     pub checked: Option<bool>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct ElementDescriptor {
     pub tag: String,
     pub role: Option<String>,
@@ -111,8 +111,24 @@ impl Serialize for ElementIndexMap {
     }
 }
 
+impl schemars::JsonSchema for ElementIndexMap {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ElementIndexMap".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let descriptor = generator.subschema_for::<ElementDescriptor>();
+        schemars::json_schema!({
+            "type": "object",
+            "description": "The interactive elements by element index, keys \"1\"..\"N\".",
+            "propertyNames": { "pattern": "^[1-9][0-9]*$" },
+            "additionalProperties": descriptor,
+        })
+    }
+}
+
 /// The per-turn State Object.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct StateObject {
     pub url: String,
     pub page_content: String,

@@ -33,30 +33,56 @@ use sightline_cdp::{BrowserContextId, CdpError};
 use crate::{Browser, BrowserError};
 
 /// Playwright's `storageState`: cookies and, per origin, localStorage.
-#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+///
+/// Its JSON Schema is what `save_storage_state` answers (serialized: every
+/// field written) and what `bind_browser`/`session_open` take (deserialized:
+/// the fields [`StorageState::from_value`] defaults are optional, as the
+/// `serde(default)`s below say; `from_value` is the parser, for its
+/// path-located errors).
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StorageState {
+    #[serde(default)]
     pub cookies: Vec<StoredCookie>,
+    #[serde(default)]
     pub origins: Vec<OriginStorage>,
 }
 
 /// One cookie, as Playwright writes it.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StoredCookie {
     pub name: String,
     pub value: String,
     pub domain: String,
+    #[serde(default = "root_path")]
     pub path: String,
     /// Seconds since the epoch; -1 for a session cookie.
+    #[serde(default = "session_cookie")]
     pub expires: f64,
+    #[serde(default)]
     pub http_only: bool,
+    #[serde(default)]
     pub secure: bool,
     /// `Strict`, `Lax` or `None`.
+    #[serde(default = "lax")]
+    #[schemars(extend("enum" = ["Strict", "Lax", "None"]))]
     pub same_site: String,
 }
 
+fn root_path() -> String {
+    "/".into()
+}
+
+fn session_cookie() -> f64 {
+    -1.0
+}
+
+fn lax() -> String {
+    "Lax".into()
+}
+
 /// One origin's localStorage.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OriginStorage {
     /// `scheme://host[:port]`, as `location.origin` says it.
     pub origin: String,
@@ -64,7 +90,7 @@ pub struct OriginStorage {
     pub local_storage: Vec<NameValue>,
 }
 
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NameValue {
     pub name: String,
     pub value: String,

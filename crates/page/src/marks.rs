@@ -18,7 +18,7 @@ use crate::text::{collapse, cut};
 ///
 /// Serialized (for scripts and the marked screenshot's `marks`) as
 /// `{id, tag, role, name, x, y, w, h}`; the element index stays on this side.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Mark {
     /// 1-based, in document order ([`crate::PageView::marks`]), or the element
     /// index itself ([`crate::PageView::index_marks`]).

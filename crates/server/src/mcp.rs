@@ -107,6 +107,7 @@ fn mcp_tool(t: &Tool, view: View) -> Value {
         "name": t.name,
         "description": t.description,
         "inputSchema": schema,
+        "outputSchema": (t.output_schema)(),
         "annotations": annotations(t.read_only, t.destructive),
     })
 }
@@ -117,6 +118,7 @@ fn mcp_handle_tool(h: &HandleTool) -> Value {
         "name": h.name,
         "description": h.description,
         "inputSchema": (h.schema)(),
+        "outputSchema": (h.output_schema)(),
         "annotations": annotations(h.read_only, h.destructive),
     })
 }
@@ -487,7 +489,11 @@ mod tests {
                 assert_eq!(m["annotations"]["idempotentHint"], t.read_only, "{}", t.name);
             }
             for m in &list {
-                assert!(decode::<rmcp::model::Tool>(m.clone()).is_ok(), "{} is a valid MCP tool", m["name"]);
+                let tool = decode::<rmcp::model::Tool>(m.clone());
+                assert!(tool.is_ok(), "{} is a valid MCP tool", m["name"]);
+                // An object root: rmcp drops any other output schema for a peer older than 2026-07-28.
+                let output = tool.unwrap().output_schema.expect("every tool publishes its output schema");
+                assert_eq!(output.get("type"), Some(&json!("object")), "{}", m["name"]);
             }
             let names: Vec<&str> = list.iter().filter_map(|m| m["name"].as_str()).collect();
             assert_eq!(names[..3], ["session_open", "session_close", "session_list"], "{view:?}");

@@ -30,7 +30,7 @@ pub struct ListDownloadsParams {
 }
 
 /// `upload_file`: the names of the files chosen.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct UploadReply {
     pub status: Status,
     pub files: Vec<String>,
@@ -38,7 +38,7 @@ pub struct UploadReply {
 }
 
 /// One download of the session.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DownloadInfo {
     /// Its name in the operator's download directory.
     pub name: String,
@@ -51,7 +51,7 @@ pub struct DownloadInfo {
 }
 
 /// `list_downloads`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DownloadsReply {
     /// False when the operator gave no download directory.
     pub enabled: bool,

@@ -23,7 +23,7 @@ pub struct RequestHumanParams {
 }
 
 /// `request_human`: the link to give a person.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RequestHumanReply {
     pub status: Status,
     /// Opens the live view of this session, with no other credential, until the hand-back (single session).
@@ -48,7 +48,7 @@ pub struct WaitHumanParams {
 }
 
 /// `wait_for_human`: what the person left, and the page now.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct WaitHumanReply {
     pub status: Status,
     /// The person's note from the live page, if any.
@@ -82,7 +82,7 @@ pub struct CancelHumanParams {
 }
 
 /// `cancel_human`: who held the session before.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CancelHumanReply {
     pub status: Status,
     pub was: Holder,

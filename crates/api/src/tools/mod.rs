@@ -64,8 +64,8 @@ impl ToolOutput {
     }
 }
 
-/// A typed tool reply: its JSON, and the image that travels beside it.
-pub trait Reply: Serialize {
+/// A typed tool reply: its JSON (described by its JSON Schema), and the image that travels beside it.
+pub trait Reply: Serialize + JsonSchema {
     /// Take the image out (it is not part of the JSON).
     fn take_image(&mut self) -> Option<String> {
         None
@@ -83,7 +83,7 @@ pub trait Reply: Serialize {
 }
 
 /// `"status": "ok"` in a reply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 pub enum Status {
     #[default]
     #[serde(rename = "ok")]
@@ -116,6 +116,8 @@ pub struct Tool {
     /// The address fields its params carry.
     pub scope: Scope,
     pub schema: fn() -> Value,
+    /// The JSON Schema of its reply (MCP's `outputSchema`), generated from the reply type.
+    pub output_schema: fn() -> Value,
     pub handler: Handler,
 }
 
@@ -124,6 +126,20 @@ fn schema_of<T: JsonSchema>() -> Value {
     if let Some(o) = v.as_object_mut() {
         o.remove("$schema");
         o.remove("title");
+    }
+    v
+}
+
+/// The JSON Schema of a reply as it is serialized: every field a reply always
+/// carries is required, and the root is an object (MCP requires it of an
+/// `outputSchema`; a reply of several shapes is `type: object` and `anyOf` them).
+pub fn output_schema_of<T: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().for_serialize().into_generator();
+    let mut v = serde_json::to_value(generator.into_root_schema_for::<T>()).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("$schema");
+        o.remove("title");
+        o.entry("type").or_insert_with(|| Value::from("object"));
     }
     v
 }
@@ -266,6 +282,7 @@ macro_rules! tools {
                 destructive: $de,
                 scope: Scope::$scope,
                 schema: schema_of::<$params>,
+                output_schema: output_schema_of::<$reply>,
                 handler: |api, v| Box::pin(async move {
                     let reply: $reply = Api::$method(api, decode_params::<$params>(v)?).await?;
                     reply.into_output()

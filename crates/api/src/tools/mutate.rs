@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use sightline_browser::{BackendNodeId, CaptureOptions, Captured, Direction, DragTo, FrameId, Tab};
 use sightline_page::semantic::ActionKind;
 use sightline_page::ElementIndex;
@@ -113,14 +112,14 @@ pub struct HistoryParams {
 }
 
 /// `browser_click`, `browser_type`, `browser_press_key`: whether the page navigated.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ActedReply {
     pub status: Status,
     pub navigated: bool,
 }
 
 /// `browser_select`: the label of the option chosen.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SelectReply {
     pub status: Status,
     pub navigated: bool,
@@ -128,10 +127,11 @@ pub struct SelectReply {
 }
 
 /// `browser_scroll`: the page's scroll offsets after it (`[x, y]`; null when the page does not answer).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ScrollReply {
     pub status: Status,
-    pub page_scroll: Value,
+    /// The page's `[scrollX, scrollY]` after the scroll, in CSS pixels (null when the page did not answer).
+    pub page_scroll: Option<[serde_json::Number; 2]>,
 }
 
 impl Reply for ActedReply {}
@@ -320,7 +320,7 @@ impl Api {
         tab.scroll(&captured, direction, p.pixels, index).await?;
         let step = Step::Scroll { direction: p.direction.clone(), pixels: p.pixels.map(u64::from), target: locator };
         api.record_at(&a, &captured.view.url, step).await;
-        let y = tab.evaluate("[scrollX, scrollY]").await.unwrap_or_default();
+        let y = tab.evaluate("[scrollX, scrollY]").await.ok().and_then(|v| serde_json::from_value(v).ok());
         Ok(ScrollReply { status: Status::Ok, page_scroll: y })
     }
 

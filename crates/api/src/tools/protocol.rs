@@ -34,7 +34,7 @@ pub struct ActParams {
 
 /// `get_state` and `act`: the State Object, its screenshot taken out (`""`)
 /// to travel beside the JSON as an image.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(transparent)]
 pub struct StateReply {
     pub state: StateObject,

@@ -3,7 +3,6 @@
 use base64::Engine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::{Api, Reply, Status, TabAddress};
 use crate::error::ToolError;
@@ -56,23 +55,23 @@ pub struct ScreenshotParams {
 
 /// `get_browser_state`: the snapshot as [`crate::snapshot`] builds it (its
 /// shape depends on the format and the scope), and the screenshot beside it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(transparent)]
 pub struct SnapshotReply {
-    pub snapshot: Value,
+    pub snapshot: crate::snapshot_reply::Snapshot,
     #[serde(skip)]
     pub image: Option<String>,
 }
 
 /// One request the egress policy refused.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct BlockedRequest {
     pub target: String,
     pub rule: &'static str,
 }
 
 /// `get_blocked_requests`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct BlockedReply {
     pub status: Status,
     /// False when no egress policy is set.
@@ -83,7 +82,7 @@ pub struct BlockedReply {
 }
 
 /// `browser_screenshot`: the viewport's size, or (with marks) the marks drawn; the PNG beside it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ScreenshotReply {
     pub status: Status,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -151,9 +150,7 @@ impl Api {
             changes: p.changes,
         };
         let tab_id = g.tab(&a.tab_id)?.id.clone();
-        let mut snapshot = snapshot::get(&mut g, &tab_id, req).await?;
-        let image =
-            snapshot.as_object_mut().and_then(|o| o.remove("screenshot")).and_then(|v| v.as_str().map(str::to_string));
+        let (snapshot, image) = snapshot::get(&mut g, &tab_id, req).await?;
         Ok(SnapshotReply { snapshot, image })
     }
 

@@ -182,7 +182,7 @@ impl Op {
 }
 
 /// One action the script or batch performed, and how it ended.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Performed {
     pub op: &'static str,
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
@@ -195,22 +195,22 @@ pub struct Performed {
 }
 
 /// `run`: the script's value, its console, the actions it performed, and the page after.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RunReply {
     pub status: Status,
     pub value: Value,
     pub console: Vec<String>,
     pub actions: Vec<Performed>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub state: Option<Value>,
+    pub state: Option<crate::StateObject>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub snapshot: Option<Value>,
+    pub snapshot: Option<crate::snapshot_reply::Snapshot>,
 }
 
 impl Reply for RunReply {}
 
 /// `get_script`: what the session did, as a `run` script that finds its targets again by role and name.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ScriptReply {
     pub status: Status,
     pub steps: usize,
@@ -661,11 +661,11 @@ impl Api {
         let (state, snapshot) = match result.as_str() {
             "state" => {
                 let p: GetStateParams = runner.params(json!({ "screenshot": false }))?;
-                (Some(serde_json::to_value(self.get_state(p).await?.state).map_err(ToolError::encoding)?), None)
+                (Some(self.get_state(p).await?.state), None)
             }
             "snapshot" => {
                 let p: StateParams = runner.params(json!({ "snapshot_format": "semantic_v2" }))?;
-                (None, Some(self.get_browser_state(p).await?.into_output()?.value))
+                (None, Some(self.get_browser_state(p).await?.snapshot))
             }
             _ => (None, None),
         };

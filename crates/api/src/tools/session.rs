@@ -24,6 +24,7 @@ pub struct BindParams {
     /// {"cookies": [...], "origins": [{"origin", "localStorage": [{"name", "value"}]}]}), as
     /// save_storage_state returns it. Applies to a new session, or with reconnect=true.
     #[serde(default)]
+    #[schemars(with = "Option<sightline_browser::StorageState>")]
     pub storage_state: Option<Value>,
 }
 
@@ -34,14 +35,14 @@ pub struct EndParams {
 }
 
 /// One tab of a session: its id, and the tab that opened it (popups).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct TabInfo {
     pub tab_id: TabId,
     pub opener: Option<TabId>,
 }
 
 /// `bind_browser`: the target generation and its tabs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct BindReply {
     pub status: Status,
     pub session: String,
@@ -52,7 +53,7 @@ pub struct BindReply {
 impl Reply for BindReply {}
 
 /// `end_session`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct EndReply {
     pub status: Status,
     pub session: String,

@@ -40,16 +40,16 @@ pub struct NavigateParams {
 }
 
 /// One tab as `list_tabs` shows it (`url` and `title` are null when the page does not answer).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct TabListing {
     pub tab_id: TabId,
-    pub url: Value,
-    pub title: Value,
+    pub url: Option<String>,
+    pub title: Option<String>,
     pub opener: Option<TabId>,
 }
 
 /// `list_tabs`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ListTabsReply {
     pub status: Status,
     pub target_id: TargetId,
@@ -57,7 +57,7 @@ pub struct ListTabsReply {
 }
 
 /// `open_tab`: the new tab's id and every tab.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct OpenTabReply {
     pub status: Status,
     pub tab_id: TabId,
@@ -65,19 +65,26 @@ pub struct OpenTabReply {
 }
 
 /// `close_tab`: the tabs left.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CloseTabReply {
     pub status: Status,
     pub tabs: Vec<TabInfo>,
 }
 
 /// `browser_navigate`: where the tab ended up.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct NavigateReply {
     pub status: Status,
     pub tab_id: TabId,
-    pub url: Value,
-    pub title: Value,
+    pub url: Option<String>,
+    pub title: Option<String>,
+}
+
+/// `location.href` and `document.title` of a tab (each null when the page does not answer).
+async fn url_and_title(tab: &Tab) -> (Option<String>, Option<String>) {
+    let v = tab.evaluate("[location.href, document.title]").await.unwrap_or_default();
+    let text = |v: &Value| v.as_str().map(str::to_string);
+    (text(&v[0]), text(&v[1]))
 }
 
 impl Reply for ListTabsReply {}
@@ -111,13 +118,8 @@ impl Api {
         discover_popups(&mut g).await?;
         let mut tabs = Vec::new();
         for t in &g.tabs {
-            let v = t.tab.evaluate("[location.href, document.title]").await.unwrap_or_default();
-            tabs.push(TabListing {
-                tab_id: t.id.clone(),
-                url: v[0].clone(),
-                title: v[1].clone(),
-                opener: t.opener.clone(),
-            });
+            let (url, title) = url_and_title(&t.tab).await;
+            tabs.push(TabListing { tab_id: t.id.clone(), url, title, opener: t.opener.clone() });
         }
         Ok(ListTabsReply { status: Status::Ok, target_id: g.target_id.clone(), tabs })
     }
@@ -178,7 +180,7 @@ impl Api {
         result?;
         g.collect_recording();
         g.recorder.push(from.as_deref().unwrap_or(""), crate::record::Step::Goto { url: p.url.clone() });
-        let v = tab.evaluate("[location.href, document.title]").await.unwrap_or_default();
-        Ok(NavigateReply { status: Status::Ok, tab_id, url: v[0].clone(), title: v[1].clone() })
+        let (url, title) = url_and_title(&tab).await;
+        Ok(NavigateReply { status: Status::Ok, tab_id, url, title })
     }
 }

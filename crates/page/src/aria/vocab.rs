@@ -149,7 +149,7 @@ pub enum State {
 
 /// The value of a [`State`]: a flag or a number. Serializes as a JSON
 /// boolean or number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum StateValue {
     Flag(bool),

@@ -20,8 +20,8 @@ pub enum Scope {
     Subtree(usize),
 }
 
-/// Counts of what a selection left out, by reason.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Counts of what a selection left out, by reason (a snapshot's `omitted`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Omitted {
     pub css_hidden: usize,
     pub offscreen: usize,

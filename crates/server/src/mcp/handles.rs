@@ -10,9 +10,9 @@
 //! answers exactly as one never issued. The tools work with older clients too.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use sightline_api::{decode_params, ToolCode, ToolError, ToolOutput};
+use sightline_api::{decode_params, Reply, Status, ToolCode, ToolError, ToolOutput};
 
 use crate::auth::Principal;
 use crate::error::{EndReason, ServerError};
@@ -28,6 +28,8 @@ pub struct HandleTool {
     /// True when it destroys something (MCP's `destructiveHint`).
     pub destructive: bool,
     pub schema: fn() -> Value,
+    /// The JSON Schema of its reply (MCP's `outputSchema`).
+    pub output_schema: fn() -> Value,
 }
 
 /// Which handle tool (one variant per row of [`HANDLE_TOOLS`]).
@@ -47,6 +49,7 @@ pub static HANDLE_TOOLS: &[HandleTool] = &[
         read_only: false,
         destructive: false,
         schema: schema_of::<OpenParams>,
+        output_schema: sightline_api::output_schema_of::<OpenReply>,
     },
     HandleTool {
         id: Handle::Close,
@@ -55,6 +58,7 @@ pub static HANDLE_TOOLS: &[HandleTool] = &[
         read_only: false,
         destructive: true,
         schema: schema_of::<CloseParams>,
+        output_schema: sightline_api::output_schema_of::<sightline_api::EndReply>,
     },
     HandleTool {
         id: Handle::List,
@@ -63,6 +67,7 @@ pub static HANDLE_TOOLS: &[HandleTool] = &[
         read_only: true,
         destructive: false,
         schema: schema_of::<ListParams>,
+        output_schema: sightline_api::output_schema_of::<ListReply>,
     },
 ];
 
@@ -96,6 +101,7 @@ pub struct OpenParams {
     pub viewport: Option<String>,
     /// Cookies and localStorage to start from: Playwright's storageState JSON
     /// ({"cookies": [...], "origins": [...]}), as save_storage_state returns it.
+    #[schemars(with = "Option<sightline_browser::StorageState>")]
     pub storage_state: Option<Value>,
     /// Screenshots in this session's State Objects (default true).
     pub screenshot: Option<bool>,
@@ -111,6 +117,36 @@ pub struct CloseParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListParams {}
+
+/// `session_open`: the handle, its tab's address, and with a url the first State Object.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct OpenReply {
+    pub status: Status,
+    /// The handle to pass as `session`.
+    pub session: String,
+    pub target_id: String,
+    pub tab_id: String,
+    /// The State Object of the page at `url` (its screenshot, when taken, travels as an image).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<sightline_api::StateObject>")]
+    pub state: Option<Value>,
+    #[serde(skip)]
+    pub image: Option<String>,
+}
+
+impl Reply for OpenReply {
+    fn take_image(&mut self) -> Option<String> {
+        self.image.take()
+    }
+}
+
+/// `session_list`: the caller's open handles.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ListReply {
+    pub sessions: Vec<String>,
+}
+
+impl Reply for ListReply {}
 
 /// A call that needs a handle and did not get one it may use.
 #[derive(Debug, thiserror::Error)]
@@ -153,7 +189,7 @@ pub async fn call(
         Handle::Close => {
             let p: CloseParams = decode_params(args)?;
             match hub.end(caller, &p.session, EndReason::Deleted).await {
-                Ok(()) => Ok(ToolOutput::json(json!({ "status": "ok", "session": p.session }))),
+                Ok(()) => sightline_api::EndReply { status: Status::Ok, session: p.session }.into_output(),
                 Err(ServerError::SessionNotFound { .. }) => {
                     Err(HandleError::NotYours { given: p.session, open: hub.ids(caller) }.into())
                 }
@@ -162,7 +198,7 @@ pub async fn call(
         }
         Handle::List => {
             let _: ListParams = decode_params(args)?;
-            Ok(ToolOutput::json(json!({ "sessions": hub.ids(caller) })))
+            ListReply { sessions: hub.ids(caller) }.into_output()
         }
     }
 }
@@ -181,17 +217,17 @@ async fn open(hub: &std::sync::Arc<Hub>, caller: &Principal, p: OpenParams) -> R
         NewSession { url: p.url, viewport, screenshot: p.screenshot.unwrap_or(true), storage_state: p.storage_state };
     let (s, state) = hub.create(caller, new).await.map_err(ServerError::into_tool_error)?;
     let (target_id, tab_id) = s.target_and_tab();
-    let mut value = json!({ "status": "ok", "session": s.id, "target_id": target_id, "tab_id": tab_id });
-    let mut image = None;
+    let mut reply =
+        OpenReply { status: Status::Ok, session: s.id.clone(), target_id, tab_id, state: None, image: None };
     if let Some(mut state) = state {
         // The screenshot travels beside the JSON as an image, as get_state's does.
         if let Some(shot) = state.get_mut("screenshot").map(Value::take) {
-            image = shot.as_str().filter(|s| !s.is_empty()).map(str::to_string);
+            reply.image = shot.as_str().filter(|s| !s.is_empty()).map(str::to_string);
             state["screenshot"] = json!("");
         }
-        value["state"] = state;
+        reply.state = Some(state);
     }
-    Ok(ToolOutput { value, image })
+    reply.into_output()
 }
 
 #[cfg(test)]
