@@ -29,9 +29,7 @@ pub async fn run(a: &RunOpts) -> Result<u8> {
     } else {
         Progress::Lines
     };
-    let (browser, egress) = start_browser(&a.browser).await?;
-    let tab = browser.new_tab(tab_options(&a.browser)?).await?;
-    let cfg = RunConfig {
+    let mut cfg = RunConfig {
         task,
         url: url.clone(),
         provider,
@@ -39,10 +37,50 @@ pub async fn run(a: &RunOpts) -> Result<u8> {
         vision: a.vision,
         trace: a.trace.clone(),
         progress,
-        egress: Some(egress),
+        egress: None,
+        human: None,
     };
-    let report = sightline_agent::run(tab, cfg).await?;
-    browser.shutdown().await;
+    let report = if a.human {
+        // The run's tab is a driver session of the tool API, so a person can take it over.
+        let egress = crate::launch::egress(&a.browser)?;
+        let api = std::sync::Arc::new(
+            sightline_api::Api::new(sightline_api::ApiOptions {
+                browser: crate::launch::browser_options(&a.browser, None, &egress),
+                tab: tab_options(&a.browser)?,
+                storage_state: None,
+            })
+            .with_egress(egress.clone()),
+        );
+        let at = sightline_server::serve_live(api.clone(), std::net::SocketAddr::from(([127, 0, 0, 1], 0))).await?;
+        eprintln!("sightline run: the agent may hand you the browser; its live view is served on http://{at}/live/");
+        let bound = api
+            .bind_browser(sightline_api::BindParams {
+                session: RUN_SESSION.into(),
+                reconnect: false,
+                storage_state: None,
+            })
+            .await?;
+        let tab_id = bound.tabs.first().map(|t| t.tab_id.to_string()).context("the run's session has no tab")?;
+        let tab = api.session_tab(RUN_SESSION).await?;
+        cfg.egress = Some(egress);
+        cfg.human = Some(sightline_agent::Human {
+            api: api.clone(),
+            session: RUN_SESSION.into(),
+            target_id: bound.target_id.to_string(),
+            tab_id,
+            on_link: std::sync::Arc::new(announce),
+        });
+        let report = sightline_agent::run(tab, cfg).await;
+        api.shutdown().await;
+        report?
+    } else {
+        let (browser, egress) = start_browser(&a.browser).await?;
+        let tab = browser.new_tab(tab_options(&a.browser)?).await?;
+        cfg.egress = Some(egress);
+        let report = sightline_agent::run(tab, cfg).await;
+        browser.shutdown().await;
+        report?
+    };
     if a.json {
         println!(
             "{}",
@@ -59,6 +97,42 @@ pub async fn run(a: &RunOpts) -> Result<u8> {
         );
     }
     Ok(report.ending.exit_code())
+}
+
+/// The driver session `run --human` drives.
+const RUN_SESSION: &str = "run";
+
+/// A live link for the operator: printed, and opened with `$SIGHTLINE_OPEN` (a
+/// command; empty: none) or else `xdg-open` when there is one. Opening never fails the run.
+fn announce(link: &str) {
+    eprintln!("sightline run: a person is needed; open {link}");
+    let opener = match std::env::var("SIGHTLINE_OPEN") {
+        Ok(cmd) => Some(cmd).filter(|c| !c.trim().is_empty()),
+        Err(_) => on_path("xdg-open").then(|| "xdg-open".to_string()),
+    };
+    let Some(opener) = opener else { return };
+    let spawned = std::process::Command::new(&opener)
+        .arg(link)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match spawned {
+        // Reaped on a thread of its own: the run does not wait for the opener.
+        Ok(mut child) => {
+            std::thread::spawn(move || child.wait());
+        }
+        Err(e) => eprintln!("sightline run: could not open it with {opener}: {e}"),
+    }
+}
+
+/// Whether `name` is an executable file in a directory of `$PATH`.
+fn on_path(name: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path)
+            .any(|d| std::fs::metadata(d.join(name)).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+    })
 }
 
 pub async fn trace(a: &TraceOpts) -> Result<u8> {

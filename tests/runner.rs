@@ -276,3 +276,82 @@ fn traces_record_every_turn_and_view_and_replay() {
     assert!(text.contains("3 actions replayed, 0 outcome(s) differ"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `run --human`: the model is offered the hand-off actions; its request_human prints the
+/// live link for the operator and opens it (`$SIGHTLINE_OPEN`, here a script that records
+/// it); the person clicks and hands back over the link, and the model's next turn carries
+/// the note and the page the person left.
+#[test]
+fn run_with_human_hands_the_browser_to_the_operator_and_resumes() {
+    use std::io::BufRead;
+    world();
+    let (port, server) = provider(vec![
+        call("request_human", json!({ "reason": "confirm the device" })),
+        call("wait_for_human", json!({ "timeout_s": 120 })),
+        call("finish_task", json!({ "message": "device confirmed" })),
+    ]);
+    let dir = fresh_dir("run-human");
+    let opened = dir.join("opened");
+    let opener = dir.join("open.sh");
+    std::fs::write(&opener, format!("#!/bin/sh\nprintf '%s' \"$1\" > {}.part && mv {0}.part {0}\n", opened.display()))
+        .unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["run", &url("/live/second-factor.html"), "--task", "Confirm the device", "--model", "openai:test-model"])
+        .args(["--base-url", &format!("http://127.0.0.1:{port}/v1"), "--retry-base-ms", "10", "--human"])
+        .env("SIGHTLINE_API_KEY", "sk-test-secret-123")
+        .env("SIGHTLINE_OPEN", &opener)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    let link = loop {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "sightline run ended before a link: {said}");
+        said.push_str(&line);
+        if let Some(l) = line.trim().strip_prefix("sightline run: a person is needed; open ") {
+            break l.to_string();
+        }
+    };
+    assert!(link.starts_with("http://127.0.0.1:") && link.contains("/live/run?ticket="), "{said}");
+    // Drain the rest of stderr on a thread, so the run never blocks on a full pipe.
+    let rest = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).unwrap();
+        s
+    });
+
+    // The person, over the link: the button (20..220 x 100..140), then Hand back with a note.
+    let (path, query) = link.split_once('?').unwrap();
+    let (status, v, _) = http("GET", &format!("{path}/status?{query}"), None, &[]);
+    assert_eq!((status, v["state"].as_str()), (200, Some("handed_over")), "{v}");
+    assert_eq!(v["reason"], "confirm the device");
+    let body = json!({ "type": "click", "x": 100, "y": 120 }).to_string();
+    let (status, v, _) = http("POST", &format!("{path}/input?{query}"), Some(&body), &[]);
+    assert_eq!(status, 200, "{v}");
+    let body = json!({ "note": "Confirmed on my phone." }).to_string();
+    let (status, v, _) = http("POST", &format!("{path}/hand_back?{query}"), Some(&body), &[]);
+    assert_eq!(status, 200, "{v}");
+
+    let out = child.wait_with_output().unwrap();
+    let said = said + &rest.join().unwrap();
+    let reqs = server.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}\n{said}", stdout(&out));
+    assert!(stdout(&out).starts_with("finished: device confirmed"), "{}", stdout(&out));
+    let tools: Vec<&str> =
+        reqs[0].body["tools"].as_array().unwrap().iter().filter_map(|t| t["function"]["name"].as_str()).collect();
+    assert_eq!(tools.len(), sightline_api::ACTION_TABLE.len(), "every action, the hand-off's too: {tools:?}");
+    assert!(tools.contains(&"request_human") && tools.contains(&"wait_for_human"), "{tools:?}");
+    assert!(reqs[1].text().contains(&link), "the model got the link it asked for");
+    let third = reqs[2].text();
+    assert!(third.contains("Confirmed on my phone."), "the person's note reaches the model: {third}");
+    assert!(third.contains("Device confirmed by a person"), "and the page the person left: {third}");
+    // The opener runs beside the run (never waited for): give it its moment, bounded.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !opened.exists() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(std::fs::read_to_string(&opened).unwrap(), link, "the link was opened for the operator");
+}

@@ -159,6 +159,9 @@ pub struct RunOpts {
     /// First retry delay after a rate limit (tests)
     #[arg(long, value_name = "MS", hide = true)]
     pub retry_base_ms: Option<String>,
+    /// Let the agent hand the browser to you (request_human): print its live link and open it
+    #[arg(long)]
+    pub human: bool,
     #[command(flatten)]
     pub browser: BrowserOpts,
 }

@@ -21,6 +21,6 @@ pub use chat::{image_part, image_question, ChatClient, ChatError};
 pub use prompt::{action_tools, estimate_tokens, render_index, turn_message, SYSTEM};
 pub use provider::{Kind, ModelReply, ModelRequest, Provider, ProviderError};
 pub use replay::{replay, ReplayError, Replayed};
-pub use runner::{run, Ending, Progress, Report, RunConfig};
+pub use runner::{run, Ending, Human, Progress, Report, RunConfig};
 pub use trace::{read as read_trace, Record, TraceWriter, Turn};
 pub use viewer::render as render_trace;

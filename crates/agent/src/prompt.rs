@@ -12,10 +12,15 @@ the page; never repeat an action that did not change the page; when an action fa
 finish_task with a short summary when the task is done, or fail_task with the reason when it cannot be done.";
 
 /// The protocol's actions as tools: (name, description, JSON Schema of the
-/// arguments), one per row of the action table but those that need a person
-/// (the runner drives its own browser, with no live view).
-pub fn action_tools() -> Vec<(&'static str, &'static str, Value)> {
-    sightline_api::ACTION_TABLE.iter().filter(|a| !a.needs_person()).map(|a| (a.name, a.summary, a.schema())).collect()
+/// arguments), one per row of the action table; those that need a person
+/// (`request_human`, `wait_for_human`) only when `person` is true (the run has
+/// a live view a person can open: `sightline run --human`).
+pub fn action_tools(person: bool) -> Vec<(&'static str, &'static str, Value)> {
+    sightline_api::ACTION_TABLE
+        .iter()
+        .filter(|a| person || !a.needs_person())
+        .map(|a| (a.name, a.summary, a.schema()))
+        .collect()
 }
 
 /// The element index, one compact line per element.
@@ -75,6 +80,11 @@ pub fn turn_message(
             "\nYour last action FAILED with {}: {}\nThe page did not change.\n",
             serde_json::to_value(e.code).unwrap_or_default().as_str().unwrap_or(""),
             e.message
+        ));
+    }
+    if let Some(h) = &state.human {
+        m.push_str(&format!(
+            "\nThe hand-off to a person answered (note, pages visited, fields typed into, input count): {h}\n"
         ));
     }
     m.push_str(&format!("\npage_content:\n{}\n\nelement_index:\n{}", state.page_content, render_index(state)));

@@ -18,6 +18,8 @@ pub struct Provider {
     pub chat: ChatClient,
     /// Use tool calling (default) or ask for plain JSON.
     pub tools: bool,
+    /// Offer the hand-off actions (`request_human`, `wait_for_human`): the run has a live view.
+    pub person: bool,
 }
 
 /// Why no reply came back.
@@ -73,6 +75,7 @@ impl Provider {
             model: model.to_string(),
             chat: ChatClient::new(kind, base_url.unwrap_or(default_base), api_key),
             tools: true,
+            person: false,
         })
     }
 
@@ -100,7 +103,7 @@ impl Provider {
                 let mut body = json!({ "model": self.model, "messages": messages });
                 if self.tools {
                     body["tools"] = Value::Array(
-                        action_tools()
+                        action_tools(self.person)
                             .into_iter()
                             .map(|(name, desc, params)| json!({ "type": "function", "function": { "name": name, "description": desc, "parameters": params } }))
                             .collect(),
@@ -128,7 +131,7 @@ impl Provider {
                     json!({ "model": self.model, "max_tokens": 1024, "system": req.system, "messages": messages });
                 if self.tools {
                     body["tools"] = Value::Array(
-                        action_tools().into_iter().map(|(name, desc, params)| json!({ "name": name, "description": desc, "input_schema": params })).collect(),
+                        action_tools(self.person).into_iter().map(|(name, desc, params)| json!({ "name": name, "description": desc, "input_schema": params })).collect(),
                     );
                     body["tool_choice"] = json!({ "type": "any" });
                 }
@@ -217,7 +220,12 @@ mod tests {
     use super::*;
 
     fn openai() -> Provider {
-        Provider { model: "m".into(), chat: ChatClient::new(Kind::OpenAi, "http://x", None), tools: true }
+        Provider {
+            model: "m".into(),
+            chat: ChatClient::new(Kind::OpenAi, "http://x", None),
+            tools: true,
+            person: false,
+        }
     }
 
     #[test]

@@ -23,6 +23,26 @@ pub enum Progress {
     Json,
 }
 
+/// A person the run may hand the browser to (`sightline run --human`): the tool
+/// API's driver session whose tab the run drives, so its desk parks the session
+/// and its live view shows the same tab. The model is offered `request_human` and
+/// `wait_for_human`.
+#[derive(Clone)]
+pub struct Human {
+    pub api: std::sync::Arc<sightline_api::Api>,
+    pub session: String,
+    pub target_id: String,
+    pub tab_id: String,
+    /// Told each live link `request_human` answers (the operator's terminal, a browser).
+    pub on_link: std::sync::Arc<dyn Fn(&str) + Send + Sync>,
+}
+
+impl std::fmt::Debug for Human {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Human").field("session", &self.session).field("tab_id", &self.tab_id).finish_non_exhaustive()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct RunConfig {
     pub task: String,
@@ -34,6 +54,8 @@ pub struct RunConfig {
     /// The egress policy every `navigate` is checked against (the proxy checks the rest).
     pub egress: Option<std::sync::Arc<sightline_api::Egress>>,
     pub progress: Progress,
+    /// Hand-offs to a person: the tab is this session's (see [`Human`]).
+    pub human: Option<Human>,
 }
 
 /// How a run ended.
@@ -139,10 +161,69 @@ fn target_box(env: &Env, action: &Action) -> Option<[f64; 4]> {
     Some([e.visible.x, e.visible.y, e.visible.w, e.visible.h])
 }
 
-/// Run a task to its end in `tab`.
-pub async fn run(tab: Tab, cfg: RunConfig) -> Result<Report, sightline_api::EnvError> {
+/// `request_human` and `wait_for_human` through the session's desk: the State Object
+/// they answer (`human` carries the reply; a time-out or nothing to wait for is an
+/// error inside it, as `Api::act` answers them).
+async fn hand_off(env: &mut Env, h: &Human, action: &Action, raw: &Value) -> StateObject {
+    use sightline_api::{ErrorCode, ErrorObject, RequestHumanParams, ToolCode, WaitHumanParams};
+    let outcome = match action {
+        Action::RequestHuman { reason } => {
+            let p = RequestHumanParams {
+                session: h.session.clone(),
+                target_id: h.target_id.clone(),
+                tab_id: h.tab_id.clone(),
+                reason: reason.clone(),
+            };
+            h.api.request_human(p).await.map(|r| {
+                (h.on_link)(&r.live_url);
+                json!({ "live_url": r.live_url, "expires_in_s": r.expires_in_s })
+            })
+        }
+        Action::WaitForHuman { timeout_s } => {
+            let p = WaitHumanParams {
+                session: h.session.clone(),
+                timeout_s: Some(timeout_s.unwrap_or(300) as f64),
+                screenshot: Some(false),
+            };
+            h.api.wait_for_human(p).await.map(|b| {
+                json!({ "note": b.note, "visited": b.visited, "fields": b.fields, "inputs": b.inputs, "held_s": b.held_s })
+            })
+        }
+        _ => return env.state().clone(),
+    };
+    match outcome {
+        Ok(human) => {
+            let mut state = match action {
+                Action::WaitForHuman { .. } => match env.refresh().await {
+                    Ok(s) => s.clone(),
+                    Err(e) => env.state().with_error(ErrorObject {
+                        code: ErrorCode::InternalBrowserError,
+                        message: e.to_string(),
+                        failed_action: raw.clone(),
+                    }),
+                },
+                _ => env.state().clone(),
+            };
+            state.human = Some(human);
+            state
+        }
+        Err(e) => {
+            let code = match e.code {
+                ToolCode::HumanTimeout => ErrorCode::HumanTimeout,
+                _ => ErrorCode::HumanUnavailable,
+            };
+            env.state().with_error(ErrorObject { code, message: e.message, failed_action: raw.clone() })
+        }
+    }
+}
+
+/// Run a task to its end in `tab` (with [`RunConfig::human`], the session's tab).
+pub async fn run(tab: impl Into<std::sync::Arc<Tab>>, cfg: RunConfig) -> Result<Report, sightline_api::EnvError> {
     let started = Instant::now();
+    let tab: std::sync::Arc<Tab> = tab.into();
     let viewport = tab.options().viewport;
+    let mut provider = cfg.provider.clone();
+    provider.person = cfg.human.is_some();
     let screenshots = cfg.vision || cfg.trace.is_some();
     let mut env = Env::new(tab, EnvOptions { screenshot: screenshots }).await?;
     if let Some(egress) = &cfg.egress {
@@ -199,7 +280,7 @@ pub async fn run(tab: Tab, cfg: RunConfig) -> Result<Report, sightline_api::EnvE
         let mut re_asked = false;
         let chosen: Result<(Action, Value), (String, String)> = loop {
             let req = ModelRequest { system: SYSTEM.to_string(), messages: messages.clone(), image: marks.clone() };
-            let (reply, ms) = match ask(&cfg.provider, req).await {
+            let (reply, ms) = match ask(&provider, req).await {
                 Ok(r) => r,
                 Err(e) => break Err(("error".into(), e.to_string())),
             };
@@ -292,34 +373,54 @@ pub async fn run(tab: Tab, cfg: RunConfig) -> Result<Report, sightline_api::EnvE
                 turn.action = Some(v.clone());
                 turn.target_box = target_box(&env, &action);
                 history.insert((state.state_hash.clone(), v.to_string()));
-                let result = env.step_action(action.clone(), v.clone()).await;
-                turn.act_ms = result.act_time.as_millis() as u64;
-                turn.capture_ms = result.capture_time.as_millis() as u64;
-                let outcome = result
-                    .state
-                    .error
-                    .as_ref()
-                    .map(|e| serde_json::to_value(e.code).unwrap_or_default().as_str().unwrap_or("").to_string());
-                turn.outcome = outcome.clone().unwrap_or_else(|| "ok".into());
-                turn.outcome_message = result.state.error.as_ref().map(|e| e.message.clone());
-                recent.push(format!("step {step}: {} → {}", describe(&v), turn.outcome));
-                if recent.len() > 6 {
-                    recent.remove(0);
-                }
-                let ending = if result.fatal {
-                    Some(Ending::Error(format!(
-                        "the browser is gone: {}",
-                        turn.outcome_message.clone().unwrap_or_default()
-                    )))
-                } else {
-                    match (&action, result.ended) {
-                        (Action::FinishTask { message }, true) => Some(Ending::Finished(message.clone())),
-                        (Action::FailTask { message }, true) => Some(Ending::Failed(message.clone())),
-                        _ => None,
+                if let Some(h) = cfg.human.as_ref().filter(|_| action.needs_person()) {
+                    let t = Instant::now();
+                    let next = hand_off(&mut env, h, &action, &v).await;
+                    turn.act_ms = t.elapsed().as_millis() as u64;
+                    turn.outcome = next.error.as_ref().map_or_else(
+                        || "ok".to_string(),
+                        |e| serde_json::to_value(e.code).unwrap_or_default().as_str().unwrap_or("").to_string(),
+                    );
+                    turn.outcome_message = next.error.as_ref().map(|e| e.message.clone());
+                    recent.push(format!("step {step}: {} → {}", describe(&v), turn.outcome));
+                    if recent.len() > 6 {
+                        recent.remove(0);
                     }
-                };
-                state = result.state;
-                ending
+                    // The person may have changed the page: actions of the old state may be sent again.
+                    if matches!(action, Action::WaitForHuman { .. }) && next.error.is_none() {
+                        history.clear();
+                    }
+                    state = next;
+                    None
+                } else {
+                    let result = env.step_action(action.clone(), v.clone()).await;
+                    turn.act_ms = result.act_time.as_millis() as u64;
+                    turn.capture_ms = result.capture_time.as_millis() as u64;
+                    let outcome =
+                        result.state.error.as_ref().map(|e| {
+                            serde_json::to_value(e.code).unwrap_or_default().as_str().unwrap_or("").to_string()
+                        });
+                    turn.outcome = outcome.clone().unwrap_or_else(|| "ok".into());
+                    turn.outcome_message = result.state.error.as_ref().map(|e| e.message.clone());
+                    recent.push(format!("step {step}: {} → {}", describe(&v), turn.outcome));
+                    if recent.len() > 6 {
+                        recent.remove(0);
+                    }
+                    let ending = if result.fatal {
+                        Some(Ending::Error(format!(
+                            "the browser is gone: {}",
+                            turn.outcome_message.clone().unwrap_or_default()
+                        )))
+                    } else {
+                        match (&action, result.ended) {
+                            (Action::FinishTask { message }, true) => Some(Ending::Finished(message.clone())),
+                            (Action::FailTask { message }, true) => Some(Ending::Failed(message.clone())),
+                            _ => None,
+                        }
+                    };
+                    state = result.state;
+                    ending
+                }
             }
         };
         if let Some(t) = trace.as_mut() {

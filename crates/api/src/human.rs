@@ -417,6 +417,17 @@ impl Api {
             .ok_or_else(|| ToolError::new(ToolCode::SessionNotFound, format!("no driver session {session:?}")))
     }
 
+    /// The first tab of a driver session: `sightline run --human` drives it with an
+    /// [`crate::Env`] of its own while this session's desk and live view see the same tab.
+    pub async fn session_tab(&self, session: &str) -> Result<Arc<Tab>, ToolError> {
+        let s = self.registry.session(session).await?;
+        let g = s.lock().await;
+        g.tabs
+            .first()
+            .map(|t| t.tab.clone())
+            .ok_or_else(|| ToolError::new(ToolCode::SessionNotFound, format!("driver session {session:?} has no tab")))
+    }
+
     /// The tab a live view shows: the handed-over one, else (to the owner) the session's first tab.
     async fn live_tab(&self, session: &str, access: Access<'_>) -> Result<(Arc<Desk>, Option<Arc<Tab>>), ToolError> {
         let desk = self.desk(session)?;
