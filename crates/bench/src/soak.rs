@@ -154,7 +154,8 @@ impl Soak {
         outcome
     }
 
-    /// The latest fault aimed at `worker` (or at all) whose window overlaps `[from, to]`.
+    /// The latest fault aimed at `worker` (or at all) whose window (from its start
+    /// to [`GRACE`] after its end) overlaps `[from, to]`.
     fn exposed(&self, worker: usize, from: Instant, to: Instant) -> Option<&'static str> {
         let faults = self.faults.lock().unwrap();
         let hit = faults
@@ -225,8 +226,8 @@ fn worker(soak: &Soak, i: usize) {
                 }
                 return;
             }
-            Some(Outcome::Typed(code)) if soak.exposed(i, opened, now).is_some() => {
-                let kind = soak.exposed(i, opened, now).unwrap_or_default();
+            Some(Outcome::Typed(code)) if soak.exposed(i, now, now).is_some() => {
+                let kind = soak.exposed(i, now, now).unwrap_or_default();
                 soak.log(&format!("worker {i}: session ended: {code} (after a {kind}); reopening"));
                 let mut t = soak.tally.lock().unwrap();
                 t.faulted += 1;
@@ -287,6 +288,7 @@ fn session(soak: &Soak, agent: &ureq::Agent, i: usize, base: &str, id: &str) -> 
             Outcome::Typed(c) if ENDING.contains(&c.as_str()) => return Some(Outcome::Typed(c)),
             Outcome::Typed(c) => {
                 // A crashed tab answers typed errors until it is replaced: give it a few calls.
+                soak.log(&format!("worker {i}: step {}: {c}", k % 7));
                 errors.push(format!("{}:{c}", k % 7));
                 if errors.len() >= 6 {
                     soak.log(&format!("worker {i}: six typed errors in a row (step:code): {}", errors.join(" ")));

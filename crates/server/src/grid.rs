@@ -374,6 +374,20 @@ pub async fn touch(s: GridSession) {
     .await;
 }
 
+/// Whether the Grid still runs a session's WebDriver session: one WebDriver
+/// read answered (`Some(true)`), answered with an error (`Some(false)`: the
+/// driver behind it is gone, or the Grid forgot the session), or no answer
+/// from the Grid at all (`None`).
+pub async fn held(s: GridSession) -> Option<bool> {
+    tokio::task::spawn_blocking(move || {
+        let r = agent(Duration::from_secs(10)).get(&format!("{}/session/{}/timeouts", s.grid, s.id)).call().ok()?;
+        Some(r.status().is_success())
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
 /// Sessions the Grid holds now (its `/status`), or None when it cannot be read.
 pub async fn busy_slots(url: &str) -> Option<usize> {
     let url = format!("{}/status", base(url));

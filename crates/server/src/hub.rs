@@ -104,8 +104,8 @@ pub struct NewSession {
     pub viewport: Option<(u32, u32)>,
     /// Screenshots in State Objects (default true).
     pub screenshot: bool,
-    /// Cookies and localStorage the session's context starts from (Playwright's storageState JSON).
-    pub storage_state: Option<Value>,
+    /// Cookies and localStorage the session's context starts from (Playwright's storageState), parsed at the edge.
+    pub storage_state: Option<Arc<sightline_browser::StorageState>>,
 }
 
 /// One Sightline session.
@@ -128,6 +128,10 @@ pub struct Session {
     gone: CancellationToken,
     /// Consecutive liveness probes that went unanswered.
     strikes: AtomicU64,
+    /// A Grid session's WebDriver probes ([`GRID_PROBE`]): when last asked, and
+    /// how many answers in a row said the Grid no longer runs it.
+    probed: StdMutex<Option<Instant>>,
+    driver_misses: AtomicU64,
     /// Whether State Objects carry a screenshot (set at creation and by `state`).
     screenshot: AtomicBool,
     _slot: OwnedSemaphorePermit,
@@ -333,6 +337,8 @@ impl Hub {
             reason: StdMutex::new(None),
             gone: CancellationToken::new(),
             strikes: AtomicU64::new(0),
+            probed: StdMutex::new(None),
+            driver_misses: AtomicU64::new(0),
             screenshot: AtomicBool::new(req.screenshot),
             _slot: slot,
         });
@@ -470,7 +476,10 @@ impl Hub {
         // A Grid browser can vanish behind a websocket proxy that stays open: ask each one.
         let grid: Vec<Arc<Session>> =
             self.sessions.lock().unwrap().values().filter(|s| s.grid.is_some()).cloned().collect();
-        let answers = futures_util::future::join_all(grid.iter().map(|s| alive(&s.watch))).await;
+        let answers = futures_util::future::join_all(
+            grid.iter().map(|s| async { alive(&s.watch).await && !s.driver_gone().await }),
+        )
+        .await;
         for (s, ok) in grid.iter().zip(answers) {
             // Two misses in a row: one slow answer on a loaded machine is not a crash.
             let strikes = if ok { 0 } else { s.strikes.load(Ordering::Relaxed) + 1 };
@@ -576,6 +585,36 @@ impl Drop for Unclaimed {
     }
 }
 
+impl Session {
+    /// Whether the Grid no longer runs this session's WebDriver session: two
+    /// WebDriver reads in a row ([`GRID_PROBE`] apart) answered with an error.
+    /// The browser can outlive it: when the chromedriver behind a session dies,
+    /// its Chromium goes on answering CDP through the Grid's proxy while the
+    /// Grid answers every WebDriver command with 500 and cannot end the session.
+    async fn driver_gone(&self) -> bool {
+        let Some(g) = &self.grid else { return false };
+        let due = {
+            let mut last = self.probed.lock().unwrap();
+            let due = last.is_none_or(|t| t.elapsed() >= GRID_PROBE);
+            if due {
+                *last = Some(Instant::now());
+            }
+            due
+        };
+        if due {
+            match grid::held(g.clone()).await {
+                Some(false) => self.driver_misses.fetch_add(1, Ordering::Relaxed),
+                Some(true) => self.driver_misses.swap(0, Ordering::Relaxed),
+                None => 0,
+            };
+        }
+        self.driver_misses.load(Ordering::Relaxed) >= 2
+    }
+}
+
+/// How often each Grid session's WebDriver session is asked after ([`Session::driver_gone`]).
+pub const GRID_PROBE: Duration = Duration::from_secs(5);
+
 /// Whether a browser answers a trivial command within 10 s.
 async fn alive(b: &Browser) -> bool {
     !b.client().is_closed() && matches!(tokio::time::timeout(Duration::from_secs(10), b.version()).await, Ok(Ok(_)))
@@ -601,6 +640,11 @@ fn finish(s: Arc<Session>) -> impl std::future::Future<Output = ()> + Send {
     let counted = s.grid.as_ref().map(GridSession::counted);
     async move {
         let _ = tokio::time::timeout(Duration::from_secs(10), s.api.shutdown()).await;
+        if s.driver_misses.load(Ordering::Relaxed) >= 2 {
+            // Its chromedriver is gone and cannot quit it: close the browser over CDP.
+            let close = s.watch.client().execute(None, &sightline_cdp::protocol::browser::Close {});
+            let _ = tokio::time::timeout(Duration::from_secs(5), close).await;
+        }
         if let Some(g) = s.grid.clone() {
             grid::delete_session(g).await;
         }
