@@ -104,7 +104,15 @@ async def main(binary: str, long_url: str, signin_url: str) -> None:
             opened = await call("open_tab", "open_tab", {**target, "url": signin_url})
             await call("list_tabs_two", "list_tabs", target)
             await call("close_tab", "close_tab", {**addr, "tab_id": opened["tab_id"]})
-            await call("save_storage_state", "save_storage_state", {"session": "schemas"})
+            saved = await call("save_storage_state", "save_storage_state", {"session": "schemas"})
+            # The storage state bind_browser takes has the schema of the one save_storage_state answers
+            # (the fields the parser defaults optional).
+            bind_input = Draft202012Validator(attr(tools["bind_browser"], "input_schema", "inputSchema"))
+            cookie = {"name": "n", "value": "v", "domain": "example.com"}
+            out["storage_input"] = [
+                bind_input.is_valid({"session": "x", "storage_state": s})
+                for s in [saved, {"cookies": [cookie]}, {"cookies": [{"value": "v", "domain": "x"}]}, {"cookies": 1}]
+            ]
             await call("get_script", "get_script", {"session": "schemas"})
 
             # Broken copies of real replies: each must be refused.

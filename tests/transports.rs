@@ -342,6 +342,7 @@ fn mcp_tools_publish_output_schemas_that_real_replies_validate_against() {
     assert!(v["page_scroll"][1].as_f64().unwrap() > 0.0, "{v}");
     assert_eq!(v["changes_keys"], json!(["added", "changed", "removed"]), "{v}");
     assert_eq!(v["full_because"], json!(["no_previous_snapshot", null]), "{v}");
+    assert_eq!(v["storage_input"], json!([true, true, false, false]), "{v}");
     // ...and every broken copy was refused.
     let refused = v["refused"].as_object().unwrap();
     assert_eq!(refused.len(), 5, "{v}");

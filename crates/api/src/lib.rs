@@ -45,9 +45,9 @@ pub use state::{
     Attributes, ElementDescriptor, ElementIndexMap, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus,
 };
 pub use tools::{
-    decode_params, output_schema_of, ActParams, ActedReply, Api, BindParams, BindReply, BlockedParams, BlockedReply,
-    BlockedRequest, ClickParams, CloseTabReply, DownloadInfo, DownloadsReply, DragParams, EndParams, EndReply,
-    GetStateParams, HistoryParams, KeyParams, ListDownloadsParams, ListParams, ListTabsReply, NavigateParams,
+    decode_params, output_schema_of, parse_state, ActParams, ActedReply, Api, BindParams, BindReply, BlockedParams,
+    BlockedReply, BlockedRequest, ClickParams, CloseTabReply, DownloadInfo, DownloadsReply, DragParams, EndParams,
+    EndReply, GetStateParams, HistoryParams, KeyParams, ListDownloadsParams, ListParams, ListTabsReply, NavigateParams,
     NavigateReply, Op, OpenParams, OpenTabReply, Performed, Reply, RunParams, RunReply, SaveParams, Scope,
     ScreenshotParams, ScreenshotReply, ScriptParams, ScriptReply, ScrollParams, ScrollReply, SelectParams, SelectReply,
     SnapshotReply, StateParams, StateReply, Status, TabAddress, TabInfo, TabListing, Tool, ToolName, ToolOutput,

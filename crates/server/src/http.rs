@@ -234,8 +234,8 @@ async fn create_session(
         sightline_api::check_url(url).map_err(|e| ServerError::BadRequest(e.to_string()))?;
     }
     let viewport = b.viewport.as_deref().map(parse_viewport).transpose()?;
-    let new =
-        NewSession { url: b.url, viewport, screenshot: b.screenshot.unwrap_or(true), storage_state: b.storage_state };
+    let storage_state = b.storage_state.as_ref().map(sightline_api::parse_state).transpose()?.map(Arc::new);
+    let new = NewSession { url: b.url, viewport, screenshot: b.screenshot.unwrap_or(true), storage_state };
     let (s, state) = st.hub.create(&caller, new).await?;
     let mut out = json!({ "session_id": s.id });
     if let Some(state) = state {

@@ -34,7 +34,7 @@ pub use read::{
 };
 pub use run::{Op, Performed, RunParams, RunReply, ScriptParams, ScriptReply, BROWSER};
 pub use session::{BindParams, BindReply, EndParams, EndReply, TabInfo};
-pub use storage::SaveParams;
+pub use storage::{parse_state, SaveParams};
 pub use tabs::{
     CloseTabReply, ListParams, ListTabsReply, NavigateParams, NavigateReply, OpenParams, OpenTabReply, TabListing,
 };

@@ -65,6 +65,13 @@ pub(crate) fn tab_infos(s: &Session) -> Vec<TabInfo> {
     s.tabs.iter().map(|t| TabInfo { tab_id: t.id.clone(), opener: t.opener.clone() }).collect()
 }
 
+fn check_session_name(name: &str) -> Result<(), ToolError> {
+    if name.trim().is_empty() || name.len() > 200 {
+        return Err(ToolError::invalid("session must be a non-empty name of at most 200 characters"));
+    }
+    Ok(())
+}
+
 fn bound(s: &Session) -> BindReply {
     BindReply { status: Status::Ok, session: s.name.clone(), target_id: s.target_id.clone(), tabs: tab_infos(s) }
 }
@@ -72,11 +79,20 @@ fn bound(s: &Session) -> BindReply {
 impl Api {
     /// `bind_browser`: launch (or attach to) a browser for a named driver session.
     pub async fn bind_browser(&self, p: BindParams) -> Result<BindReply, ToolError> {
-        let api = self;
-        if p.session.trim().is_empty() || p.session.len() > 200 {
-            return Err(ToolError::invalid("session must be a non-empty name of at most 200 characters"));
-        }
+        check_session_name(&p.session)?;
         let storage = p.storage_state.as_ref().map(super::storage::parse_state).transpose()?;
+        self.bind_with_state(BindParams { storage_state: None, ..p }, storage.as_ref()).await
+    }
+
+    /// `bind_browser` with its storage state already parsed ([`crate::parse_state`]), as
+    /// the server does where a request arrives; `p.storage_state` is not read.
+    pub async fn bind_with_state(
+        &self,
+        p: BindParams,
+        storage: Option<&sightline_browser::StorageState>,
+    ) -> Result<BindReply, ToolError> {
+        let api = self;
+        check_session_name(&p.session)?;
         let existing = api.registry.sessions.lock().await.get(&p.session).cloned();
         if let Some(s) = existing {
             let mut g = s.lock().await;
@@ -96,7 +112,7 @@ impl Api {
                         tab.close().await;
                     }
                 }
-                let mut fresh = registry::bind(&p.session, &api.registry.opts, Some(&mut g), storage.as_ref()).await?;
+                let mut fresh = registry::bind(&p.session, &api.registry.opts, Some(&mut g), storage).await?;
                 fresh.downloads = downloads(api, &fresh).await?;
                 *g = fresh;
                 if owned {
@@ -106,7 +122,7 @@ impl Api {
             return Ok(bound(&g));
         }
         api.registry.ended.lock().unwrap().remove(&p.session);
-        let mut s = registry::bind(&p.session, &api.registry.opts, None, storage.as_ref()).await?;
+        let mut s = registry::bind(&p.session, &api.registry.opts, None, storage).await?;
         s.downloads = downloads(api, &s).await?;
         s.egress_mark = api.registry.egress.as_ref().map_or(0, |e| e.mark());
         let out = bound(&s);

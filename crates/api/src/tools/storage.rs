@@ -15,7 +15,9 @@ pub struct SaveParams {
     pub session: String,
 }
 
-pub(crate) fn parse_state(v: &Value) -> Result<StorageState, ToolError> {
+/// Parse a storage state given as JSON (a tool's `storage_state`, a `POST /v1/sessions` body's):
+/// `invalid_params` naming where it is wrong (`detail.at`), never a value.
+pub fn parse_state(v: &Value) -> Result<StorageState, ToolError> {
     StorageState::from_value(v).map_err(ToolError::from)
 }
 

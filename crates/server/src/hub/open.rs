@@ -23,9 +23,8 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use sightline_api::{Api, ApiOptions, BindParams, GetStateParams, TabAddress, TabId, TargetId, ToolCode};
-use sightline_browser::{Browser, BrowserOptions};
+use sightline_browser::{Browser, BrowserOptions, StorageState};
 use sightline_cdp::LaunchOptions;
 
 use super::calls::address_of;
@@ -78,7 +77,7 @@ impl Hub {
         &self,
         id: String,
         viewport: Option<(u32, u32)>,
-        storage_state: Option<Value>,
+        storage_state: Option<Arc<StorageState>>,
         screenshot: bool,
         grid_by: Instant,
     ) -> Result<Opened, ServerError> {
@@ -116,7 +115,7 @@ impl Hub {
         &self,
         id: String,
         viewport: Option<(u32, u32)>,
-        storage_state: Option<Value>,
+        storage_state: Option<Arc<StorageState>>,
         screenshot: bool,
         grid_by: Instant,
     ) -> Result<Opened, ServerError> {
@@ -156,8 +155,8 @@ impl Hub {
             None => api.with_files(self.cfg.files.clone()),
         };
         let started = async {
-            let bind = BindParams { session: id.clone(), reconnect: false, storage_state };
-            let (target, tab_id) = address_of(&Box::pin(api.bind_browser(bind)).await?)?;
+            let bind = BindParams { session: id.clone(), reconnect: false, storage_state: None };
+            let (target, tab_id) = address_of(&Box::pin(api.bind_with_state(bind, storage_state.as_deref())).await?)?;
             let first = GetStateParams {
                 session: id.clone(),
                 target_id: target.to_string(),

@@ -213,8 +213,8 @@ async fn open(hub: &std::sync::Arc<Hub>, caller: &Principal, p: OpenParams) -> R
         .map(sightline_browser::parse_viewport)
         .transpose()
         .map_err(|e| ToolError::invalid(format!("viewport {e}")))?;
-    let new =
-        NewSession { url: p.url, viewport, screenshot: p.screenshot.unwrap_or(true), storage_state: p.storage_state };
+    let storage_state = p.storage_state.as_ref().map(sightline_api::parse_state).transpose()?.map(std::sync::Arc::new);
+    let new = NewSession { url: p.url, viewport, screenshot: p.screenshot.unwrap_or(true), storage_state };
     let (s, state) = hub.create(caller, new).await.map_err(ServerError::into_tool_error)?;
     let (target_id, tab_id) = s.target_and_tab();
     let mut reply =
