@@ -585,6 +585,35 @@ fn inject(soak: &Soak, period: Duration, launched: usize, grid: Option<i32>, onl
     }
 }
 
+/// Chromium processes in the Grid's process group.
+fn grid_browsers(group: i32) -> Vec<String> {
+    processes()
+        .into_keys()
+        .filter(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            let fields: Vec<&str> =
+                stat.rsplit_once(')').map(|(_, r)| r.split_whitespace().collect()).unwrap_or_default();
+            fields.get(2) == Some(&group.to_string().as_str()) && fields.first() != Some(&"Z")
+        })
+        .map(|p| (p, cmdline(p).join(" ")))
+        .filter(|(_, c)| c.contains("chromium") || c.contains("chrome "))
+        .map(|(p, c)| format!("Grid browser process {p}: {c}"))
+        .collect()
+}
+
+/// Slots the Grid holds (its `/status`), or None when it cannot be read.
+fn held_slots(url: &str) -> Option<usize> {
+    let (_, v) = call(&Soak::agent(Duration::from_secs(10)), "GET", url, None).ok()?;
+    let nodes = v["value"]["nodes"].as_array()?;
+    Some(
+        nodes
+            .iter()
+            .flat_map(|n| n["slots"].as_array().cloned().unwrap_or_default())
+            .filter(|s| !s["session"].is_null())
+            .count(),
+    )
+}
+
 fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -700,6 +729,28 @@ async fn soak(a: &Opts, sessions: usize, minutes: f64, tmp: &Path) -> Result<u8>
         let _ = gstop.send(());
         let _ = gdone.await;
     }
+    // The Grid's side: Chromium still running in its process group (an orphan of a
+    // killed chromedriver is not our descendant any more), and slots it still holds.
+    let mut grid_left = Vec::new();
+    if let Some(g) = &grid {
+        for _ in 0..20 {
+            grid_left = grid_browsers(g.process_group());
+            if grid_left.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        let status = format!("{}/status", g.url.trim_end_matches('/'));
+        let held = tokio::task::spawn_blocking(move || held_slots(&status)).await.unwrap_or(None);
+        match held {
+            Some(0) => {}
+            Some(n) => eprintln!(
+                "bench soak: the Grid still holds {n} slot(s) after serve stopped (a slot whose chromedriver \
+                 was killed is the Grid's until its session timeout: WebDriver DELETE answers 500)"
+            ),
+            None => eprintln!("bench soak: the Grid's /status could not be read"),
+        }
+    }
     drop(grid);
     let me = std::process::id() as i32;
     let mut left = Vec::new();
@@ -712,6 +763,7 @@ async fn soak(a: &Opts, sessions: usize, minutes: f64, tmp: &Path) -> Result<u8>
             .collect();
         left = procs;
         left.extend(left_in(tmp));
+        left.extend(grid_left.iter().cloned());
         if left.is_empty() {
             break;
         }
