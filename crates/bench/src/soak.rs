@@ -750,6 +750,18 @@ async fn soak(a: &Opts, sessions: usize, minutes: f64, tmp: &Path) -> Result<u8>
             ),
             None => eprintln!("bench soak: the Grid's /status could not be read"),
         }
+        // The Grid's own temporary directory goes with it; what chromedriver left there is the Grid machine's.
+        let profiles = std::fs::read_dir(g.temp_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains("chromium"))
+            .count();
+        if profiles > 0 {
+            eprintln!(
+                "bench soak: {profiles} Chromium profile(s) left in the Grid's temporary directory (removed with it)"
+            );
+        }
     }
     drop(grid);
     let me = std::process::id() as i32;
