@@ -30,8 +30,8 @@ mod state;
 mod tools;
 
 pub use action::{
-    action_names, check_text, check_url, spec, Action, ActionSpec, Direction, DragTarget, Field, FieldKind,
-    ValidationError, ACTION_TABLE, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
+    action_names, action_object_schema, check_text, check_url, spec, Action, ActionSpec, Direction, DragTarget, Field,
+    FieldKind, ValidationError, ACTION_TABLE, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
 };
 pub use env::{Env, EnvError, EnvOptions, Turn};
 pub use error::{Cause, Proof, Rule, ToolCode, ToolError};
@@ -45,13 +45,13 @@ pub use state::{
     Attributes, ElementDescriptor, ElementIndexMap, ErrorCode, ErrorObject, StateObject, TaskEnd, TaskStatus,
 };
 pub use tools::{
-    decode_params, output_schema_of, parse_state, ActParams, ActedReply, Api, BindParams, BindReply, BlockedParams,
-    BlockedReply, BlockedRequest, ClickParams, CloseTabReply, DownloadInfo, DownloadsReply, DragParams, EndParams,
-    EndReply, GetStateParams, HistoryParams, KeyParams, ListDownloadsParams, ListParams, ListTabsReply, NavigateParams,
-    NavigateReply, Op, OpenParams, OpenTabReply, Performed, Reply, RunParams, RunReply, SaveParams, Scope,
-    ScreenshotParams, ScreenshotReply, ScriptParams, ScriptReply, ScrollParams, ScrollReply, SelectParams, SelectReply,
-    SnapshotReply, StateParams, StateReply, Status, TabAddress, TabInfo, TabListing, Tool, ToolName, ToolOutput,
-    TypeParams, UploadParams, UploadReply, BROWSER, TOOLS,
+    decode_params, input_schema_of, output_schema_of, parse_state, ActParams, ActedReply, Api, BindParams, BindReply,
+    BlockedParams, BlockedReply, BlockedRequest, ClickParams, CloseTabReply, DownloadInfo, DownloadsReply, DragParams,
+    EndParams, EndReply, GetStateParams, HistoryParams, KeyParams, ListDownloadsParams, ListParams, ListTabsReply,
+    NavigateParams, NavigateReply, Op, OpenParams, OpenTabReply, Performed, Reply, RunParams, RunReply, SaveParams,
+    Scope, ScreenshotParams, ScreenshotReply, ScriptParams, ScriptReply, ScrollParams, ScrollReply, SelectParams,
+    SelectReply, SnapshotReply, StateParams, StateReply, Status, TabAddress, TabInfo, TabListing, Tool, ToolName,
+    ToolOutput, TypeParams, UploadParams, UploadReply, BROWSER, TOOLS,
 };
 pub use tools::{
     CancelHumanParams, CancelHumanReply, RequestHumanParams, RequestHumanReply, WaitHumanParams, WaitHumanReply,

@@ -1,8 +1,10 @@
-//! `/openapi.json`: generated from the tool table's schemars schemas, so the
-//! HTTP description cannot drift from what `dispatch` accepts.
+//! `/openapi.json`: generated from the tool table's schemars schemas (each
+//! tool's params and reply, the State Object, the Action Object from the action
+//! table, the storage state), so the HTTP description cannot drift from what
+//! `dispatch` accepts and answers.
 
 use serde_json::{json, Map, Value};
-use sightline_api::{action_names, TOOLS};
+use sightline_api::TOOLS;
 
 fn error_response(what: &str) -> Value {
     json!({ "description": what, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } })
@@ -16,6 +18,11 @@ fn session_param() -> Value {
 pub fn document() -> Value {
     let mut paths = Map::new();
     let state = json!({ "$ref": "#/components/schemas/StateObject" });
+    let mut storage_state = sightline_api::input_schema_of::<sightline_browser::StorageState>();
+    if let Some(o) = storage_state.as_object_mut() {
+        o.remove("$schema");
+        o.insert("description".into(), json!("Playwright storageState JSON ({cookies, origins}) the session's context starts from, as save_storage_state returns it"));
+    }
     paths.insert("/v1/sessions".into(), json!({
         "post": {
             "summary": "Create a session (its own browser context, or a browser from the Grid); with a url, load it.",
@@ -65,7 +72,8 @@ pub fn document() -> Value {
                 "description": "The session is the one in the path; target_id and tab_id default to its tab. The result is the tool's, as `sightline rpc` returns it.",
                 "parameters": [session_param()],
                 "requestBody": { "required": false, "content": { "application/json": { "schema": schema } } },
-                "responses": { "200": { "description": "the tool's result" },
+                "responses": { "200": { "description": "the tool's result (with an image, also image: {mime_type, data})",
+                        "content": { "application/json": { "schema": (t.output_schema)() } } },
                     "400": error_response("invalid_params"), "404": error_response("session_not_found, session_ended"),
                     "422": error_response("the tool's own error codes (capability_expired, browser_action_unavailable, …)"),
                     "429": error_response("busy") }
@@ -103,20 +111,70 @@ pub fn document() -> Value {
                 "NewSession": { "type": "object", "additionalProperties": false, "properties": {
                     "url": { "type": "string" }, "viewport": { "type": "string", "pattern": "^[0-9]+x[0-9]+$" },
                     "screenshot": { "type": "boolean", "default": true },
-                    "storage_state": { "type": "object", "description": "Playwright storageState JSON ({cookies, origins}) the session's context starts from",
-                        "properties": { "cookies": { "type": "array" }, "origins": { "type": "array" } } } } },
-                "Action": { "type": "object", "required": ["action"], "properties": {
-                    "action": { "enum": action_names() }, "element_index": { "type": "integer", "minimum": 1 },
-                    "option_index": { "type": "integer", "minimum": 1 }, "text": { "type": "string" },
-                    "overwrite": { "type": "boolean" }, "direction": { "enum": ["up", "down", "left", "right"] },
-                    "pixels": { "type": "integer", "minimum": 1 }, "url": { "type": "string" }, "message": { "type": "string" } } },
-                "StateObject": { "type": "object", "required": ["url", "page_content", "element_index", "screenshot", "state_hash"],
-                    "properties": { "url": { "type": "string" }, "page_content": { "type": "string" },
-                        "element_index": { "type": "object" }, "screenshot": { "type": "string", "contentEncoding": "base64" },
-                        "state_hash": { "type": "string" }, "error": { "type": "object" }, "task": { "type": "object" } } }
+                    "storage_state": storage_state } },
+                "Action": sightline_api::action_object_schema(),
+                "StateObject": sightline_api::output_schema_of::<sightline_api::StateObject>(),
             }
         },
         "security": [{ "bearer": [] }],
         "paths": paths,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                if let Some(r) = o.get("$ref").and_then(Value::as_str) {
+                    out.push(r.to_string());
+                }
+                o.values().for_each(|x| refs(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+            _ => {}
+        }
+    }
+
+    /// Every ref resolves in the document, and each tool answers its reply type's schema.
+    #[test]
+    fn the_document_is_self_contained_and_describes_every_reply() {
+        let doc = document();
+        let mut all = Vec::new();
+        refs(&doc, &mut all);
+        assert!(!all.is_empty());
+        for r in &all {
+            let name =
+                r.strip_prefix("#/components/schemas/").unwrap_or_else(|| panic!("{r} points outside components"));
+            assert!(doc["components"]["schemas"][name].is_object(), "{r} names no component");
+        }
+        for t in TOOLS {
+            let op = &doc["paths"][format!("/v1/sessions/{{id}}/tools/{}", t.name)]["post"];
+            let reply = &op["responses"]["200"]["content"]["application/json"]["schema"];
+            assert_eq!(reply["type"], "object", "{}", t.name);
+            assert!(
+                reply.get("$defs").is_none() && (reply.get("properties").is_some() || reply.get("anyOf").is_some()),
+                "{}",
+                t.name
+            );
+        }
+        let snapshot = &doc["paths"]["/v1/sessions/{id}/tools/get_browser_state"]["post"]["responses"]["200"];
+        let shapes = snapshot["content"]["application/json"]["schema"]["anyOf"].as_array().unwrap();
+        assert_eq!(shapes.len(), 2, "semantic_v2 and dom_refs_v1");
+        assert_eq!(
+            shapes[0]["properties"]["snapshot"]["properties"]["format"]["enum"],
+            json!(["semantic_v2"]),
+            "{}",
+            shapes[0]
+        );
+        let actions = doc["components"]["schemas"]["Action"]["oneOf"].as_array().unwrap();
+        assert_eq!(actions.len(), sightline_api::ACTION_TABLE.len());
+        let cookie =
+            &doc["components"]["schemas"]["NewSession"]["properties"]["storage_state"]["properties"]["cookies"];
+        assert_eq!(cookie["items"]["required"], json!(["name", "value", "domain"]));
+        let state = &doc["components"]["schemas"]["StateObject"];
+        assert_eq!(state["required"], json!(["url", "page_content", "element_index", "screenshot", "state_hash"]));
+    }
 }

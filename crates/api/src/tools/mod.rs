@@ -121,8 +121,11 @@ pub struct Tool {
     pub handler: Handler,
 }
 
-fn schema_of<T: JsonSchema>() -> Value {
-    let mut v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
+/// A tool's params schema, self-contained (subschemas inline, no `$defs`), so it
+/// can be embedded anywhere (MCP's `inputSchema`, the OpenAPI document).
+pub fn input_schema_of<T: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
+    let mut v = serde_json::to_value(generator.into_generator().into_root_schema_for::<T>()).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
         o.remove("$schema");
         o.remove("title");
@@ -133,8 +136,10 @@ fn schema_of<T: JsonSchema>() -> Value {
 /// The JSON Schema of a reply as it is serialized: every field a reply always
 /// carries is required, and the root is an object (MCP requires it of an
 /// `outputSchema`; a reply of several shapes is `type: object` and `anyOf` them).
+/// Self-contained, as the params' schemas are.
 pub fn output_schema_of<T: JsonSchema>() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft2020_12().for_serialize().into_generator();
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
+    let generator = settings.for_serialize().into_generator();
     let mut v = serde_json::to_value(generator.into_root_schema_for::<T>()).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
         o.remove("$schema");
@@ -281,7 +286,7 @@ macro_rules! tools {
                 read_only: $ro,
                 destructive: $de,
                 scope: Scope::$scope,
-                schema: schema_of::<$params>,
+                schema: input_schema_of::<$params>,
                 output_schema: output_schema_of::<$reply>,
                 handler: |api, v| Box::pin(async move {
                     let reply: $reply = Api::$method(api, decode_params::<$params>(v)?).await?;

@@ -84,12 +84,7 @@ impl Handle {
 }
 
 fn schema_of<T: JsonSchema>() -> Value {
-    let mut v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
-    if let Some(o) = v.as_object_mut() {
-        o.remove("$schema");
-        o.remove("title");
-    }
-    v
+    sightline_api::input_schema_of::<T>()
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
