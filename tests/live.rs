@@ -1,7 +1,9 @@
 //! A person in the loop (issue 36): `request_human` parks a `serve` session
 //! and answers a live link; the person's side is driven here with the HTTP
-//! requests the live page's script makes (and once by the page itself, in
-//! the shared Chromium); `wait_for_human` collects the hand-back.
+//! requests the live page's script makes, and by the live page itself: in a
+//! second, separately launched Chromium with real mouse and key events, and as
+//! the owner's page in the shared one; `wait_for_human` collects the hand-back.
+//! `rpc --live` and `mcp --live` (under the official MCP client) hand over too.
 
 mod common;
 
