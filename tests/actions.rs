@@ -1,6 +1,6 @@
 //! Every action and every error code against real Chromium.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

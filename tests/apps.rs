@@ -16,11 +16,9 @@
 //!   (`django_add_related_popup`, `django_confirm_dialog`, `todomvc_delete_via_hover`, …),
 //!   under a `Needs:` line that says which, and fails while that is missing.
 
-#[path = "apps/ax_names.rs"]
-mod ax_names;
-mod common;
-#[path = "apps/harness.rs"]
-mod harness;
+use crate::ax_names;
+use crate::common;
+use crate::harness;
 
 use common::{env, run, semantic_against_the_ax_tree};
 use harness::*;

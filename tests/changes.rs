@@ -2,7 +2,7 @@
 //! `get_browser_state {changes: true}` checked against full snapshots over a
 //! multi-step task, and the element index's `*[N]` marks for new elements.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 
@@ -387,9 +387,7 @@ fn the_element_index_marks_elements_new_since_the_previous_state() {
 // =============================================================================================
 // What an agent receives over real-app tasks (the apps of tests/apps.rs), full vs changes.
 
-#[allow(dead_code)]
-#[path = "apps/harness.rs"]
-mod harness;
+use crate::harness;
 
 /// The ref of the last line containing `needle` at or before the first line containing `anchor`.
 fn ref_before(snap: &Value, anchor: &str, needle: &str) -> String {

@@ -1,6 +1,6 @@
 //! The `sightline` binary driven as a user's program would: through pipes.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 

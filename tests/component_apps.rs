@@ -11,10 +11,8 @@
 //! backend: the JSON file the NiceGUI form writes, the JSON lines the Streamlit script writes,
 //! Wagtail's SQLite database, the files a Jupyter terminal makes.
 
-mod common;
-#[allow(dead_code)]
-#[path = "apps/harness.rs"]
-mod harness;
+use crate::common;
+use crate::harness;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

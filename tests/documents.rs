@@ -10,9 +10,8 @@
 //!
 //! Each tree of documents is served by the fixture server on 127.0.0.1.
 
-#[path = "apps/ax_names.rs"]
-mod ax_names;
-mod common;
+use crate::ax_names;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! Faithful reading: what the agent reads is what a person sees, and what it is
 //! offered it can really do. One fixture page per rule, against real Chromium.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! Uploads and downloads against real Chromium and the fixture server
 //! (`POST /upload` keeps what it receives, `GET /download` generates bytes).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::Arc;

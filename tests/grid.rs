@@ -4,7 +4,7 @@
 //! component fails the run with what to install. The Grids are killed, and
 //! their temporary directories removed, when the binary exits.
 
-mod common;
+use crate::common;
 
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;

@@ -6,7 +6,7 @@
 //! (each launches its own Chromium behind the egress proxy); page attacks run
 //! on the shared browser of this test binary.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

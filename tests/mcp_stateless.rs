@@ -6,7 +6,7 @@
 //! issued, closed, or another principal's, is a typed tool error. Then the stateless wire
 //! itself, as a client without an SDK speaks it.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

@@ -22,7 +22,6 @@
 //! task, so a failure replays with the same problems.
 
 // The table below is one macro call that recurses once per task.
-#![recursion_limit = "512"]
 
 #[path = "miniwob/harness.rs"]
 mod harness;

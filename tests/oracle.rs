@@ -11,10 +11,8 @@
 //! disagreeing); the failure lists divergences grouped by cause, most frequent
 //! first, with a few pages and elements each.
 
-mod common;
-#[path = "apps/harness.rs"]
-#[allow(dead_code)]
-mod harness;
+use crate::common;
+use crate::harness;
 
 use std::path::PathBuf;
 use std::time::Instant;

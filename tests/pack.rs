@@ -1,6 +1,6 @@
 //! The Set-of-Marks pack against real Chromium: scripts, marks, policy, limits.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

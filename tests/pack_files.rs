@@ -2,7 +2,7 @@
 //! `browser.uploadMark` (confined to the upload directory) and downloads that
 //! land without hanging a script; also through `sightline script`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

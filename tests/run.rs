@@ -1,7 +1,7 @@
 //! `run`: scripts and batches in the sandbox over a real tab, their limits
 //! against hostile scripts, and recorded sessions replayed by role and name.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

@@ -1,6 +1,6 @@
 //! The tool API and semantic snapshots against real Chromium.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

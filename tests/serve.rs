@@ -2,7 +2,7 @@
 //! attach to this binary's shared browser (each session is its own context);
 //! the lifecycle tests run the real binary with its own browser.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

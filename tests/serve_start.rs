@@ -2,7 +2,7 @@
 //! opened ahead of demand), the admission of starts (`--start-limit N`), and
 //! what a new browser context costs the browser. Against real Chromium.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

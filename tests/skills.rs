@@ -2,7 +2,7 @@
 //! skills hold every row of the tables this binary runs on, and each host's entry
 //! starts (or reaches) a server that answers.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Output, Stdio};

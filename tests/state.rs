@@ -1,7 +1,7 @@
 //! The State Object against real Chromium: which elements are indexed, what
 //! their descriptors say, what page_content shows, how state_hash behaves.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::json;

@@ -5,7 +5,7 @@
 //! The fixture `account.html` is signed in when it has both a `sid` cookie
 //! and a `token` in localStorage (its button sets them).
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};

@@ -3,7 +3,7 @@
 //! "the 2nd textbox", by reading order), as a person reading the page would. No policy uses an
 //! element number it did not just read from the current state.
 
-use crate::harness::{Element, Env, HarnessError, Result, State};
+use super::harness::{Element, Env, HarnessError, Result, State};
 
 pub type Policy = fn(&mut Env) -> Result<()>;
 
@@ -947,7 +947,7 @@ fn pick_date(env: &mut Env, date: &str) -> Result<()> {
         // The header reads "December 2016", beside the Prev / Next controls; the picker can
         // show below the reward display (book-flight), so the whole page is read.
         let shown = env.state.page_content.lines().skip(1).find_map(|l| {
-            let words: Vec<String> = crate::harness::strip_markers(l).split(' ').map(str::to_string).collect();
+            let words: Vec<String> = super::harness::strip_markers(l).split(' ').map(str::to_string).collect();
             words.windows(2).find_map(|w| {
                 let m = MONTHS.iter().position(|x| *x == w[0])? as i32;
                 Some(w[1].parse::<i32>().ok()? * 12 + m)
@@ -1147,7 +1147,7 @@ fn offers(s: &State) -> Vec<(Element, u32, f64)> {
 }
 
 fn strip_markers_line(text: &str) -> String {
-    crate::harness::strip_markers(text)
+    super::harness::strip_markers(text)
 }
 
 /// Buy the ticket with the cheapest cost / most expensive cost / shortest / longest duration.
@@ -2088,7 +2088,7 @@ fn number_after_marker(s: &State, e: &Element) -> Option<i64> {
     let next = s.elements.iter().skip_while(|x| x.index != e.index).nth(1);
     let end = next.and_then(|n| s.page_content.find(&format!("[{}]", n.index))).unwrap_or(s.page_content.len());
     let end = end.max(at);
-    crate::harness::strip_markers(&s.page_content[at..end]).split_whitespace().find_map(|w| w.parse().ok())
+    super::harness::strip_markers(&s.page_content[at..end]).split_whitespace().find_map(|w| w.parse().ok())
 }
 
 /// The `n`th (0-based) slider handle in reading order.
