@@ -5,7 +5,7 @@
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
-use sightline_api::{Api, ApiOptions, BindParams, NavigateParams, RunParams, ToolCode};
+use sightline_api::{Api, ApiOptions, BindParams, ErrorDetail, NavigateParams, RunParams, ToolCode};
 
 use crate::cli::ScriptOpts;
 use crate::launch::{self, check_url, tab_options};
@@ -79,16 +79,22 @@ async fn replay(api: &Api, a: &ScriptOpts, source: String, timeout: f64) -> Resu
             Ok(0)
         }
         Err(e) => {
-            for line in e.detail["console"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            let (console, cause) = match e.detail.as_deref() {
+                Some(ErrorDetail::Script { console, cause, .. }) => (console.as_slice(), cause.as_ref()),
+                Some(ErrorDetail::Limit { console, .. }) => (console.as_slice(), None),
+                _ => (&[][..], None),
+            };
+            for line in console {
                 println!("{line}");
             }
             eprintln!("sightline script: {}: {}", e.code, e.message);
-            if let Some(found) = e.detail["cause"]["found"].as_array().filter(|f| !f.is_empty()) {
+            if let Some(found) = cause.and_then(|c| c["found"].as_array()).filter(|f| !f.is_empty()) {
                 eprintln!("sightline script: found instead: {}", Value::Array(found.clone()));
             }
+            let out_of_time = matches!(e.detail.as_deref(), Some(ErrorDetail::Limit { limit, .. }) if limit == "time");
             Ok(match e.code {
                 ToolCode::Drift => 2,
-                ToolCode::ScriptLimit if e.detail["limit"] == "time" => 124,
+                ToolCode::ScriptLimit if out_of_time => 124,
                 _ => 1,
             })
         }

@@ -945,8 +945,8 @@ fn todomvc_recorded_replays_by_role_and_name_and_stops_with_drift_on_an_ambiguou
         let c = open("todo-drift", Some(seeded(&["Walk the dog"]))).await;
         let e = api.dispatch("run", with(&c, json!({ "code": script }))).await.unwrap_err();
         assert_eq!(e.code, sightline_api::ToolCode::Drift, "{e:?}");
-        assert_eq!(e.detail["cause"]["step"], 4, "{e:?}");
-        assert_eq!(e.detail["cause"]["kind"], "ambiguous", "{e:?}");
-        assert_eq!(e.detail["actions"].as_array().unwrap().len(), 3, "the three todos were typed: {e:?}");
+        assert_eq!(e.detail_json()["cause"]["step"], 4, "{e:?}");
+        assert_eq!(e.detail_json()["cause"]["kind"], "ambiguous", "{e:?}");
+        assert_eq!(e.detail_json()["actions"].as_array().unwrap().len(), 3, "the three todos were typed: {e:?}");
     })
 }

@@ -301,11 +301,11 @@ fn the_tool_api_uploads_by_ref_and_lists_downloads() {
         let report = report.unwrap_or_else(|| panic!("{snap}"))["ref"].as_str().unwrap().to_string();
         let e = fails(&api, "upload_file", with(&addr, json!({"ref": report, "paths": ["../secret.txt"]}))).await;
         assert_eq!(e.code, sightline_api::ToolCode::FileRefused);
-        assert_eq!(e.detail["reason"], "outside");
+        assert_eq!(e.detail_json()["reason"], "outside");
         let e = fails(&api, "upload_file", with(&addr, json!({"ref": report, "paths": ["link.txt"]}))).await;
-        assert_eq!(e.detail["reason"], "outside");
+        assert_eq!(e.detail_json()["reason"], "outside");
         let e = fails(&api, "upload_file", with(&addr, json!({"ref": report, "paths": ["gone.txt"]}))).await;
-        assert_eq!(e.detail["reason"], "missing");
+        assert_eq!(e.detail_json()["reason"], "missing");
         let out = ok(&api, "upload_file", with(&addr, json!({"ref": report, "paths": ["report.bin"]}))).await;
         assert_eq!(out["files"], json!(["report.bin"]));
         // semantic_v2: the chooser button, clicked, then given the file.

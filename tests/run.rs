@@ -79,8 +79,8 @@ fn a_batch_of_ref_actions_runs_in_order_and_stops_at_the_first_failure() {
         ]);
         let e = fails(&api, "run", with(&a, json!({ "actions": actions }))).await;
         assert_eq!(e.code, ToolCode::SnapshotNotFound, "{e:?}");
-        assert_eq!(e.detail["step"], 2, "{e:?}");
-        assert_eq!(e.detail["actions"].as_array().unwrap().len(), 2, "the third never ran: {e:?}");
+        assert_eq!(e.detail_json()["step"], 2, "{e:?}");
+        assert_eq!(e.detail_json()["actions"].as_array().unwrap().len(), 2, "the third never ran: {e:?}");
         // Malformed batches are refused by name before anything runs.
         let e = fails(&api, "run", with(&a, json!({ "actions": [{ "op": "klick", "ref": "p1:1" }] }))).await;
         assert_eq!(e.code, ToolCode::InvalidParams);
@@ -96,14 +96,14 @@ fn errors_are_typed_with_their_line_and_a_script_can_catch_a_browser_error() {
         let a = open(&api, "run-errors", "/run/shop.html").await;
         let e = fails(&api, "run", with(&a, json!({ "code": "const x = 1;\nthrow new Error('boom');" }))).await;
         assert_eq!(e.code, ToolCode::ScriptError, "{e:?}");
-        assert_eq!(e.detail["line"], 2, "{e:?}");
+        assert_eq!(e.detail_json()["line"], 2, "{e:?}");
         assert!(e.message.contains("boom (line 2)"), "{e}");
         // An uncaught browser error keeps the browser's code, and the script's line.
         let code = "console.log('before');\nawait browser.click('p123456:1');";
         let e = fails(&api, "run", with(&a, json!({ "code": code }))).await;
         assert_eq!(e.code, ToolCode::SnapshotNotFound, "{e:?}");
-        assert_eq!(e.detail["line"], 2, "{e:?}");
-        assert_eq!(e.detail["console"], json!(["before"]));
+        assert_eq!(e.detail_json()["line"], 2, "{e:?}");
+        assert_eq!(e.detail_json()["console"], json!(["before"]));
         // Caught, it is an Error with code and detail.
         let code = "try { await browser.click('p123456:1') } catch (e) { return [e.code, e.message] }";
         let out = ok(&api, "run", with(&a, json!({ "code": code, "result": "none" }))).await;
@@ -114,7 +114,7 @@ fn errors_are_typed_with_their_line_and_a_script_can_catch_a_browser_error() {
         let e = fails(&api, "run", with(&a, json!({ "code": code }))).await;
         assert_eq!(e.code, ToolCode::Drift, "{e:?}");
         assert!(e.message.contains("step 7: no button \"Pay\""), "{e}");
-        assert_eq!(e.detail["cause"]["found"][0]["name"], "Place order", "{e:?}");
+        assert_eq!(e.detail_json()["cause"]["found"][0]["name"], "Place order", "{e:?}");
     })
 }
 
@@ -123,7 +123,7 @@ fn hostile_scripts_meet_their_limits_and_the_session_goes_on() {
     run(async {
         let api = api();
         let a = open(&api, "run-hostile", "/run/shop.html").await;
-        let limit = |e: &sightline_api::ToolError| e.detail["limit"].as_str().unwrap_or_default().to_string();
+        let limit = |e: &sightline_api::ToolError| e.detail_json()["limit"].as_str().unwrap_or_default().to_string();
         let e = fails(&api, "run", with(&a, json!({ "code": "while (true) {}", "timeout_s": 1 }))).await;
         assert_eq!((e.code, limit(&e).as_str()), (ToolCode::ScriptLimit, "time"), "{e:?}");
         let code = "const a = []; while (true) a.push('x'.repeat(1 << 20));";
@@ -209,10 +209,10 @@ fn a_recorded_session_replays_where_its_targets_are_still_found_and_reports_drif
                 }
                 (Err(step), Err(e)) => {
                     assert_eq!(e.code, ToolCode::Drift, "{path}: {e:?}");
-                    assert_eq!(e.detail["cause"]["step"], step, "{path}: {e:?}");
-                    assert_eq!(e.detail["cause"]["found"][0]["name"], "Buy now", "{path}: {e:?}");
+                    assert_eq!(e.detail_json()["cause"]["step"], step, "{path}: {e:?}");
+                    assert_eq!(e.detail_json()["cause"]["found"][0]["name"], "Buy now", "{path}: {e:?}");
                     // The steps before the drift were done.
-                    assert_eq!(e.detail["actions"].as_array().unwrap().len(), 3, "{path}: {e:?}");
+                    assert_eq!(e.detail_json()["actions"].as_array().unwrap().len(), 3, "{path}: {e:?}");
                 }
                 (want, got) => panic!("{path}: wanted {want:?}, got {got:?}"),
             }

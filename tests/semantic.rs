@@ -52,7 +52,10 @@ fn find_ref<'a>(snap: &'a Value, name: &str) -> &'a Value {
 }
 
 fn rule(e: &sightline_api::ToolError) -> &str {
-    e.detail["rule"].as_str().unwrap_or("")
+    match e.detail.as_deref() {
+        Some(sightline_api::ErrorDetail::Rule { rule }) => rule,
+        _ => "",
+    }
 }
 
 #[test]
@@ -252,7 +255,7 @@ fn mutations_reprove_and_refuse_what_a_ref_does_not_offer() {
         let go = find_ref(&s, "Go")["ref"].as_str().unwrap().to_string();
         let e = fails(&api, "browser_type", b.with(json!({ "ref": go, "text": "no" }))).await;
         assert_eq!(e.code.as_str(), "browser_action_unavailable");
-        assert_eq!(e.detail["actions"], json!(["click"]));
+        assert_eq!(e.detail_json()["actions"], json!(["click"]));
         let one = s["refs"].as_array().unwrap().iter().find(|r| r["actions"] == json!(["select"])).unwrap()["ref"]
             .as_str()
             .unwrap()
@@ -288,13 +291,21 @@ fn mutations_reprove_and_refuse_what_a_ref_does_not_offer() {
         let remover = find_ref(&s, "Remove the victim")["ref"].as_str().unwrap().to_string();
         ok(&api, "browser_click", v.with(json!({ "ref": remover }))).await;
         let e = fails(&api, "browser_click", v.with(json!({ "ref": victim }))).await;
-        assert_eq!((e.code.as_str(), e.detail["proof"].as_str()), ("proof_failed", Some("node_liveness")), "{e:?}");
+        assert_eq!(
+            (e.code.as_str(), e.detail_json()["proof"].as_str()),
+            ("proof_failed", Some("node_liveness")),
+            "{e:?}"
+        );
         let next = find_ref(&s, "Next page in frame");
         assert_ne!(next["frame"], "main");
         let frame_button = find_ref(&s, "Frame button")["ref"].as_str().unwrap().to_string();
         ok(&api, "browser_click", v.with(json!({ "ref": next["ref"] }))).await;
         let e = fails(&api, "browser_click", v.with(json!({ "ref": frame_button }))).await;
-        assert_eq!((e.code.as_str(), e.detail["proof"].as_str()), ("proof_failed", Some("frame_loader")), "{e:?}");
+        assert_eq!(
+            (e.code.as_str(), e.detail_json()["proof"].as_str()),
+            ("proof_failed", Some("frame_loader")),
+            "{e:?}"
+        );
         // An offscreen ref is scrolled into view and clicked.
         let far = semantic(&api, &v, json!({ "query": "Far offscreen" })).await;
         let far_ref = find_ref(&far, "Far offscreen")["ref"].as_str().unwrap().to_string();

@@ -123,7 +123,11 @@ fn the_tool_api_saves_a_state_and_a_new_session_starts_from_it() {
         let e =
             fails(&api, "bind_browser", json!({ "session": "d", "storage_state": { "cookies": [{ "name": "x" }] } }))
                 .await;
-        assert_eq!((e.code.as_str(), e.detail["at"].as_str()), ("invalid_params", Some("cookies[0].value")), "{e:?}");
+        assert_eq!(
+            (e.code.as_str(), e.detail_json()["at"].as_str()),
+            ("invalid_params", Some("cookies[0].value")),
+            "{e:?}"
+        );
         let e = fails(&api, "bind_browser", json!({ "session": "b", "storage_state": state })).await;
         assert_eq!(e.code.as_str(), "invalid_params", "a live session's context is not replaced without reconnect");
         assert!(e.message.contains("reconnect=true"), "{}", e.message);
@@ -262,7 +266,11 @@ fn a_profile_is_kept_and_refused_while_a_running_chromium_holds_it() {
             storage_state: None,
         });
         let e = fails(&api, "bind_browser", json!({ "session": "p" })).await;
-        assert_eq!((e.code.as_str(), e.detail["pid"].as_i64()), ("profile_in_use", Some(holder as i64)), "{e:?}");
+        assert_eq!(
+            (e.code.as_str(), e.detail_json()["pid"].as_i64()),
+            ("profile_in_use", Some(holder as i64)),
+            "{e:?}"
+        );
         second.shutdown().await;
         // Once it closed, the profile is free again.
         assert!(sightline_cdp::check_profile_free(&dir).is_ok());

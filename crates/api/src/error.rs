@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use sightline_browser::{BrowserError, CdpError, DownloadError, FileError, StorageError};
 
 /// Which lifetime rule invalidated a capability.
@@ -186,6 +186,96 @@ impl serde::Serialize for ToolCode {
     }
 }
 
+/// What a failed call's `detail` says: one shape per kind of error, as the wire
+/// carries it (an object, its keys in order; `null` when there is nothing to add). Its JSON Schema is
+/// the `detail` of every error the front ends document.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum ErrorDetail {
+    /// `capability_expired` (the rule that retired the id); `navigation_failed` by
+    /// the egress policy (the rule that refused it).
+    Rule { rule: String },
+    /// `proof_failed`: the re-proof that failed.
+    Proof { proof: String },
+    /// `browser_action_unavailable`: what the ref offers instead.
+    Unavailable {
+        actions: Vec<String>,
+        #[serde(rename = "ref")]
+        reference: String,
+        requested: String,
+    },
+    /// `profile_in_use`: the profile and who holds it.
+    ProfileInUse { host: String, pid: i32, profile: String },
+    /// `invalid_params` in a storage state: where, never the value.
+    At { at: String },
+    /// `file_refused`, `session_ended`, `browser_crashed`: the reason as a word.
+    Reason { reason: String },
+    /// `handed_over`: why, and how long ago.
+    HandedOver { reason: String, since_s: u64 },
+    /// `human_timeout`: how long the call waited.
+    Waited { timeout_s: f64 },
+    /// `drift`: the replayed step, missing or ambiguous, what it expected and what is there.
+    Drift { expected: sightline_page::semantic::locate::Locator, found: Vec<Found>, kind: DriftKind, step: u64 },
+    /// A `run` batch's action failed: which, what ran before, and its own error's detail.
+    Step {
+        actions: Vec<crate::tools::Performed>,
+        /// The failed action's own detail (any shape above).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<serde_json::Map<String, Value>>")]
+        cause: Option<Box<ErrorDetail>>,
+        step: usize,
+    },
+    /// A `run` script threw or was stopped: its line, console and actions, and the
+    /// detail of the error it threw (the script's own value when it threw one).
+    Script {
+        actions: Vec<crate::tools::Performed>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cause: Option<Value>,
+        console: Vec<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
+    },
+    /// `script_limit`: which limit (time, memory, steps), with what the script did.
+    Limit { actions: Vec<crate::tools::Performed>, console: Vec<String>, limit: String },
+    /// `busy`: the session's queue bound.
+    Busy { queue_limit: usize },
+    /// `too_many_sessions`: the server's bound.
+    MaxSessions { max_sessions: usize },
+    /// `grid_refused`: the Grid's status and error.
+    GridRefused { error: String, status: u16 },
+    /// `grid_full`: how long the request waited and when to try again.
+    GridFull { retry_after_s: u64, waited_ms: u64 },
+    /// A session handle that is missing or not the caller's: the caller's open handles.
+    Handles {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        needs: Option<String>,
+        open: Vec<String>,
+    },
+}
+
+/// How a replayed step drifted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DriftKind {
+    Missing,
+    Ambiguous,
+}
+
+/// A node a drift found instead of the expected one.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct Found {
+    pub name: String,
+    pub near: Option<String>,
+    pub role: String,
+}
+
+impl ErrorDetail {
+    /// The detail as JSON, for a reader that goes by key.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
 /// The cause of a tool error, shared so the error stays `Clone`.
 pub type Cause = Arc<dyn std::error::Error + Send + Sync + 'static>;
 
@@ -198,7 +288,7 @@ pub type Cause = Arc<dyn std::error::Error + Send + Sync + 'static>;
 pub struct ToolError {
     pub code: ToolCode,
     pub message: String,
-    pub detail: Value,
+    pub detail: Option<Box<ErrorDetail>>,
     #[source]
     source: Option<Cause>,
 }
@@ -211,12 +301,21 @@ impl PartialEq for ToolError {
 
 impl ToolError {
     pub fn new(code: ToolCode, message: impl Into<String>) -> ToolError {
-        ToolError { code, message: message.into(), detail: Value::Null, source: None }
+        ToolError { code, message: message.into(), detail: None, source: None }
     }
     /// The same error with structured detail.
-    pub fn with_detail(mut self, detail: Value) -> ToolError {
+    pub fn with_detail(mut self, detail: ErrorDetail) -> ToolError {
+        self.detail = Some(Box::new(detail));
+        self
+    }
+    /// The same error with this detail, if any.
+    pub fn with_detail_opt(mut self, detail: Option<Box<ErrorDetail>>) -> ToolError {
         self.detail = detail;
         self
+    }
+    /// The detail as JSON (`null` without one), for a reader that goes by key.
+    pub fn detail_json(&self) -> Value {
+        self.detail.as_deref().map(ErrorDetail::to_json).unwrap_or(Value::Null)
     }
     /// The same error caused by `e`.
     pub fn with_source(mut self, e: impl std::error::Error + Send + Sync + 'static) -> ToolError {
@@ -232,17 +331,21 @@ impl ToolError {
     }
     pub fn expired(what: &str, rule: Rule) -> ToolError {
         ToolError::new(ToolCode::CapabilityExpired, format!("{what} is no longer valid: {}", rule.explain()))
-            .with_detail(json!({ "rule": rule.as_str() }))
+            .with_detail(ErrorDetail::Rule { rule: rule.as_str().into() })
     }
     pub fn proof(proof: Proof, message: impl Into<String>) -> ToolError {
-        ToolError::new(ToolCode::ProofFailed, message).with_detail(json!({ "proof": proof.as_str() }))
+        ToolError::new(ToolCode::ProofFailed, message).with_detail(ErrorDetail::Proof { proof: proof.as_str().into() })
     }
     pub fn unavailable(reference: &str, action: &str, offered: &[&str]) -> ToolError {
         ToolError::new(
             ToolCode::BrowserActionUnavailable,
             format!("ref {reference} does not support {action}; it offers {}", offered.join(", ")),
         )
-        .with_detail(json!({ "ref": reference, "requested": action, "actions": offered }))
+        .with_detail(ErrorDetail::Unavailable {
+            reference: reference.into(),
+            requested: action.into(),
+            actions: offered.iter().map(|s| s.to_string()).collect(),
+        })
     }
     /// A reply that could not be encoded as JSON (a bug, not the caller's fault).
     pub fn encoding(e: serde_json::Error) -> ToolError {
@@ -269,7 +372,11 @@ impl From<BrowserError> for ToolError {
                 "a JavaScript dialog (alert/confirm/prompt) is open and the page is paused: read it with get_state and answer it with act (click its OK or Cancel button)",
             ),
             B::Cdp(CdpError::ProfileInUse { dir, host, pid }) => ToolError::new(ToolCode::ProfileInUse, e.to_string())
-                .with_detail(json!({ "profile": dir, "host": host, "pid": pid })),
+                .with_detail(ErrorDetail::ProfileInUse {
+                    profile: dir.display().to_string(),
+                    host: host.clone(),
+                    pid: *pid,
+                }),
             // The page's renderer or the browser connection is gone: the session cannot go on.
             B::Crashed | B::Cdp(CdpError::Disconnected) => ToolError::new(ToolCode::BrowserCrashed, e.to_string()),
             _ => ToolError::new(ToolCode::BrowserError, e.to_string()),
@@ -309,7 +416,7 @@ impl From<StorageError> for ToolError {
             StorageError::Browser(b) => b.into(),
             StorageError::Invalid { ref at, .. } => {
                 let at = at.clone();
-                ToolError::invalid(format!("storage_state: {e}")).with_detail(json!({ "at": at })).with_source(e)
+                ToolError::invalid(format!("storage_state: {e}")).with_detail(ErrorDetail::At { at }).with_source(e)
             }
             e if e.is_bad_input() => ToolError::invalid(format!("storage_state: {e}")).with_source(e),
             e => ToolError::new(ToolCode::BrowserError, e.to_string()).with_source(e),
@@ -328,7 +435,9 @@ impl From<FileError> for ToolError {
             FileError::Empty => "empty",
             _ => "unusable",
         };
-        ToolError::new(ToolCode::FileRefused, e.to_string()).with_detail(json!({ "reason": reason })).with_source(e)
+        ToolError::new(ToolCode::FileRefused, e.to_string())
+            .with_detail(ErrorDetail::Reason { reason: reason.into() })
+            .with_source(e)
     }
 }
 

@@ -20,10 +20,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use sightline_browser::Tab;
 
-use crate::error::{ToolCode, ToolError};
+use crate::error::{ErrorDetail, ToolCode, ToolError};
 use crate::ids::{TabId, TargetId};
 use crate::tools::Api;
 
@@ -208,7 +207,7 @@ impl Desk {
                     p.reason
                 ),
             )
-            .with_detail(json!({ "reason": p.reason, "since_s": p.since.elapsed().as_secs() }))),
+            .with_detail(ErrorDetail::HandedOver { reason: p.reason.clone(), since_s: p.since.elapsed().as_secs() })),
             _ => Ok(()),
         }
     }
@@ -309,7 +308,7 @@ impl Desk {
                         timeout.as_secs_f64()
                     ),
                 )
-                .with_detail(json!({ "timeout_s": timeout.as_secs_f64() })));
+                .with_detail(ErrorDetail::Waited { timeout_s: timeout.as_secs_f64() }));
             }
         }
     }

@@ -34,7 +34,7 @@ pub use action::{
     FieldKind, ValidationError, ACTION_TABLE, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
 };
 pub use env::{Env, EnvError, EnvOptions, Turn};
-pub use error::{Cause, Proof, Rule, ToolCode, ToolError};
+pub use error::{Cause, DriftKind, ErrorDetail, Found, Proof, Rule, ToolCode, ToolError};
 pub use files::{FileAccess, MAX_UPLOAD_FILES};
 pub use ids::{ContinuationId, IdError, RefId, SnapshotId, TabId, TargetId};
 pub use lines::{LineError, LineReader, MAX_LINE_BYTES};

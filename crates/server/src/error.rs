@@ -5,7 +5,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
-use sightline_api::{ToolCode, ToolError};
+use sightline_api::{ErrorDetail, ToolCode, ToolError};
 
 /// Why a session ended (kept so a later request on its id says so).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,19 +130,23 @@ impl ServerError {
     }
 
     /// Structured detail (the tool's own detail, the end reason, the Grid's answer).
-    pub fn detail(&self) -> Value {
-        match self {
-            ServerError::SessionEnded { reason, .. } => json!({ "reason": reason.as_str() }),
-            ServerError::BrowserCrashed { .. } => json!({ "reason": EndReason::BrowserCrashed.as_str() }),
-            ServerError::Busy { limit, .. } => json!({ "queue_limit": limit }),
-            ServerError::TooManySessions { max } => json!({ "max_sessions": max }),
-            ServerError::Grid(GridError::Refused { status, error, .. }) => json!({ "status": status, "error": error }),
-            ServerError::Grid(GridError::Full { waited, retry_after }) => {
-                json!({ "waited_ms": waited.as_millis() as u64, "retry_after_s": retry_after })
+    pub fn detail(&self) -> Option<Box<ErrorDetail>> {
+        Some(Box::new(match self {
+            ServerError::SessionEnded { reason, .. } => ErrorDetail::Reason { reason: reason.as_str().into() },
+            ServerError::BrowserCrashed { .. } => {
+                ErrorDetail::Reason { reason: EndReason::BrowserCrashed.as_str().into() }
             }
-            ServerError::Tool(e) => e.detail.clone(),
-            _ => Value::Null,
-        }
+            ServerError::Busy { limit, .. } => ErrorDetail::Busy { queue_limit: *limit },
+            ServerError::TooManySessions { max } => ErrorDetail::MaxSessions { max_sessions: *max },
+            ServerError::Grid(GridError::Refused { status, error, .. }) => {
+                ErrorDetail::GridRefused { status: *status, error: error.clone() }
+            }
+            ServerError::Grid(GridError::Full { waited, retry_after }) => {
+                ErrorDetail::GridFull { waited_ms: waited.as_millis() as u64, retry_after_s: *retry_after }
+            }
+            ServerError::Tool(e) => return e.detail.clone(),
+            _ => return None,
+        }))
     }
 
     /// `{"error": {"code", "message", "detail"}}`: the body of every failed request.
@@ -163,7 +167,7 @@ impl ServerError {
         match self {
             ServerError::Tool(e) => e,
             other => {
-                ToolError::new(other.tool_code(), other.to_string()).with_detail(other.detail()).with_source(other)
+                ToolError::new(other.tool_code(), other.to_string()).with_detail_opt(other.detail()).with_source(other)
             }
         }
     }
@@ -213,7 +217,7 @@ mod tests {
         );
         // A server error handed to MCP keeps its code, and itself as the cause.
         let e = ServerError::SessionEnded { id: "s".into(), reason: EndReason::IdleTimeout }.into_tool_error();
-        assert_eq!((e.code, &e.detail["reason"]), (ToolCode::SessionEnded, &json!("idle_timeout")));
+        assert_eq!((e.code, &e.detail_json()["reason"]), (ToolCode::SessionEnded, &json!("idle_timeout")));
         assert!(std::error::Error::source(&e).is_some());
     }
 }

@@ -98,6 +98,11 @@ pub fn document() -> Value {
     paths.insert("/live/{id}/input".into(), json!({ "post": { "summary": "A person's input while handed over: {type: click|wheel, x, y[, dx, dy]} in viewport CSS pixels, {type: text, text}, {type: key, key}.", "parameters": ticket, "responses": { "200": { "description": "ok" } } } }));
     paths.insert("/live/{id}/hand_back".into(), json!({ "post": { "summary": "Hand back to the agent, with an optional {note}; the ticket stops working.", "parameters": ticket, "responses": { "200": { "description": "ok" } } } }));
     paths.insert("/mcp".into(), json!({ "post": { "summary": "MCP Streamable HTTP (one MCP session = one Sightline session).", "responses": { "200": { "description": "JSON-RPC over SSE" } } } }));
+    // An error's detail: one of its shapes, or null (not only an object, as a reply's root is).
+    let mut detail = sightline_api::output_schema_of::<Option<sightline_api::ErrorDetail>>();
+    if let Some(o) = detail.as_object_mut() {
+        o.remove("type");
+    }
     json!({
         "openapi": "3.1.0",
         "info": { "title": "Sightline", "version": env!("CARGO_PKG_VERSION"),
@@ -107,7 +112,8 @@ pub fn document() -> Value {
             "schemas": {
                 "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "object",
                     "required": ["code", "message"],
-                    "properties": { "code": { "type": "string" }, "message": { "type": "string" }, "detail": {} } } } },
+                    "properties": { "code": { "type": "string" }, "message": { "type": "string" },
+                        "detail": detail } } } },
                 "NewSession": { "type": "object", "additionalProperties": false, "properties": {
                     "url": { "type": "string" }, "viewport": { "type": "string", "pattern": "^[0-9]+x[0-9]+$" },
                     "screenshot": { "type": "boolean", "default": true },

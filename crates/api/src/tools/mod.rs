@@ -196,7 +196,7 @@ impl Api {
                 ToolCode::NavigationFailed,
                 format!("navigation to {url} was refused by the egress policy (rule {}): {r}", r.rule()),
             )
-            .with_detail(serde_json::json!({ "rule": r.rule() }))
+            .with_detail(crate::error::ErrorDetail::Rule { rule: r.rule().to_string() })
         })
     }
 

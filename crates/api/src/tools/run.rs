@@ -23,7 +23,7 @@ use super::mutate::{prove, ClickParams, DragParams, KeyParams, ScrollParams, Sel
 use super::read::StateParams;
 use super::tabs::{ListParams, NavigateParams};
 use super::{Api, GetStateParams, Reply, Status, TabAddress};
-use crate::error::{ToolCode, ToolError};
+use crate::error::{DriftKind, ErrorDetail, Found, ToolCode, ToolError};
 use crate::ids::SnapshotId;
 use crate::record::Step;
 
@@ -182,7 +182,7 @@ impl Op {
 }
 
 /// One action the script or batch performed, and how it ended.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Performed {
     pub op: &'static str,
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
@@ -343,7 +343,7 @@ impl Runner<'_> {
                 let (id, tree) = self.tree().await?;
                 let describe = |i: usize| {
                     let n = &tree.nodes[i];
-                    json!({ "role": n.role.as_str(), "name": n.name, "near": locate::context(&tree, i) })
+                    Found { role: n.role.as_str().to_string(), name: n.name.clone(), near: locate::context(&tree, i) }
                 };
                 let said = |l: &Locator| {
                     format!("{} {:?}", l.role.as_deref().unwrap_or("node"), l.name.as_deref().unwrap_or(""))
@@ -351,7 +351,7 @@ impl Runner<'_> {
                 match locate::resolve(&tree, &l) {
                     Ok(i) => Ok(json!(id.at(i as u32 + 1))),
                     Err(Drift::Missing { instead }) => {
-                        let found: Vec<Value> = instead.iter().map(|&i| describe(i)).collect();
+                        let found: Vec<Found> = instead.iter().map(|&i| describe(i)).collect();
                         let seen = instead
                             .first()
                             .map(|&i| {
@@ -359,10 +359,10 @@ impl Runner<'_> {
                             })
                             .unwrap_or_else(|| "; nothing like it is on the page".into());
                         Err(ToolError::new(ToolCode::Drift, format!("step {step}: no {} on the page{seen}", said(&l)))
-                            .with_detail(json!({ "step": step, "kind": "missing", "expected": l, "found": found })))
+                            .with_detail(ErrorDetail::Drift { step, kind: DriftKind::Missing, expected: l, found }))
                     }
                     Err(Drift::Ambiguous { matches }) => {
-                        let found: Vec<Value> = matches.iter().take(5).map(|&i| describe(i)).collect();
+                        let found: Vec<Found> = matches.iter().take(5).map(|&i| describe(i)).collect();
                         Err(ToolError::new(
                             ToolCode::Drift,
                             format!(
@@ -371,7 +371,12 @@ impl Runner<'_> {
                                 said(&l)
                             ),
                         )
-                        .with_detail(json!({ "step": step, "kind": "ambiguous", "expected": l, "found": found })))
+                        .with_detail(ErrorDetail::Drift {
+                            step,
+                            kind: DriftKind::Ambiguous,
+                            expected: l,
+                            found,
+                        }))
                     }
                 }
             }
@@ -586,7 +591,8 @@ impl Runner<'_> {
 }
 
 fn host_error(e: ToolError) -> HostError {
-    HostError { code: e.code.as_str().to_string(), message: e.message, detail: e.detail }
+    let detail = e.detail_json();
+    HostError { code: e.code.as_str().to_string(), message: e.message, detail }
 }
 
 /// Validated limits and the answer wanted.
@@ -647,10 +653,8 @@ impl Api {
                     }
                     if let Err(e) = runner.act(op).await {
                         let step = i + 1;
-                        let mut detail = json!({ "step": step, "actions": runner.performed, "cause": e.detail });
-                        if let Some(o) = detail.as_object_mut() {
-                            o.retain(|_, v| !v.is_null());
-                        }
+                        let detail =
+                            ErrorDetail::Step { step, actions: runner.performed.clone(), cause: e.detail.clone() };
                         return Err(ToolError::new(e.code, format!("action {step}: {}", e.message)).with_detail(detail));
                     }
                 }
@@ -682,9 +686,11 @@ impl Api {
 }
 
 fn limit_error(r: &Runner<'_>, limit: &str, message: String, console: Vec<String>) -> ToolError {
-    ToolError::new(ToolCode::ScriptLimit, message).with_detail(json!({
-        "limit": limit, "console": console, "actions": r.performed,
-    }))
+    ToolError::new(ToolCode::ScriptLimit, message).with_detail(ErrorDetail::Limit {
+        limit: limit.into(),
+        console,
+        actions: r.performed.clone(),
+    })
 }
 
 /// Run `code`, answering its browser calls until it ends.
@@ -722,12 +728,11 @@ async fn run_code(r: &mut Runner<'_>, code: String, opts: ScriptOptions) -> Resu
         Ok(out) => return Ok((out.value, console)),
         Err(e) => e,
     };
-    let detail = |line: Option<u32>, extra: Value| {
-        let mut d = json!({ "line": line, "console": console, "actions": r.performed, "cause": extra });
-        if let Some(o) = d.as_object_mut() {
-            o.retain(|_, v| !v.is_null());
-        }
-        d
+    let detail = |line: Option<u32>, cause: Value| ErrorDetail::Script {
+        line,
+        console: console.clone(),
+        actions: r.performed.clone(),
+        cause: Some(cause).filter(|c| !c.is_null()),
     };
     Err(match err {
         ScriptError::Call { code, message, detail: cause, line } => {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::{Role, SemanticTree};
 
 /// How to find a node: role, accessible name, and the name of what it is under.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Locator {
     /// The role (`button`, `textbox`, `link`, …); any when absent.

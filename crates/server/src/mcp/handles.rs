@@ -12,7 +12,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use sightline_api::{decode_params, Reply, Status, ToolCode, ToolError, ToolOutput};
+use sightline_api::{decode_params, ErrorDetail, Reply, Status, ToolCode, ToolError, ToolOutput};
 
 use crate::auth::Principal;
 use crate::error::{EndReason, ServerError};
@@ -165,8 +165,12 @@ fn open_list(open: &[String]) -> String {
 impl From<HandleError> for ToolError {
     fn from(e: HandleError) -> ToolError {
         let (code, detail) = match &e {
-            HandleError::Missing { open, .. } => (ToolCode::InvalidParams, json!({ "needs": "session", "open": open })),
-            HandleError::NotYours { open, .. } => (ToolCode::SessionNotFound, json!({ "open": open })),
+            HandleError::Missing { open, .. } => {
+                (ToolCode::InvalidParams, ErrorDetail::Handles { needs: Some("session".into()), open: open.clone() })
+            }
+            HandleError::NotYours { open, .. } => {
+                (ToolCode::SessionNotFound, ErrorDetail::Handles { needs: None, open: open.clone() })
+            }
         };
         ToolError::new(code, e.to_string()).with_detail(detail).with_source(e)
     }
@@ -252,10 +256,10 @@ mod tests {
         let e: ToolError = HandleError::Missing { tool: "list_tabs".into(), open: vec![] }.into();
         assert_eq!(e.code, ToolCode::InvalidParams);
         assert!(e.message.contains("call session_open first"), "{}", e.message);
-        assert_eq!(e.detail["needs"], "session");
+        assert_eq!(e.detail_json()["needs"], "session");
         let e: ToolError = HandleError::NotYours { given: "s-x".into(), open: vec!["s-1".into(), "s-2".into()] }.into();
         assert_eq!(e.code, ToolCode::SessionNotFound);
         assert!(e.message.contains("(open: s-1, s-2)"), "{}", e.message);
-        assert_eq!(e.detail["open"], json!(["s-1", "s-2"]));
+        assert_eq!(e.detail_json()["open"], json!(["s-1", "s-2"]));
     }
 }
