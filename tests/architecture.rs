@@ -152,7 +152,7 @@ fn scripts_run_in_the_isolated_world_except_the_listed_ones() {
         "crates/browser/src/capture.rs: &pointer_list",
         "crates/browser/src/settle.rs: \"window.__sightline && window.__sightline.mark(",
         "crates/browser/src/settle.rs: expression",
-        "crates/browser/src/settle.rs: \"0\"",
+        "crates/browser/src/liveness.rs: \"0\"",
         "crates/browser/src/selectors.rs: expression",
         "crates/browser/src/storage.rs: script",
         "crates/browser/src/walk.rs: COUNT",
@@ -196,14 +196,14 @@ fn functions_called_on_page_objects_are_the_listed_ones() {
         "crates/browser/src/selectors.rs: call_on \"function () { this.scrollIntoView({ block: 'center', inline: 'center' }); }\"",
         // isolated; a node of a cross-origin same-process frame: its frame's main world
         "crates/browser/src/capture.rs: READ",
-        "crates/browser/src/tab.rs: \"function(){return this.isConnected}\"",
-        "crates/browser/src/actions.rs: f", // `call_on` itself, below
-        "crates/browser/src/actions.rs: call_on \"function(){return this.isConnected ? 'yes' : 'no'}\"",
-        "crates/browser/src/actions.rs: call_on ON_TOP",
-        "crates/browser/src/actions.rs: call_on SHAPE_POINT",
+        "crates/browser/src/tab/mod.rs: \"function(){return this.isConnected}\"",
+        "crates/browser/src/actions/mod.rs: f", // `call_on` itself, below
+        "crates/browser/src/actions/pointer.rs: call_on \"function(){return this.isConnected ? 'yes' : 'no'}\"",
+        "crates/browser/src/actions/pointer.rs: call_on ON_TOP",
+        "crates/browser/src/actions/pointer.rs: call_on SHAPE_POINT",
         "crates/browser/src/press.rs: call_on FOCUS",
-        "crates/browser/src/actions.rs: call_on PREPARE_TYPING",
-        "crates/browser/src/actions.rs: call_on SELECT_OPTION",
+        "crates/browser/src/actions/typing.rs: call_on PREPARE_TYPING",
+        "crates/browser/src/actions/pointer.rs: call_on SELECT_OPTION",
     ]);
     assert_eq!(called, allowed, "functions called on page objects: add a new one here, with its world");
 }

@@ -302,7 +302,7 @@ impl Tab {
         // meanwhile must not shift one list against the other), at most MAX_FRAMES.
         let (sessions, oop): (Vec<SessionId>, Vec<(FrameId, Option<SessionId>)>) = {
             let st = self.state.lock().unwrap();
-            let frames = st.oopifs.iter().take(MAX_FRAMES - 1);
+            let frames = st.frames.oopifs.iter().take(MAX_FRAMES - 1);
             (
                 std::iter::once(self.session.clone()).chain(frames.clone().map(|f| f.session.clone())).collect(),
                 frames.map(|f| (f.frame_id.clone(), f.parent.clone())).collect(),

@@ -176,7 +176,7 @@ impl Downloads {
         std::fs::create_dir(&staging).map_err(io(&staging))?;
         let client = browser.client().clone();
         // Subscribed before the behaviour is set, so no event is missed.
-        let events = client.subscribe(Some(None));
+        let events = client.subscribe_to(sightline_cdp::EventFilter::Browser);
         let set = browser::SetDownloadBehavior {
             behavior: "allowAndName",
             browser_context_id: context,
@@ -346,7 +346,10 @@ fn place(from: &Path, dir: &Path, name: &str) -> std::io::Result<(PathBuf, Strin
     Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, "every name is taken"))
 }
 
-async fn follow(client: Client, mut events: tokio::sync::mpsc::Receiver<sightline_cdp::Event>, shared: Arc<Shared>) {
+/// Follows the browser's download events. Missed events (a queue that fell
+/// behind) are logged by [`sightline_cdp::Subscription::recv`]: a download whose
+/// end was missed stays in progress until its wait's limit.
+async fn follow(client: Client, mut events: sightline_cdp::Subscription, shared: Arc<Shared>) {
     while let Some(ev) = events.recv().await {
         if let Some(v) = ev.decode::<browser::DownloadWillBegin>() {
             let frame = TargetId(v.frame_id.0.clone());

@@ -10,6 +10,7 @@ use sightline_cdp::protocol::input::{
 };
 use sightline_page::ElementIndex;
 
+use crate::actions::DialogIs;
 use crate::capture::Captured;
 use crate::error::{BrowserError, Refusal};
 use crate::Tab;
@@ -71,14 +72,15 @@ impl Tab {
             DragTo::Element(t) => onto(self.element(cap, t)?, (x, y)),
             DragTo::By(dx, dy) => (x + dx, y + dy),
         };
-        self.state.lock().unwrap().drag = None;
+        self.state.lock().unwrap().input.drag = None;
         self.call(&SetInterceptDrags { enabled: true }).await?;
-        let since = self.mark().await;
-        let r = self.drag_path((x, y), (tx, ty)).await;
-        let off = self.call(&SetInterceptDrags { enabled: false }).await;
-        r?;
-        off?;
-        crate::actions::dialog_is_outcome(self.wait_after(since).await)
+        self.act(DialogIs::OutcomeOfWait, async || {
+            let r = self.drag_path((x, y), (tx, ty)).await;
+            let off = self.call(&SetInterceptDrags { enabled: false }).await;
+            r?;
+            off.map(|_| ())
+        })
+        .await
     }
 
     async fn drag_path(&self, (x, y): (f64, f64), (tx, ty): (f64, f64)) -> Result<(), BrowserError> {
@@ -95,16 +97,16 @@ impl Tab {
             let (px, py) = (x + (tx - x) * t, y + (ty - y) * t);
             self.input(&held(MouseEventKind::MouseMoved, px, py)).await?;
             if html5.is_none() {
-                html5 = self.state.lock().unwrap().drag.take();
+                html5 = self.state.lock().unwrap().input.drag.take();
             }
         }
-        self.state.lock().unwrap().pointer = (tx, ty);
+        self.state.lock().unwrap().input.pointer = (tx, ty);
         if html5.is_none() {
             // The interception event may trail the move that started the drag.
             let until = Instant::now() + std::time::Duration::from_millis(50);
             while html5.is_none() && Instant::now() < until {
                 tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-                html5 = self.state.lock().unwrap().drag.take();
+                html5 = self.state.lock().unwrap().input.drag.take();
             }
         }
         if let Some(data) = html5 {

@@ -15,7 +15,7 @@ use sightline_cdp::protocol::dom;
 use sightline_cdp::{BackendNodeId, SessionId};
 use sightline_page::{Element, ElementIndex};
 
-use crate::actions::describe_element;
+use crate::actions::{describe_element, DialogIs};
 use crate::{BrowserError, Captured, Refusal, Tab};
 
 /// Why a path named for an upload was refused.
@@ -141,7 +141,7 @@ impl Tab {
     /// The file chooser the page opened and that no upload has answered yet.
     pub fn file_chooser(&self, cap: &Captured) -> Option<ChooserInfo> {
         let st = self.state.lock().unwrap();
-        let c = st.file_chooser.as_ref()?;
+        let c = st.dialogs.chooser.as_ref()?;
         let opened_by = c.opener.as_ref().and_then(|(s, backend)| {
             cap.view
                 .elements
@@ -155,7 +155,7 @@ impl Tab {
     /// Remember the element a click is about to be delivered to (a file chooser
     /// it opens is attributed to it), or forget it once the click is over.
     pub(crate) fn note_click_target(&self, target: Option<(SessionId, i64)>) {
-        self.state.lock().unwrap().clicking = target;
+        self.state.lock().unwrap().dialogs.clicking = target;
     }
 
     /// `upload_file`: set the files of the `<input type=file>` at `index`, or of
@@ -182,8 +182,11 @@ impl Tab {
             (session, BackendNodeId(e.backend_node_id), multiple, false)
         } else {
             let st = self.state.lock().unwrap();
-            let opened =
-                st.file_chooser.as_ref().filter(|c| c.opener.as_ref() == Some(&(session.clone(), e.backend_node_id)));
+            let opened = st
+                .dialogs
+                .chooser
+                .as_ref()
+                .filter(|c| c.opener.as_ref() == Some(&(session.clone(), e.backend_node_id)));
             match opened {
                 Some(c) => (c.session.clone(), c.input, c.multiple, true),
                 None => {
@@ -207,34 +210,25 @@ impl Tab {
             });
         }
         let paths: Vec<String> = files.iter().map(|p| p.to_string_lossy().into_owned()).collect();
-        let since = self.mark().await;
-        let set = dom::SetFileInputFiles { files: &paths, backend_node_id: input };
-        match self.cdp(&session, &set).await {
-            Ok(_) => {}
-            Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => {
-                return Err(BrowserError::NotInteractive { index, reason: Refusal::Detached })
+        self.act(DialogIs::Error, async || {
+            let set = dom::SetFileInputFiles { files: &paths, backend_node_id: input };
+            match self.cdp(&session, &set).await {
+                Ok(_) => {}
+                Err(BrowserError::Cdp(sightline_cdp::CdpError::Protocol { .. })) => {
+                    return Err(BrowserError::NotInteractive { index, reason: Refusal::Detached })
+                }
+                Err(e) => return Err(e),
             }
-            Err(e) => return Err(e),
-        }
-        if chooser {
-            self.state.lock().unwrap().file_chooser = None;
-        }
-        self.wait_after(since).await
+            if chooser {
+                self.state.lock().unwrap().dialogs.chooser = None;
+            }
+            Ok(())
+        })
+        .await
     }
 }
 
 /// Record a chooser the page opened (from `Page.fileChooserOpened`).
-pub(crate) fn chooser_opened(
-    st: &mut crate::tab::Tracker,
-    session: SessionId,
-    v: sightline_cdp::protocol::page::FileChooserOpened,
-) {
-    // `showOpenFilePicker` has no input to fill: nothing to remember.
-    let Some(input) = v.backend_node_id else { return };
-    st.file_chooser =
-        Some(Chooser { session, input, multiple: v.mode == "selectMultiple", opener: st.clicking.clone() });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

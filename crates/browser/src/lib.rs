@@ -6,6 +6,15 @@
 //! with the few CDP calls it needs, run concurrently; the actions take elements
 //! from the [`sightline_page::PageView`] built from it and re-check them just
 //! before acting.
+//!
+//! A [`Tab`] is a cheap handle over state split by owner: `tab/life.rs`
+//! (alive, crashed, closed), `tab/loading.rs` (requests, loads, navigations),
+//! `tab/dialogs.rs` (JavaScript dialogs, file choosers), `tab/frames.rs`
+//! (out-of-process frames), `liveness.rs` (a page that stops answering), and
+//! the input it last saw; `tab/track.rs` dispatches the typed events the CDP
+//! client routes to the tab (and re-reads what a gap in them hid),
+//! `tab/setup.rs` is the one setup list of its sessions. Every action runs in
+//! one bracket, `Tab::act` (`actions/mod.rs`).
 
 mod actions;
 mod capture;
@@ -14,6 +23,8 @@ mod drag;
 mod error;
 mod files;
 pub mod keys;
+mod liveness;
+mod navigate;
 pub mod oracle;
 mod person;
 mod press;

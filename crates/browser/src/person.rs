@@ -9,15 +9,16 @@ use sightline_cdp::protocol::input::{DispatchMouseEvent, MouseEventKind};
 use sightline_cdp::protocol::page::{
     CaptureScreenshot, ScreencastFrame, ScreencastFrameAck, StartScreencast, StopScreencast,
 };
-use sightline_cdp::{Client, EventReceiver, SessionId};
+use sightline_cdp::{Client, EventFilter, SessionId, Subscription};
 
+use crate::actions::DialogIs;
 use crate::{BrowserError, Tab};
 
 /// The page's frames as Chromium paints them (`Page.startScreencast`), JPEG,
 /// each acknowledged as it is taken; stopped when dropped. A page that does
 /// not paint sends nothing: the last frame is still the page.
 pub struct Screencast {
-    events: EventReceiver,
+    events: Subscription,
     client: Client,
     session: SessionId,
 }
@@ -53,12 +54,12 @@ impl Drop for Screencast {
 impl Tab {
     /// A left click at a viewport point (pointer moved there first, so hover reacts), then a wait for a stable page.
     pub async fn person_click(&self, x: f64, y: f64) -> Result<(), BrowserError> {
-        self.revive().await?;
-        let since = self.mark().await;
-        self.move_pointer(x, y).await?;
-        self.button(MouseEventKind::MousePressed, x, y, 1).await?;
-        self.button(MouseEventKind::MouseReleased, x, y, 1).await?;
-        self.wait_after(since).await
+        self.act(DialogIs::Error, async || {
+            self.move_pointer(x, y).await?;
+            self.button(MouseEventKind::MousePressed, x, y, 1).await?;
+            self.button(MouseEventKind::MouseReleased, x, y, 1).await
+        })
+        .await
     }
 
     /// A wheel turn of `dx`, `dy` CSS pixels over a viewport point.
@@ -80,16 +81,13 @@ impl Tab {
     /// A named key or chord (`Enter`, `Backspace`, `Control+A`, …) on whatever has focus.
     pub async fn person_key(&self, key: &str) -> Result<(), BrowserError> {
         let events = crate::keys::chord(key)?;
-        self.revive().await?;
-        let since = self.mark().await;
-        self.press(events).await?;
-        self.wait_after(since).await
+        self.act(DialogIs::Error, async || self.press(events).await).await
     }
 
     /// The page's frames as it paints (JPEG at `quality`, at most `max` CSS pixels each way), until dropped.
     pub async fn screencast(&self, quality: u32, max: (u32, u32)) -> Result<Screencast, BrowserError> {
         let client = self.browser().client().clone();
-        let events = client.subscribe(Some(Some(self.session().clone())));
+        let events = client.subscribe_to(EventFilter::session(self.session().clone()));
         let start = StartScreencast {
             format: "jpeg",
             quality: Some(quality.min(100)),

@@ -7,6 +7,7 @@ use sightline_cdp::protocol::page;
 use sightline_cdp::protocol::runtime::CallArgument;
 use sightline_page::ElementIndex;
 
+use crate::actions::DialogIs;
 use crate::capture::Captured;
 use crate::error::{BrowserError, LoadFailure, Refusal};
 use crate::keys::chord;
@@ -46,13 +47,7 @@ impl Tab {
             let object = self.object_id(cap, e).await?;
             self.call_on(&cap.sessions[e.frame], &object, FOCUS, &[] as &[CallArgument]).await?;
         }
-        let since = self.mark().await;
-        let r = async {
-            self.press(events).await?;
-            self.wait_after(since).await
-        }
-        .await;
-        crate::actions::dialog_is_outcome(r)
+        self.act(DialogIs::Outcome, async || self.press(events).await).await
     }
 
     /// `go_back` / `go_forward`: the previous or next entry of the tab's history, as
@@ -77,7 +72,7 @@ impl Tab {
         };
         let since = Instant::now();
         self.call(&page::NavigateToHistoryEntry { entry_id: entry.id }).await?;
-        self.state.lock().unwrap().main_loading = true;
+        self.state.lock().unwrap().loading.main_loading = true;
         self.wait_after(since).await
     }
 }

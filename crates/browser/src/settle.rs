@@ -12,13 +12,11 @@
 //! lie: every read of it is bounded ([`PROBE_LIMIT`]), and a read that times
 //! out or comes back malformed counts as "unknown" (the wait goes on to the
 //! cap). A page whose main thread does not answer at all (a script in an
-//! endless loop) gets its script stopped ([`Tab::unstick`]).
+//! endless loop) gets its script stopped ([`Tab::unstick`], `liveness.rs`).
 
 use std::time::{Duration, Instant};
 
-use sightline_cdp::protocol::emulation::SetScriptExecutionDisabled;
-use sightline_cdp::protocol::page::{Lifecycle, SetWebLifecycleState};
-use sightline_cdp::protocol::runtime::{Evaluate, TerminateExecution};
+use sightline_cdp::protocol::runtime::Evaluate;
 
 use crate::{BrowserError, Tab};
 
@@ -30,26 +28,26 @@ pub const PROBE_LIMIT: Duration = Duration::from_secs(1);
 /// evaluation before the script holding it is stopped (`Runtime.terminateExecution`,
 /// as a browser's "page unresponsive" dialog would). Generous, so a page that is
 /// only slow on a loaded machine is left alone.
-pub const UNRESPONSIVE_AFTER: Duration = Duration::from_secs(5);
+pub(crate) const UNRESPONSIVE_AFTER: Duration = Duration::from_secs(5);
 
 /// A page that stops answering again this soon after one of its scripts was
 /// stopped (a mutation observer that replaces the body on every mutation, a
 /// timer that restarts the loop) is frozen, not stopped again and again. A
 /// freeze that was not needed (a short chain of loops, such as a left page's
 /// `pagehide` and `unload` handlers) is undone by the next action ([`Tab::revive`]).
-pub const REHANG_WINDOW: Duration = Duration::from_secs(30);
+pub(crate) const REHANG_WINDOW: Duration = Duration::from_secs(30);
 
 /// How long a page whose script was just stopped, and that has not answered
 /// since, may go without answering before it counts as hung again.
-pub const REHANG_AFTER: Duration = Duration::from_secs(2);
+pub(crate) const REHANG_AFTER: Duration = Duration::from_secs(2);
 
 /// How long a thawed page ([`Tab::revive`]) has to answer, in each of
 /// [`REVIVE_ROUNDS`] rounds (a script stopped between), before it is frozen again.
-pub const REVIVE_LIMIT: Duration = Duration::from_secs(1);
-const REVIVE_ROUNDS: usize = 3;
+pub(crate) const REVIVE_LIMIT: Duration = Duration::from_secs(1);
+pub(crate) const REVIVE_ROUNDS: usize = 3;
 
 /// A page that answered this recently is not asked again before a capture.
-const ANSWERED_RECENTLY: Duration = Duration::from_millis(500);
+pub(crate) const ANSWERED_RECENTLY: Duration = Duration::from_millis(500);
 
 /// While a navigation away is pending, how often it checks that the page being left still answers.
 pub(crate) const LEAVING_CHECK_EVERY: Duration = Duration::from_secs(2);
@@ -68,6 +66,11 @@ pub struct SettleOptions {
     pub load_timeout: Duration,
     /// How long the DOM must stay unchanged (default 40 ms).
     pub quiet: Duration,
+    /// Events the tab's event task may have queued (default [`sightline_cdp::EVENT_QUEUE`]).
+    /// Past it events are missed, and the tab re-reads what they would have told
+    /// (requests stop counting, the main frame's load is read again): the wait
+    /// never runs to its cap on a lost event. Small only to test that.
+    pub event_queue: usize,
 }
 
 impl Default for SettleOptions {
@@ -76,6 +79,7 @@ impl Default for SettleOptions {
             cap: Duration::from_secs(3),
             load_timeout: Duration::from_secs(15),
             quiet: Duration::from_millis(40),
+            event_queue: sightline_cdp::EVENT_QUEUE,
         }
     }
 }
@@ -159,168 +163,12 @@ impl Tab {
         parsed.map_or(ProbeRead::Unknown, ProbeRead::Read)
     }
 
-    /// Whether the page's main thread answers a trivial evaluation within `limit`
-    /// (an error answer counts: something answered).
-    pub(crate) async fn answers(&self, limit: Duration) -> bool {
-        let ping = Evaluate::new("0").by_value();
-        match self.client.execute_within(Some(&self.session), &ping, limit).await {
-            Ok(_) => true,
-            Err(sightline_cdp::CdpError::Timeout { .. }) => *self.dialog.borrow(),
-            Err(_) => true,
-        }
-    }
-
-    /// When the page's main thread has not answered for [`UNRESPONSIVE_AFTER`] (a
-    /// script in an endless loop, on load or in a handler), stop that script with
-    /// `Runtime.terminateExecution`, which Chromium runs even while the thread is
-    /// busy; the page lives on without it. A page that keeps hanging
-    /// ([`FREEZE_AFTER_HANGS`] in a row) is frozen first (`Page.setWebLifecycleState`,
-    /// which Chromium also takes while the thread is busy), so none of its scripts
-    /// runs again: it is "not responding" ([`Tab::is_frozen`]) until the agent
-    /// navigates away. Returns whether a script was stopped.
-    pub async fn unstick(&self) -> Result<bool, BrowserError> {
-        self.check_alive()?;
-        // The page answered a probe read a moment ago (the wait after an action):
-        // no need to ask again before the capture.
-        let recent = self.state.lock().unwrap().answered_at.is_some_and(|t| t.elapsed() < ANSWERED_RECENTLY);
-        if recent || *self.dialog.borrow() {
-            return Ok(false);
-        }
-        if self.answers(self.hang_limit()).await {
-            self.answered();
-            return Ok(false);
-        }
-        self.check_alive()?;
-        self.hung().await;
-        Ok(true)
-    }
-
-    /// How long the page may go without answering: [`UNRESPONSIVE_AFTER`], or
-    /// [`REHANG_AFTER`] once one of its scripts had to be stopped and it has not answered since.
-    pub(crate) fn hang_limit(&self) -> Duration {
-        if self.state.lock().unwrap().hangs > 0 {
-            REHANG_AFTER
-        } else {
-            UNRESPONSIVE_AFTER
-        }
-    }
-
-    fn answered(&self) {
-        let mut st = self.state.lock().unwrap();
-        st.answered_at = Some(Instant::now());
-        st.hangs = 0;
-    }
-
-    /// The page did not answer: stop its script, or freeze it when it hung
-    /// before within [`REHANG_WINDOW`]. Returns whether it was frozen.
-    pub(crate) async fn hung(&self) -> bool {
-        let (hangs, again) = {
-            let mut st = self.state.lock().unwrap();
-            st.hangs += 1;
-            st.scripts_stopped += 1;
-            let again = st.stopped_at.is_some_and(|t| t.elapsed() < REHANG_WINDOW);
-            st.stopped_at = Some(Instant::now());
-            (st.hangs, again)
-        };
-        if again {
-            self.freeze().await;
-        } else {
-            self.stop_script().await;
-        }
-        tracing::warn!(
-            hangs,
-            frozen = again,
-            "the page did not answer: its running script was stopped (Runtime.terminateExecution)"
-        );
-        again
-    }
-
-    async fn stop_script(&self) {
-        let _ = self.client.execute_within(Some(&self.session), &TerminateExecution {}, UNRESPONSIVE_AFTER).await;
-    }
-
-    /// Freeze the page: its task queues pause (no timer or handler runs) and its
-    /// scripts are disabled (no callback runs either: a mutation observer whose
-    /// records are pending would otherwise run on the next task, even ours);
-    /// then stop the script that holds its thread. Chromium takes all three
-    /// while the thread is busy.
-    pub(crate) async fn freeze(&self) {
-        let off = SetScriptExecutionDisabled { value: true };
-        let disabled = self.client.execute_within(Some(&self.session), &off, UNRESPONSIVE_AFTER).await.is_ok();
-        let frozen = SetWebLifecycleState { state: Lifecycle::Frozen };
-        let r = self.client.execute_within(Some(&self.session), &frozen, UNRESPONSIVE_AFTER).await;
-        if let Err(e) = &r {
-            tracing::warn!(error = %e, "the page could not be frozen");
-        }
-        self.stop_script().await;
-        let mut st = self.state.lock().unwrap();
-        st.frozen = r.is_ok() || disabled;
-        st.scripts_disabled = disabled;
-    }
-
-    /// Undo [`Tab::freeze`]: both settings belong to the page and outlive a
-    /// navigation, so the next document would stay frozen.
-    pub(crate) async fn thaw(&self) {
-        if std::mem::take(&mut self.state.lock().unwrap().scripts_disabled) {
-            let on = SetScriptExecutionDisabled { value: false };
-            let _ = self.client.execute_within(Some(&self.session), &on, UNRESPONSIVE_AFTER).await;
-        }
-        let active = SetWebLifecycleState { state: Lifecycle::Active };
-        let _ = self.client.execute_within(Some(&self.session), &active, UNRESPONSIVE_AFTER).await;
-        self.state.lock().unwrap().frozen = false;
-    }
-
-    /// Whether the page was frozen because it kept stopping answering ([`Tab::unstick`]):
-    /// nothing on it can react until the agent navigates elsewhere.
-    pub fn is_frozen(&self) -> bool {
-        self.state.lock().unwrap().frozen
-    }
-
-    /// Before an action on a frozen page: thaw it and see whether it answers
-    /// again (a finite chain of loops, such as a left page's unload handlers, has
-    /// ended); if it hangs again within [`REVIVE_LIMIT`], freeze it again and
-    /// refuse the action, which could not reach the page.
-    pub(crate) async fn revive(&self) -> Result<(), BrowserError> {
-        if !self.is_frozen() {
-            return Ok(());
-        }
-        self.thaw().await;
-        // A few loops may still be queued (each of a left page's unload handlers).
-        for _ in 0..REVIVE_ROUNDS {
-            if self.answers(REVIVE_LIMIT).await {
-                self.answered();
-                return Ok(());
-            }
-            self.stop_script().await;
-        }
-        self.freeze().await;
-        self.state.lock().unwrap().scripts_stopped += 1;
-        Err(BrowserError::Unresponsive)
-    }
-
-    /// Refuse an action on a frozen page: it could not react.
-    pub(crate) fn check_responsive(&self) -> Result<(), BrowserError> {
-        if self.is_frozen() {
-            return Err(BrowserError::Unresponsive);
-        }
-        Ok(())
-    }
-
     /// Tracker view: (a main-frame load is pending, requests started since `since`).
     fn network(&self, since: Instant) -> (bool, usize) {
         let st = self.state.lock().unwrap();
-        // A requested navigation that never starts (204, download, cancelled) stops counting after 1 s.
-        let requested = st.nav_requested.is_some_and(|t| t >= since && t.elapsed() < Duration::from_secs(1));
         // Out-of-process frames that attached since the action and are still loading
         // count like requests (capped like them, so a frame that never loads costs the cap).
-        let frames = st.oopif_loading.values().filter(|t| **t >= since).count();
-        // A load this action started may take the load time limit; a document that was
-        // already loading before it (a page that never finishes) only holds the wait
-        // like a request, up to the cap.
-        let started_before =
-            st.main_loading && st.main_loading_since.is_some_and(|t| t + Duration::from_millis(50) < since);
-        let loading = (st.main_loading && !started_before) || requested;
-        (loading, st.inflight.values().filter(|t| **t >= since).count() + frames + usize::from(started_before))
+        st.loading.network(since, st.frames.loading_since(since))
     }
 
     /// After an action: wait for a stable page, and take the page as it is when the
@@ -340,8 +188,10 @@ impl Tab {
         let mut checked = start;
         loop {
             self.check_alive()?;
+            // Events were missed: what they said is read again first.
+            self.reread_loading().await;
             // A JavaScript dialog pauses the page: it is the stable state until answered.
-            if *self.dialog.borrow() {
+            if self.dialog_is_open() {
                 return Ok(Settled::Dialog);
             }
             // A frozen page cannot change until it is left.

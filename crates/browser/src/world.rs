@@ -30,8 +30,7 @@ impl Tab {
         if *session == self.session {
             return self.main_frame();
         }
-        let st = self.state.lock().unwrap();
-        st.oopifs.iter().find(|f| f.session == *session).map(|f| f.frame_id.clone())
+        self.state.lock().unwrap().frames.frame_of(session)
     }
 
     /// The execution context of Sightline's isolated world in a session's frame.

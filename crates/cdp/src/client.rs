@@ -13,9 +13,11 @@
 //! decoded fails its call at once with `Decode` (its id is recovered from the
 //! text) instead of leaving it to time out. Every message is read leniently
 //! first: a lone UTF-16 surrogate a page put in a string becomes U+FFFD
-//! (`lenient.rs`), so no page text can make a reply undecodable. Event queues are bounded
-//! ([`EVENT_QUEUE`] per subscriber): past that, events are dropped and counted
-//! ([`Client::dropped_events`]), never buffered without limit.
+//! (`lenient.rs`), so no page text can make a reply undecodable. Events are
+//! routed by session to the subscribers that follow it (`route.rs`); each
+//! queue is bounded ([`EVENT_QUEUE`] by default): past that, events are dropped,
+//! counted ([`Client::dropped_events`]) and the subscriber is told with a
+//! [`Routed::Gap`] in order, never buffered without limit.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,6 +33,7 @@ use tokio_tungstenite::tungstenite::Message;
 use crate::protocol::inspector::{Detached, TargetCrashed};
 use crate::protocol::target::DetachedFromTarget;
 use crate::protocol::{Command, EventParams};
+use crate::route::{EventFilter, Router, Subscription, EVENT_QUEUE};
 use crate::{CdpError, SessionId};
 
 /// One CDP event, with the session it came from (`None` for the browser).
@@ -58,17 +61,6 @@ impl Event {
 
 type Reply = Result<Box<RawValue>, CdpError>;
 
-/// Events a subscriber may have queued before further ones are dropped.
-pub const EVENT_QUEUE: usize = 8192;
-
-/// The receiving end of [`Client::subscribe`].
-pub type EventReceiver = mpsc::Receiver<Event>;
-
-struct Subscriber {
-    session: Option<Option<SessionId>>,
-    tx: mpsc::Sender<Event>,
-}
-
 /// Calls waiting for replies, and whether the connection is closed: one lock.
 #[derive(Default)]
 struct Pending {
@@ -80,11 +72,10 @@ struct Pending {
 struct Inner {
     out: mpsc::UnboundedSender<Message>,
     pending: Mutex<Pending>,
-    subscribers: Mutex<Vec<Subscriber>>,
+    router: Arc<Mutex<Router>>,
     next_id: AtomicU64,
     /// Mirrors `pending.closed` for lock-free reads.
     closed: AtomicBool,
-    dropped_events: AtomicU64,
     timeout: Duration,
 }
 
@@ -150,10 +141,9 @@ impl Client {
         let inner = Arc::new(Inner {
             out,
             pending: Mutex::new(Pending::default()),
-            subscribers: Mutex::new(Vec::new()),
+            router: Arc::default(),
             next_id: AtomicU64::new(1),
             closed: AtomicBool::new(false),
-            dropped_events: AtomicU64::new(0),
             timeout: Duration::from_secs(60),
         });
         tokio::spawn(async move {
@@ -191,10 +181,9 @@ impl Client {
             inner: Arc::new(Inner {
                 out,
                 pending: Mutex::new(Pending { calls: HashMap::new(), closed: true }),
-                subscribers: Mutex::new(Vec::new()),
+                router: Arc::new(Mutex::new(Router::closed())),
                 next_id: AtomicU64::new(1),
                 closed: AtomicBool::new(true),
-                dropped_events: AtomicU64::new(0),
                 timeout: Duration::from_secs(60),
             }),
         }
@@ -296,19 +285,26 @@ impl Client {
     }
 
     /// Receive events: from one session (`Some(Some(s))`), the browser (`Some(None)`),
-    /// or every session (`None`). The receiver ends when the connection closes.
-    /// At most [`EVENT_QUEUE`] events wait in it; later ones are dropped and counted.
-    pub fn subscribe(&self, session: Option<Option<SessionId>>) -> EventReceiver {
-        let (tx, rx) = mpsc::channel(EVENT_QUEUE);
-        if !self.inner.closed.load(Ordering::Acquire) {
-            self.inner.subscribers.lock().unwrap().push(Subscriber { session, tx });
-        }
-        rx
+    /// or every session (`None`). The older spelling of [`Client::subscribe_to`].
+    pub fn subscribe(&self, session: Option<Option<SessionId>>) -> Subscription {
+        self.subscribe_to(EventFilter::from(session))
     }
 
-    /// Events dropped because a subscriber's queue was full.
+    /// Receive the events `filter` lets through, routed here by session. The
+    /// subscription ends when the connection closes. At most [`EVENT_QUEUE`]
+    /// events wait in it; past that they are missed and a [`Routed::Gap`] says so.
+    pub fn subscribe_to(&self, filter: EventFilter) -> Subscription {
+        self.subscribe_bounded(filter, EVENT_QUEUE)
+    }
+
+    /// [`Client::subscribe_to`] with its own queue bound (at least 1).
+    pub fn subscribe_bounded(&self, filter: EventFilter, capacity: usize) -> Subscription {
+        Subscription::new(&self.inner.router, filter, capacity)
+    }
+
+    /// Events dropped because a subscriber's queue was full (each subscriber was told).
     pub fn dropped_events(&self) -> u64 {
-        self.inner.dropped_events.load(Ordering::Relaxed)
+        self.inner.router.lock().unwrap().dropped
     }
 
     /// True once the socket is gone.
@@ -347,12 +343,15 @@ impl Inner {
         } else if let Some(method) = msg.method {
             // A crashed or detached target never answers: fail its calls now.
             let session = msg.session_id.map(SessionId);
+            // A browser-level detach names the session that is gone: its subscribers hear of it too.
+            let mut about = None;
             match (method, &session) {
                 (TargetCrashed::METHOD, Some(s)) => self.fail_session(s, "crashed"),
                 (Detached::METHOD, Some(s)) => self.fail_session(s, "was detached"),
                 (DetachedFromTarget::METHOD, None) => {
                     if let Some(d) = msg.params.and_then(|p| serde_json::from_str::<DetachedFromTarget>(p.get()).ok()) {
                         self.fail_session(&d.session_id, "was detached");
+                        about = Some(d.session_id);
                     }
                 }
                 _ => {}
@@ -361,25 +360,8 @@ impl Inner {
                 Some(p) => Arc::from(p.to_owned()),
                 None => Arc::from(RawValue::from_string("{}".into()).unwrap()),
             };
-            let mut subs = self.subscribers.lock().unwrap();
-            subs.retain(|s| {
-                let wanted = match &s.session {
-                    None => true,
-                    Some(want) => want.as_ref() == session.as_ref(),
-                };
-                if !wanted {
-                    return !s.tx.is_closed();
-                }
-                let event = Event { session: session.clone(), method: method.to_string(), params: params.clone() };
-                match s.tx.try_send(event) {
-                    Ok(()) => true,
-                    Err(mpsc::error::TrySendError::Full(_)) => {
-                        self.dropped_events.fetch_add(1, Ordering::Relaxed);
-                        true
-                    }
-                    Err(mpsc::error::TrySendError::Closed(_)) => false,
-                }
-            });
+            let event = Event { session, method: method.to_string(), params };
+            self.router.lock().unwrap().route(event, about.as_ref());
         }
     }
 
@@ -405,7 +387,7 @@ impl Inner {
         for (_, (_, tx)) in calls {
             let _ = tx.send(Err(CdpError::Disconnected));
         }
-        self.subscribers.lock().unwrap().clear();
+        self.router.lock().unwrap().close();
     }
 }
 
@@ -423,6 +405,7 @@ fn reply_id(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Routed;
 
     /// A scripted CDP peer: answers each request with `reply(id, method)` (None: no answer),
     /// and closes the socket when asked for `Test.close`.
@@ -564,18 +547,42 @@ mod tests {
     fn event_queues_are_bounded() {
         rt().block_on(async {
             let extra = 50;
-            let ws = peer(|id, _| Some(format!(r#"{{"id":{id},"result":{{}}}}"#)), EVENT_QUEUE + extra).await;
+            let ws = peer(
+                |id, m| match m {
+                    // Answered with one more event only (the call itself is left unanswered).
+                    "Test.more" => Some(r#"{"method":"Test.event","params":{"i":-1}}"#.into()),
+                    _ => Some(format!(r#"{{"id":{id},"result":{{}}}}"#)),
+                },
+                EVENT_QUEUE + extra,
+            )
+            .await;
             let c = Client::connect(&ws).await.unwrap();
             let mut rx = c.subscribe(None);
             // A call answered after every event was sent: all events have been dispatched by then.
             let _ = c.call_raw(None, "Test.sync", serde_json::json!({})).await.unwrap();
             assert!(c.dropped_events() >= extra as u64 - 5, "dropped {}", c.dropped_events());
             let mut n = 0;
-            while rx.try_recv().is_ok() {
+            while let Some(r) = rx.try_next() {
+                assert!(matches!(r, Routed::Event(_)), "no room was made, so no gap yet");
                 n += 1;
             }
             assert!(n <= EVENT_QUEUE, "{n}");
             assert_eq!(c.dropped_events() + n as u64, (EVENT_QUEUE + extra) as u64);
+            // Room again: the next event comes after the gap that says how many were missed.
+            let more = c.call_raw(None, "Test.more", serde_json::json!({}));
+            tokio::pin!(more);
+            tokio::select! {
+                biased;
+                _ = &mut more => unreachable!("Test.more is never answered"),
+                r = c.call_raw(None, "Test.sync", serde_json::json!({})) => { r.unwrap(); }
+            }
+            let missed = c.dropped_events();
+            assert!(matches!(rx.try_next(), Some(Routed::Gap { missed: m }) if m == missed));
+            match rx.try_next() {
+                Some(Routed::Event(e)) => assert_eq!(e.params.get(), r#"{"i":-1}"#),
+                other => panic!("{other:?}"),
+            }
+            assert_eq!(rx.gaps(), 1);
         });
     }
 

@@ -1,7 +1,7 @@
 //! A lean Chrome DevTools Protocol client.
 //!
 //! It knows how to start Chromium (or attach to a running one), send commands and
-//! correlate their replies, fan events out to subscribers, and address flattened
+//! correlate their replies, route events by session to their subscribers, and address flattened
 //! target sessions (pages, out-of-process iframes, popups). It knows nothing about
 //! agents, element indexes or pages: those live in `sightline-page` and
 //! `sightline-browser`.
@@ -24,8 +24,9 @@ mod launch;
 mod lenient;
 mod profile;
 pub mod protocol;
+mod route;
 
-pub use client::{Client, Event, EventReceiver, EVENT_QUEUE};
+pub use client::{Client, Event};
 pub use error::CdpError;
 pub use ids::{BackendNodeId, BrowserContextId, ExecutionContextId, FrameId, SessionId, TargetId};
 pub use launch::{
@@ -34,3 +35,4 @@ pub use launch::{
 };
 pub use profile::{check_profile_free, lock_holder};
 pub use protocol::{Command, EventParams};
+pub use route::{EventFilter, EventReceiver, Routed, SessionsHandle, Subscription, EVENT_QUEUE};
