@@ -5,7 +5,7 @@
 //! the owner's page in the shared one; `wait_for_human` collects the hand-back.
 //! `rpc --live` and `mcp --live` (under the official MCP client) hand over too.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,6 @@
 //! Events routed to their tab and never silently lost; a tab handle closed twice.
 
-mod common;
+use crate::common;
 
 use std::time::Instant;
 

@@ -1,7 +1,7 @@
 //! `sightline run` against a local server that plays the model provider:
 //! scripted replies, and every request recorded for the assertions.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::net::TcpListener;

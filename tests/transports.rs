@@ -1,6 +1,6 @@
 //! The tool API over its two transports, driven as a client program would.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

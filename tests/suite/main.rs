@@ -37,6 +37,8 @@ mod files;
 mod grid;
 #[path = "../hostile.rs"]
 mod hostile;
+#[path = "../live.rs"]
+mod live;
 #[path = "../mcp_stateless.rs"]
 mod mcp_stateless;
 #[path = "../miniwob.rs"]
@@ -47,8 +49,12 @@ mod oracle;
 mod pack;
 #[path = "../pack_files.rs"]
 mod pack_files;
+#[path = "../routing.rs"]
+mod routing;
 #[path = "../run.rs"]
 mod run;
+#[path = "../runner.rs"]
+mod runner;
 #[path = "../semantic.rs"]
 mod semantic;
 #[path = "../serve.rs"]
@@ -61,3 +67,5 @@ mod skills;
 mod state;
 #[path = "../storage.rs"]
 mod storage;
+#[path = "../transports.rs"]
+mod transports;
