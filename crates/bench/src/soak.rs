@@ -214,7 +214,8 @@ fn worker(soak: &Soak, i: usize) {
             soak.tally.lock().unwrap().reopened += 1;
         }
         soak.tally.lock().unwrap().sessions += 1;
-        let ended = session(soak, &agent, i, base, &id);
+        let mut began = opened;
+        let ended = session(soak, &agent, i, base, &id, &mut began);
         let now = Instant::now();
         match ended {
             None => {
@@ -226,8 +227,8 @@ fn worker(soak: &Soak, i: usize) {
                 }
                 return;
             }
-            Some(Outcome::Typed(code)) if soak.exposed(i, now, now).is_some() => {
-                let kind = soak.exposed(i, now, now).unwrap_or_default();
+            Some(Outcome::Typed(code)) if soak.exposed(i, began, now).is_some() => {
+                let kind = soak.exposed(i, began, now).unwrap_or_default();
                 soak.log(&format!("worker {i}: session ended: {code} (after a {kind}); reopening"));
                 let mut t = soak.tally.lock().unwrap();
                 t.faulted += 1;
@@ -254,7 +255,9 @@ fn lose(soak: &Soak, i: usize, what: &str, o: Outcome) {
 }
 
 /// Run one session until the soak ends (`None`) or it ends with the outcome that ended it.
-fn session(soak: &Soak, agent: &ureq::Agent, i: usize, base: &str, id: &str) -> Option<Outcome> {
+/// `began` is set to when the step that ended it began (the first of a run of errors):
+/// on a loaded machine a call can take many seconds, and a fault during it counts.
+fn session(soak: &Soak, agent: &ureq::Agent, i: usize, base: &str, id: &str, began: &mut Instant) -> Option<Outcome> {
     let site = &soak.site;
     let s = format!("{base}/v1/sessions/{id}");
     let act = |a: Value| soak.call(agent, "POST", &format!("{s}/act"), Some(a));
@@ -262,6 +265,10 @@ fn session(soak: &Soak, agent: &ureq::Agent, i: usize, base: &str, id: &str) -> 
     for k in 0.. {
         if Instant::now() >= soak.end {
             return None;
+        }
+        let step = Instant::now();
+        if errors.is_empty() {
+            *began = step;
         }
         let order = soak.orders[i].lock().unwrap().take();
         let outcome = match order {
@@ -285,7 +292,12 @@ fn session(soak: &Soak, agent: &ureq::Agent, i: usize, base: &str, id: &str) -> 
         };
         match outcome {
             Outcome::Ok(_) => errors.clear(),
-            Outcome::Typed(c) if ENDING.contains(&c.as_str()) => return Some(Outcome::Typed(c)),
+            Outcome::Typed(c) if ENDING.contains(&c.as_str()) => {
+                if errors.is_empty() {
+                    *began = step;
+                }
+                return Some(Outcome::Typed(c));
+            }
             Outcome::Typed(c) => {
                 // A crashed tab answers typed errors until it is replaced: give it a few calls.
                 soak.log(&format!("worker {i}: step {}: {c}", k % 7));
