@@ -82,7 +82,9 @@ impl Tab {
             }
         };
         if blank {
-            return self.undo_in_blank(url, before.as_ref(), failure, loader, since).await;
+            self.undo_in_blank(url, before.as_ref(), failure, loader, since).await?;
+            self.read_main_document().await;
+            return Ok(());
         }
         let aborted = self.state.lock().unwrap().loading.nav_error.take();
         if intercept {
@@ -100,7 +102,9 @@ impl Tab {
                 }
             }
         }
-        self.wait_after(since).await
+        self.wait_after(since).await?;
+        self.read_main_document().await;
+        Ok(())
     }
 
     /// The end of a navigation from a blank tab, not intercepted: a load that

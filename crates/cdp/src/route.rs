@@ -11,8 +11,11 @@
 //! buffered: the subscriber's miss count grows, and before its next event it
 //! receives [`Routed::Gap`] with that count, in order. A subscriber that fell
 //! behind is told so, and re-reads what the lost events would have told it.
+//! The events in [`NEVER_DROPPED`] are the exception: they wait for an answer
+//! or tell what no read can recover, so they are queued past the bound, in order.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use tokio::sync::mpsc;
@@ -21,6 +24,23 @@ use crate::{Event, SessionId};
 
 /// Events a subscriber may have queued before further ones are missed (see [`Routed::Gap`]).
 pub const EVENT_QUEUE: usize = 8192;
+
+/// Events queued even past a subscriber's bound: a paused request or an auth
+/// challenge that nobody answers hangs its load, a dialog or file chooser holds
+/// the page, and a target attached, detached or crashed cannot be read again
+/// later. They are few per page (each waits for an answer or ends a target).
+pub const NEVER_DROPPED: &[&str] = &[
+    "Fetch.requestPaused",
+    "Fetch.authRequired",
+    "Page.javascriptDialogOpening",
+    "Page.javascriptDialogClosed",
+    "Page.fileChooserOpened",
+    "Target.attachedToTarget",
+    "Target.detachedFromTarget",
+    "Target.targetCrashed",
+    "Inspector.targetCrashed",
+    "Inspector.detached",
+];
 
 /// Which events a subscriber receives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,9 +95,24 @@ pub enum Routed {
 
 struct Subscriber {
     filter: EventFilter,
-    tx: mpsc::Sender<Routed>,
+    tx: mpsc::UnboundedSender<Routed>,
+    /// What is queued and not yet received; ordinary events stop at `capacity`.
+    queued: Arc<AtomicUsize>,
+    capacity: usize,
     /// Events dropped since the last one delivered (reported as a gap first).
     missed: u64,
+}
+
+impl Subscriber {
+    /// Queue one item, past the bound or not (the caller decided).
+    fn send(&self, item: Routed) -> bool {
+        self.queued.fetch_add(1, Ordering::AcqRel);
+        self.tx.send(item).is_ok()
+    }
+
+    fn full(&self) -> bool {
+        self.queued.load(Ordering::Acquire) >= self.capacity
+    }
 }
 
 /// The routing table: subscribers by id, and by the session they follow.
@@ -101,7 +136,13 @@ impl Router {
         Router { closed: true, ..Router::default() }
     }
 
-    fn add(&mut self, filter: EventFilter, tx: mpsc::Sender<Routed>) -> u64 {
+    fn add(
+        &mut self,
+        filter: EventFilter,
+        tx: mpsc::UnboundedSender<Routed>,
+        queued: Arc<AtomicUsize>,
+        capacity: usize,
+    ) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         match &filter {
@@ -117,7 +158,7 @@ impl Router {
                 }
             }
         }
-        self.subs.insert(id, Subscriber { filter, tx, missed: 0 });
+        self.subs.insert(id, Subscriber { filter, tx, queued, capacity, missed: 0 });
         id
     }
 
@@ -200,33 +241,36 @@ enum Delivery {
     Closed,
 }
 
-/// A pending gap first (it needs a slot too), then the event.
+/// A pending gap first (it needs a slot too), then the event. An event of
+/// [`NEVER_DROPPED`] is queued with its gap whatever the bound.
 fn deliver(sub: &mut Subscriber, event: &Event) -> Delivery {
-    use mpsc::error::TrySendError;
+    let must = NEVER_DROPPED.contains(&event.method.as_str());
     if sub.missed > 0 {
-        match sub.tx.try_send(Routed::Gap { missed: sub.missed }) {
-            Ok(()) => sub.missed = 0,
-            Err(TrySendError::Full(_)) => {
-                sub.missed += 1;
-                return Delivery::Missed;
-            }
-            Err(TrySendError::Closed(_)) => return Delivery::Closed,
-        }
-    }
-    match sub.tx.try_send(Routed::Event(event.clone())) {
-        Ok(()) => Delivery::Sent,
-        Err(TrySendError::Full(_)) => {
+        if !must && sub.full() {
             sub.missed += 1;
-            Delivery::Missed
+            return Delivery::Missed;
         }
-        Err(TrySendError::Closed(_)) => Delivery::Closed,
+        if !sub.send(Routed::Gap { missed: sub.missed }) {
+            return Delivery::Closed;
+        }
+        sub.missed = 0;
+    }
+    if !must && sub.full() {
+        sub.missed += 1;
+        return Delivery::Missed;
+    }
+    if sub.send(Routed::Event(event.clone())) {
+        Delivery::Sent
+    } else {
+        Delivery::Closed
     }
 }
 
 /// One subscriber's end: its events in order, a [`Routed::Gap`] where it fell
 /// behind. Dropping it unsubscribes. It ends when the connection closes.
 pub struct Subscription {
-    rx: mpsc::Receiver<Routed>,
+    rx: mpsc::UnboundedReceiver<Routed>,
+    queued: Arc<AtomicUsize>,
     id: u64,
     router: Weak<Mutex<Router>>,
     gaps: u64,
@@ -237,20 +281,28 @@ pub type EventReceiver = Subscription;
 
 impl Subscription {
     pub(crate) fn new(router: &Arc<Mutex<Router>>, filter: EventFilter, capacity: usize) -> Subscription {
-        let (tx, rx) = mpsc::channel(capacity.max(1));
+        let (tx, rx) = mpsc::unbounded_channel();
+        let queued = Arc::new(AtomicUsize::new(0));
         let mut r = router.lock().unwrap();
         // After the close nobody sends: the receiver ends at once.
-        let id = if r.closed { u64::MAX } else { r.add(filter, tx) };
-        Subscription { rx, id, router: Arc::downgrade(router), gaps: 0 }
+        let id = if r.closed { u64::MAX } else { r.add(filter, tx, queued.clone(), capacity.max(1)) };
+        Subscription { rx, queued, id, router: Arc::downgrade(router), gaps: 0 }
     }
 
     /// The next event or gap; `None` once the connection closed.
     pub async fn next(&mut self) -> Option<Routed> {
         let r = self.rx.recv().await;
-        if let Some(Routed::Gap { .. }) = &r {
-            self.gaps += 1;
-        }
+        self.received(&r);
         r
+    }
+
+    fn received(&mut self, r: &Option<Routed>) {
+        match r {
+            Some(Routed::Gap { .. }) => self.gaps += 1,
+            Some(Routed::Event(_)) => {}
+            None => return,
+        }
+        self.queued.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// The next event, for a caller whose state does not hang on every event:
@@ -267,9 +319,7 @@ impl Subscription {
     /// What is already queued, without waiting.
     pub fn try_next(&mut self) -> Option<Routed> {
         let r = self.rx.try_recv().ok();
-        if let Some(Routed::Gap { .. }) = &r {
-            self.gaps += 1;
-        }
+        self.received(&r);
         r
     }
 
@@ -424,6 +474,23 @@ mod tests {
         assert_eq!(slow.gaps(), 2);
         assert_eq!(drain(&mut fast).len(), 9, "another subscriber's queue is its own");
         assert_eq!(router.lock().unwrap().dropped, 5);
+    }
+
+    #[test]
+    fn an_event_that_waits_for_an_answer_is_queued_past_the_bound_in_order() {
+        let router = Arc::new(Mutex::new(Router::default()));
+        let mut slow = Subscription::new(&router, EventFilter::session("P".into()), 2);
+        for i in 0..4 {
+            router.lock().unwrap().route(ev(Some("P"), i), None);
+        }
+        let mut paused = ev(Some("P"), 9);
+        paused.method = "Fetch.requestPaused".into();
+        router.lock().unwrap().route(paused, None);
+        router.lock().unwrap().route(ev(Some("P"), 10), None);
+        // Two fit, two are missed, the paused request comes after its gap; 10 is missed again.
+        assert_eq!(drain(&mut slow), ["P:0}", "P:1}", "gap 2", "P:9}"]);
+        router.lock().unwrap().route(ev(Some("P"), 11), None);
+        assert_eq!(drain(&mut slow), ["gap 1", "P:11}"], "the bound holds again once drained");
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub(crate) struct Loading {
     pub main_loading_since: Option<Instant>,
     /// The main frame asked to navigate (link, form, script) and has not started loading yet.
     pub nav_requested: Option<Instant>,
+    /// The loader of the main frame's current document, when known: a commit is
+    /// counted once per loader, whether its event or a re-read tells of it first.
+    pub main_loader: Option<String>,
     /// Main-frame navigations committed so far (a document replaced).
     pub navigations: u64,
     /// Per frame id: documents committed in that frame so far.
@@ -109,7 +112,18 @@ impl Loading {
         if v.frame.parent_id.is_some() || !main_session {
             return false;
         }
-        self.main_frame = Some(v.frame.id);
+        self.committed(v.frame, now)
+    }
+
+    /// The main frame shows the document of `frame.loader_id`: a new one is
+    /// counted (returns true), the one already counted is not. A loader-less
+    /// report always counts.
+    fn committed(&mut self, frame: page::Frame, now: Instant) -> bool {
+        if frame.loader_id.is_some() && frame.loader_id == self.main_loader {
+            return false;
+        }
+        self.main_frame = Some(frame.id);
+        self.main_loader = frame.loader_id;
         self.navigations += 1;
         self.blank = false;
         // Requests of the old document no longer matter.
@@ -148,16 +162,16 @@ impl Loading {
         self.stale = true;
     }
 
-    /// The main frame and its load state, as read again after a gap.
-    fn reread(&mut self, main_frame: Option<FrameId>, complete: Option<bool>) {
-        if let Some(f) = main_frame {
-            self.main_frame = Some(f);
-        }
+    /// The main frame and its load state, as read again after a gap. Returns
+    /// whether its document is one whose commit was missed (now counted).
+    fn reread(&mut self, main_frame: Option<page::Frame>, complete: Option<bool>, now: Instant) -> bool {
+        let new_document = main_frame.is_some_and(|f| self.committed(f, now));
         // A load whose end was missed would hold every wait to the load timeout.
         if complete == Some(true) {
             self.main_loading = false;
             self.main_loading_since = None;
         }
+        new_document
     }
 
     /// The settle's view: (a main-frame load is pending, requests started since `since`),
@@ -194,6 +208,43 @@ impl Tab {
             _ => None,
         };
         tracing::debug!(?complete, "re-read the main frame after missed events");
-        self.state.lock().unwrap().loading.reread(tree.map(|t| t.frame_tree.frame.id), complete);
+        let mut st = self.state.lock().unwrap();
+        if st.loading.reread(tree.map(|t| t.frame_tree.frame), complete, Instant::now()) {
+            st.dialogs.on_new_document();
+        }
+    }
+
+    /// After `navigate`: the main frame's document as the browser has it now, so
+    /// a commit whose event was lost in a gap (or is still queued) is counted
+    /// before `navigate` returns. A read that fails changes nothing.
+    pub(crate) async fn read_main_document(&self) {
+        let Ok(tree) = self.cdp_within(&self.session, &page::GetFrameTree {}, PROBE_LIMIT).await else { return };
+        let mut st = self.state.lock().unwrap();
+        if st.loading.committed(tree.frame_tree.frame, Instant::now()) {
+            st.dialogs.on_new_document();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(loader: &str) -> page::Frame {
+        page::Frame { id: FrameId::from("main"), parent_id: None, loader_id: Some(loader.into()) }
+    }
+
+    #[test]
+    fn a_document_is_counted_once_whether_its_event_or_a_read_tells_first() {
+        let now = Instant::now();
+        let mut l = Loading { main_loader: Some("blank".into()), ..Loading::default() };
+        assert!(!l.committed(frame("blank"), now), "the document the tab opened with is not a navigation");
+        assert!(l.committed(frame("one"), now));
+        assert!(!l.committed(frame("one"), now), "its event, arriving after the read, is not counted again");
+        // A commit lost in a gap: the re-read finds a new loader and counts it.
+        l.forget();
+        assert!(l.reread(Some(frame("two")), Some(true), now));
+        assert_eq!((l.navigations, l.blank), (2, false));
+        assert!(!l.reread(Some(frame("two")), None, now), "the same document read again");
     }
 }

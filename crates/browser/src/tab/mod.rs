@@ -171,7 +171,10 @@ impl Tab {
         let kind = setup::SessionKind::Page { viewport: tab.opts.viewport };
         setup::setup_session(&tab.client, &tab.session, kind).await?;
         let tree = tab.call(&page::GetFrameTree {}).await?;
-        tab.state.lock().unwrap().loading.main_frame = Some(tree.frame_tree.frame.id);
+        let frame = tree.frame_tree.frame;
+        let mut st = tab.state.lock().unwrap();
+        (st.loading.main_frame, st.loading.main_loader) = (Some(frame.id), frame.loader_id);
+        drop(st);
         Ok(tab)
     }
 

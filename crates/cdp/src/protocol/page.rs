@@ -67,6 +67,9 @@ pub struct Frame {
     /// `None` for a top-level frame.
     #[serde(default)]
     pub parent_id: Option<FrameId>,
+    /// The loader of the frame's current document: a new one per document committed.
+    #[serde(default)]
+    pub loader_id: Option<String>,
 }
 
 /// `Page.createIsolatedWorld`: the same world for the same frame and name until
