@@ -83,3 +83,18 @@ pub fn tab_options(b: &BrowserOpts) -> Result<TabOptions> {
 pub fn check_url(url: &str) -> Result<()> {
     sightline_api::check_url(url).map_err(|e| anyhow::anyhow!("{e}"))
 }
+
+/// `--live HOST:PORT`: the live views of `api`'s sessions on a loopback listener
+/// (a live view has no credential but its ticket), announced on stderr as `sightline CMD: …`.
+pub async fn live_view(
+    api: &Arc<sightline_api::Api>,
+    listen: std::net::SocketAddr,
+    cmd: &str,
+) -> Result<std::net::SocketAddr> {
+    if !listen.ip().is_loopback() {
+        anyhow::bail!("--live {listen} is not a loopback address: a live view has no credential but its ticket");
+    }
+    let at = sightline_server::serve_live(api.clone(), listen).await?;
+    eprintln!("sightline {cmd}: live views on http://{at}/live/ (request_human answers their links)");
+    Ok(at)
+}

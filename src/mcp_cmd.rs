@@ -48,11 +48,7 @@ pub async fn run(o: &McpOpts) -> Result<u8> {
     let api = std::sync::Arc::new(api(&o.tools, egress.clone())?);
     let handles = handles_config(&o.tools, egress)?;
     if let Some(listen) = o.live {
-        if !listen.ip().is_loopback() {
-            bail!("--live {listen} is not a loopback address: a live view has no credential but its ticket");
-        }
-        let at = sightline_server::serve_live(api.clone(), listen).await?;
-        eprintln!("sightline mcp: live views on http://{at}/live/ (request_human answers their links)");
+        launch::live_view(&api, listen, "mcp").await?;
     }
     Box::pin(sightline_server::serve_stdio(api, handles)).await?;
     Ok(0)

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use serde_json::json;
 
 use sightline_api::{Action, Env, EnvOptions};
@@ -25,9 +25,19 @@ struct Session<'a> {
     files: Option<&'a FileOpts>,
 }
 
+/// What [`open`] opened.
+struct Opened {
+    browser: Browser,
+    context: sightline_browser::BrowserContextId,
+    egress: std::sync::Arc<sightline_api::Egress>,
+    env: Env,
+    first: sightline_api::Turn,
+    saver: crate::storage_cmd::Saver,
+}
+
 /// Open a browser and a tab (in a context restored from `--storage-state`),
 /// and load `url` as the first turn.
-async fn open(s: Session<'_>) -> Result<(Browser, Env, sightline_api::Turn, crate::storage_cmd::Saver)> {
+async fn open(s: Session<'_>) -> Result<Opened> {
     let url = s.url;
     check_url(url)?;
     let restore = crate::storage_cmd::storage_state(s.storage.storage_state.as_deref())?;
@@ -35,7 +45,7 @@ async fn open(s: Session<'_>) -> Result<(Browser, Env, sightline_api::Turn, crat
     let (context, saver) = crate::storage_cmd::context(s.save_to, &browser, restore.as_deref()).await?;
     let tab = browser.new_tab_in(&context, tab_options(s.browser)?).await?;
     let mut env = Env::new(tab, EnvOptions { screenshot: s.screenshot }).await?;
-    env.set_egress(egress);
+    env.set_egress(egress.clone());
     if let Some(files) = s.files {
         let files = crate::file_access::file_access(files, false, false)?;
         // The session's context: a fresh one, or a `--profile`'s default context.
@@ -45,12 +55,12 @@ async fn open(s: Session<'_>) -> Result<(Browser, Env, sightline_api::Turn, crat
     env.set_mark_new(s.mark_new);
     let first =
         env.step_action(Action::Navigate { url: url.to_string() }, json!({ "action": "navigate", "url": url })).await;
-    Ok((browser, env, first, saver))
+    Ok(Opened { browser, context, egress, env, first, saver })
 }
 
 /// The stdio JSON-lines loop (`sightline_server::env_lines`); exit code 3 when the browser is gone.
 pub async fn env(o: &EnvOpts) -> Result<u8> {
-    let (browser, mut env, first, saver) = open(Session {
+    let Opened { browser, context, egress, mut env, first, saver } = open(Session {
         url: &o.url,
         browser: &o.browser,
         storage: &o.storage,
@@ -63,6 +73,30 @@ pub async fn env(o: &EnvOpts) -> Result<u8> {
     if o.record_script.is_some() {
         env.record();
     }
+    // With --live: the tab is also a driver session of a tool API that serves
+    // its live view, so request_human can hand it to a person.
+    let api = match o.live {
+        Some(listen) => {
+            let opts = sightline_api::ApiOptions {
+                browser: launch::browser_options(&o.browser, None, &egress),
+                tab: tab_options(&o.browser)?,
+                storage_state: None,
+            };
+            let api = std::sync::Arc::new(sightline_api::Api::new(opts).with_egress(egress));
+            launch::live_view(&api, listen, "env").await?;
+            let bound = api.adopt(ENV_SESSION, browser.clone(), context, env.tab().clone()).await?;
+            let tab_id = bound.tabs.first().map(|t| t.tab_id.to_string()).context("the adopted session has no tab")?;
+            env.set_human(sightline_api::Human {
+                api: api.clone(),
+                session: ENV_SESSION.into(),
+                target_id: bound.target_id.to_string(),
+                tab_id,
+                on_link: std::sync::Arc::new(|link: &str| eprintln!("sightline env: a person is needed; open {link}")),
+            });
+            Some(api)
+        }
+        None => None,
+    };
     let end = sightline_server::env_lines::run_stdio(&mut env, &first).await?;
     if let (Some(path), Some(r)) = (&o.record_script, env.recorder_mut()) {
         std::fs::write(path, r.script()).with_context(|| format!("writing the recorded script {}", path.display()))?;
@@ -75,15 +109,21 @@ pub async fn env(o: &EnvOpts) -> Result<u8> {
         0
     };
     let saved = saver.save(&browser).await;
+    if let Some(api) = api {
+        api.shutdown().await;
+    }
     env.close().await;
     browser.shutdown().await;
     saved?;
     Ok(code)
 }
 
+/// The driver session `env --live` adopts its tab as.
+const ENV_SESSION: &str = "env";
+
 /// One State Object.
 pub async fn state(a: &StateOpts) -> Result<u8> {
-    let (browser, env, first, saver) = open(Session {
+    let Opened { browser, env, first, saver, .. } = open(Session {
         url: &a.url,
         browser: &a.browser,
         storage: &a.storage,
@@ -143,11 +183,7 @@ fn describe(view: &sightline_page::PageView, id: sightline_page::NodeId) -> Stri
 pub async fn rpc(o: &RpcOpts) -> Result<u8> {
     let api = std::sync::Arc::new(api(&o.tools)?);
     if let Some(listen) = o.live {
-        if !listen.ip().is_loopback() {
-            bail!("--live {listen} is not a loopback address: a live view has no credential but its ticket");
-        }
-        let at = sightline_server::serve_live(api.clone(), listen).await?;
-        eprintln!("sightline rpc: live views on http://{at}/live/ (request_human answers their links)");
+        launch::live_view(&api, listen, "rpc").await?;
     }
     sightline_server::jsonrpc::serve(&api, tokio::io::BufReader::new(tokio::io::stdin()), tokio::io::stdout()).await?;
     Ok(0)

@@ -275,12 +275,13 @@ fn error_code_text(c: ErrorCode) -> &'static str {
         ErrorCode::ElementNotInteractive => "disabled, read-only, removed since the state, no longer visible, covered (the message names what covers it), or the wrong kind",
         ErrorCode::NavigationFailed => "the URL could not be loaded (or no history entry); the previous page is still there",
         ErrorCode::InternalBrowserError => "the browser failed; if it crashed, the session is over",
-        ErrorCode::HumanUnavailable => "no live view here (needs `sightline serve`), or nothing to wait for",
+        ErrorCode::HumanUnavailable => "no live view here (needs `sightline serve` or `env --live`), or nothing to wait for",
         ErrorCode::HumanTimeout => "no hand-back yet; the session stays handed over: wait again",
+        ErrorCode::HandedOver => "a person has the tab (after request_human): call wait_for_human, nothing else",
     }
 }
 
-const ERROR_CODES: [ErrorCode; 7] = [
+const ERROR_CODES: [ErrorCode; 8] = [
     ErrorCode::ActionValidationFailed,
     ErrorCode::InvalidElementIndex,
     ErrorCode::ElementNotInteractive,
@@ -288,6 +289,7 @@ const ERROR_CODES: [ErrorCode; 7] = [
     ErrorCode::InternalBrowserError,
     ErrorCode::HumanUnavailable,
     ErrorCode::HumanTimeout,
+    ErrorCode::HandedOver,
 ];
 
 fn element_index() -> String {

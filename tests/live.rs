@@ -3,7 +3,7 @@
 //! requests the live page's script makes, and by the live page itself: in a
 //! second, separately launched Chromium with real mouse and key events, and as
 //! the owner's page in the shared one; `wait_for_human` collects the hand-back.
-//! `rpc --live` and `mcp --live` (under the official MCP client) hand over too.
+//! `rpc --live`, `mcp --live` (under the official MCP client) and `env --live` hand over too.
 
 use crate::common;
 
@@ -435,6 +435,51 @@ fn rpc_with_live_serves_the_live_view_on_its_own_listener() {
     rpc("end_session", json!({ "session": "s1" }));
     drop(stdin);
     assert!(child.wait().unwrap().success());
+}
+
+/// `sightline env --live ADDR`: the JSON-lines environment's own tab handed to a
+/// person and back, as element-index actions; other actions meanwhile answer
+/// `HANDED_OVER` with the state unchanged, and the live view lists them.
+#[test]
+fn env_with_live_hands_its_own_tab_to_a_person() {
+    let mut env = Proc::start(&["env", &url("/live/second-factor.html"), "--no-screenshot", "--live", "127.0.0.1:0"]);
+    let first = env.read(ACT);
+    assert!(first["error"].is_null(), "{first}");
+    let asked = env.send(r#"{"action": "request_human", "reason": "confirm the device"}"#);
+    assert!(asked["error"].is_null(), "{asked}");
+    assert_eq!(asked["state_hash"], first["state_hash"], "the same state, with the link");
+    let live = asked["human"]["live_url"].as_str().unwrap_or_else(|| panic!("{asked}")).to_string();
+    assert!(live.starts_with("http://127.0.0.1:") && live.contains("/live/env?ticket="), "{live}");
+
+    let refused = env.send(r#"{"action": "click_element", "element_index": 1}"#);
+    assert_eq!(refused["error"]["code"], "HANDED_OVER", "{refused}");
+    assert_eq!(refused["state_hash"], first["state_hash"], "nothing changed");
+    let (status, v, _) = person("GET", &endpoint(&live, "status"), None);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["state"], "handed_over", "{v}");
+    let recent = v["recent"].to_string();
+    assert!(recent.contains("act:click_element") && recent.contains("HANDED_OVER"), "{v}");
+
+    let (status, page, _) = person("GET", &live, None);
+    assert_eq!(status, 200, "{page}");
+    let (status, v, _) =
+        person("POST", &endpoint(&live, "input"), Some(json!({ "type": "click", "x": 100, "y": 120 })));
+    assert_eq!(status, 200, "{v}");
+    let (status, v, _) = person("POST", &endpoint(&live, "hand_back"), Some(json!({ "note": "confirmed" })));
+    assert_eq!(status, 200, "{v}");
+    let back = env.send(r#"{"action": "wait_for_human", "timeout_s": 30}"#);
+    assert!(back["error"].is_null(), "{back}");
+    assert_eq!((back["human"]["note"].as_str(), back["human"]["inputs"].as_u64()), (Some("confirmed"), Some(1)));
+    assert!(back["page_content"].as_str().unwrap().contains("Device confirmed by a person"), "{back}");
+    assert_ne!(back["state_hash"], first["state_hash"]);
+    let (status, v, _) = person("GET", &live, None);
+    assert_eq!((status, code(&v)), (403, "ticket_refused"), "the link ends with the hand-back: {v}");
+
+    // The agent has the tab again.
+    let next = env.send(r#"{"action": "scroll", "direction": "down"}"#);
+    assert!(next["error"].is_null(), "{next}");
+    env.close_stdin();
+    assert_eq!(env.exit_code(), 0);
 }
 
 /// MCP over Streamable HTTP: the same tools from the table, the link on serve's own listener.

@@ -75,6 +75,9 @@ pub struct EnvOpts {
     /// Write what the loop did as a replayable script there when it ends (`sightline script FILE --url URL`)
     #[arg(long, value_name = "FILE")]
     pub record_script: Option<PathBuf>,
+    /// Serve the tab's live view on HOST:PORT (loopback), so request_human can hand it to a person (port 0: any free one)
+    #[arg(long, value_name = "HOST:PORT")]
+    pub live: Option<std::net::SocketAddr>,
     #[command(flatten)]
     pub storage: StorageOpts,
     #[command(flatten)]

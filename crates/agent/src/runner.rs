@@ -23,25 +23,8 @@ pub enum Progress {
     Json,
 }
 
-/// A person the run may hand the browser to (`sightline run --human`): the tool
-/// API's driver session whose tab the run drives, so its desk parks the session
-/// and its live view shows the same tab. The model is offered `request_human` and
-/// `wait_for_human`.
-#[derive(Clone)]
-pub struct Human {
-    pub api: std::sync::Arc<sightline_api::Api>,
-    pub session: String,
-    pub target_id: String,
-    pub tab_id: String,
-    /// Told each live link `request_human` answers (the operator's terminal, a browser).
-    pub on_link: std::sync::Arc<dyn Fn(&str) + Send + Sync>,
-}
-
-impl std::fmt::Debug for Human {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Human").field("session", &self.session).field("tab_id", &self.tab_id).finish_non_exhaustive()
-    }
-}
+/// A person the run may hand the browser to (`sightline run --human`); see [`sightline_api::Human`].
+pub use sightline_api::Human;
 
 #[derive(Debug, Clone)]
 pub struct RunConfig {
@@ -161,62 +144,6 @@ fn target_box(env: &Env, action: &Action) -> Option<[f64; 4]> {
     Some([e.visible.x, e.visible.y, e.visible.w, e.visible.h])
 }
 
-/// `request_human` and `wait_for_human` through the session's desk: the State Object
-/// they answer (`human` carries the reply; a time-out or nothing to wait for is an
-/// error inside it, as `Api::act` answers them).
-async fn hand_off(env: &mut Env, h: &Human, action: &Action, raw: &Value) -> StateObject {
-    use sightline_api::{ErrorCode, ErrorObject, RequestHumanParams, ToolCode, WaitHumanParams};
-    let outcome = match action {
-        Action::RequestHuman { reason } => {
-            let p = RequestHumanParams {
-                session: h.session.clone(),
-                target_id: h.target_id.clone(),
-                tab_id: h.tab_id.clone(),
-                reason: reason.clone(),
-            };
-            h.api.request_human(p).await.map(|r| {
-                (h.on_link)(&r.live_url);
-                json!({ "live_url": r.live_url, "expires_in_s": r.expires_in_s })
-            })
-        }
-        Action::WaitForHuman { timeout_s } => {
-            let p = WaitHumanParams {
-                session: h.session.clone(),
-                timeout_s: Some(timeout_s.unwrap_or(300) as f64),
-                screenshot: Some(false),
-            };
-            h.api.wait_for_human(p).await.map(|b| {
-                json!({ "note": b.note, "visited": b.visited, "fields": b.fields, "inputs": b.inputs, "held_s": b.held_s })
-            })
-        }
-        _ => return env.state().clone(),
-    };
-    match outcome {
-        Ok(human) => {
-            let mut state = match action {
-                Action::WaitForHuman { .. } => match env.refresh().await {
-                    Ok(s) => s.clone(),
-                    Err(e) => env.state().with_error(ErrorObject {
-                        code: ErrorCode::InternalBrowserError,
-                        message: e.to_string(),
-                        failed_action: raw.clone(),
-                    }),
-                },
-                _ => env.state().clone(),
-            };
-            state.human = Some(human);
-            state
-        }
-        Err(e) => {
-            let code = match e.code {
-                ToolCode::HumanTimeout => ErrorCode::HumanTimeout,
-                _ => ErrorCode::HumanUnavailable,
-            };
-            env.state().with_error(ErrorObject { code, message: e.message, failed_action: raw.clone() })
-        }
-    }
-}
-
 /// Run a task to its end in `tab` (with [`RunConfig::human`], the session's tab).
 pub async fn run(tab: impl Into<std::sync::Arc<Tab>>, cfg: RunConfig) -> Result<Report, sightline_api::EnvError> {
     let started = Instant::now();
@@ -228,6 +155,9 @@ pub async fn run(tab: impl Into<std::sync::Arc<Tab>>, cfg: RunConfig) -> Result<
     let mut env = Env::new(tab, EnvOptions { screenshot: screenshots }).await?;
     if let Some(egress) = &cfg.egress {
         env.set_egress(egress.clone());
+    }
+    if let Some(h) = &cfg.human {
+        env.set_human(h.clone());
     }
     let mut trace = match &cfg.trace {
         Some(dir) => Some(TraceWriter::create(dir).map_err(|e| {
@@ -373,26 +303,7 @@ pub async fn run(tab: impl Into<std::sync::Arc<Tab>>, cfg: RunConfig) -> Result<
                 turn.action = Some(v.clone());
                 turn.target_box = target_box(&env, &action);
                 history.insert((state.state_hash.clone(), v.to_string()));
-                if let Some(h) = cfg.human.as_ref().filter(|_| action.needs_person()) {
-                    let t = Instant::now();
-                    let next = hand_off(&mut env, h, &action, &v).await;
-                    turn.act_ms = t.elapsed().as_millis() as u64;
-                    turn.outcome = next.error.as_ref().map_or_else(
-                        || "ok".to_string(),
-                        |e| serde_json::to_value(e.code).unwrap_or_default().as_str().unwrap_or("").to_string(),
-                    );
-                    turn.outcome_message = next.error.as_ref().map(|e| e.message.clone());
-                    recent.push(format!("step {step}: {} → {}", describe(&v), turn.outcome));
-                    if recent.len() > 6 {
-                        recent.remove(0);
-                    }
-                    // The person may have changed the page: actions of the old state may be sent again.
-                    if matches!(action, Action::WaitForHuman { .. }) && next.error.is_none() {
-                        history.clear();
-                    }
-                    state = next;
-                    None
-                } else {
+                {
                     let result = env.step_action(action.clone(), v.clone()).await;
                     turn.act_ms = result.act_time.as_millis() as u64;
                     turn.capture_ms = result.capture_time.as_millis() as u64;
@@ -418,6 +329,10 @@ pub async fn run(tab: impl Into<std::sync::Arc<Tab>>, cfg: RunConfig) -> Result<
                             _ => None,
                         }
                     };
+                    // The person may have changed the page: actions of the old state may be sent again.
+                    if matches!(action, Action::WaitForHuman { .. }) && result.state.error.is_none() {
+                        history.clear();
+                    }
                     state = result.state;
                     ending
                 }

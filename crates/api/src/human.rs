@@ -83,6 +83,19 @@ pub(crate) struct Returned {
     pub tab_id: TabId,
 }
 
+impl Returned {
+    /// What `wait_for_human` tells the agent in a State Object's `human`.
+    pub(crate) fn reply(&self) -> serde_json::Value {
+        serde_json::json!({
+            "note": self.note,
+            "visited": self.visited,
+            "fields": self.fields,
+            "inputs": self.inputs,
+            "held_s": (self.held.as_secs_f64() * 10.0).round() / 10.0,
+        })
+    }
+}
+
 struct Parked {
     ticket: String,
     reason: String,

@@ -33,7 +33,7 @@ pub use action::{
     action_names, action_object_schema, check_text, check_url, spec, Action, ActionSpec, Direction, DragTarget, Field,
     FieldKind, ValidationError, ACTION_TABLE, MAX_TEXT_CHARS, NAVIGABLE_SCHEMES,
 };
-pub use env::{Env, EnvError, EnvOptions, Turn};
+pub use env::{Env, EnvError, EnvOptions, Human, Turn};
 pub use error::{Cause, DriftKind, ErrorDetail, Found, Proof, Rule, ToolCode, ToolError};
 pub use files::{FileAccess, MAX_UPLOAD_FILES};
 pub use ids::{ContinuationId, IdError, RefId, SnapshotId, TabId, TargetId};

@@ -379,6 +379,26 @@ pub async fn bind(
         browser.restore_storage(&context, state).await.map_err(ToolError::from)?;
     }
     let tab = browser.new_tab_in(&context, opts.tab.clone()).await.map_err(ToolError::from)?;
+    let restored = storage.map(|s| s.origin_names()).unwrap_or_default();
+    Ok(assemble(name, browser, opts.browser.connect.is_none(), context, tab, previous, restored))
+}
+
+/// A session over a browser, context and tab its caller started and keeps
+/// (`sightline env --live`): the session never shuts that browser down.
+pub fn adopt(name: &str, browser: Browser, context: BrowserContextId, tab: Tab) -> Session {
+    assemble(name, browser, false, context, tab, None, Vec::new())
+}
+
+/// A session of one tab, carrying a previous generation's ids and tombstones.
+fn assemble(
+    name: &str,
+    browser: Browser,
+    owns_browser: bool,
+    context: BrowserContextId,
+    tab: Tab,
+    previous: Option<&mut Session>,
+    restored_origins: Vec<String>,
+) -> Session {
     let (mut ids, generation, retired, tombstones, closed) = match previous {
         Some(p) => {
             p.retire_target();
@@ -396,7 +416,7 @@ pub async fn bind(
     let mut s = Session {
         name: name.to_string(),
         ids,
-        owns_browser: opts.browser.connect.is_none(),
+        owns_browser,
         browser,
         context,
         target_id,
@@ -409,9 +429,9 @@ pub async fn bind(
         continuations: HashMap::new(),
         egress_mark: 0,
         downloads: None,
-        restored_origins: storage.map(|s| s.origin_names()).unwrap_or_default(),
+        restored_origins,
         recorder: crate::record::Recorder::default(),
     };
     s.add_tab(tab, None);
-    Ok(s)
+    s
 }

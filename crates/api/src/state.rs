@@ -18,6 +18,8 @@ pub enum ErrorCode {
     HumanUnavailable,
     /// `wait_for_human` ran out of time; the session stays handed over.
     HumanTimeout,
+    /// A person has the tab (`request_human`): every other action waits for the hand-back.
+    HandedOver,
 }
 
 impl ErrorCode {
@@ -31,6 +33,7 @@ impl ErrorCode {
             ErrorCode::InternalBrowserError => "INTERNAL_BROWSER_ERROR",
             ErrorCode::HumanUnavailable => "HUMAN_UNAVAILABLE",
             ErrorCode::HumanTimeout => "HUMAN_TIMEOUT",
+            ErrorCode::HandedOver => "HANDED_OVER",
         }
     }
 }
@@ -183,6 +186,7 @@ mod tests {
             ErrorCode::InternalBrowserError,
             ErrorCode::HumanUnavailable,
             ErrorCode::HumanTimeout,
+            ErrorCode::HandedOver,
         ] {
             assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
         }

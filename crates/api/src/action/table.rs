@@ -213,7 +213,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
         extension: true,
         summary: "Hand the page to a person where only a person can go on (a second factor, a CAPTCHA, a consent screen); the state's human.live_url is the link to give them.",
         fields: &[req("reason", FieldKind::Message, "What the person should do")],
-        does: "`{\"action\": \"request_human\", \"reason\": \"…\"}` (on `serve`): parks the session for a person and answers the same State Object with `human: {\"live_url\", \"expires_in_s\"}`, the live view's single-session link; until the hand-back every other action answers `handed_over` (HTTP 409) and changes nothing. See [A person in the loop](#a-person-in-the-loop). Elsewhere `HUMAN_UNAVAILABLE`.",
+        does: "`{\"action\": \"request_human\", \"reason\": \"…\"}` (on `serve`, `env --live`): parks the session for a person and answers the same State Object with `human: {\"live_url\", \"expires_in_s\"}`, the live view's single-session link; until the hand-back every other action answers `handed_over` (HTTP 409; `HANDED_OVER` over `env`) and changes nothing. See [A person in the loop](#a-person-in-the-loop). Elsewhere `HUMAN_UNAVAILABLE`.",
     },
     ActionSpec {
         name: "wait_for_human",
@@ -221,7 +221,7 @@ pub const ACTION_TABLE: &[ActionSpec] = &[
         extension: true,
         summary: "Wait until the person hands the page back; the next state carries their note and the pages they visited.",
         fields: &[opt("timeout_s", FieldKind::Seconds, "How long to wait (default 300, at most 3600)")],
-        does: "`{\"action\": \"wait_for_human\", \"timeout_s\": 300}` (on `serve`): waits for the person's **Hand back**, then answers a fresh State Object with `human: {\"note\", \"visited\", \"fields\", \"inputs\", \"held_s\"}`. Past `timeout_s`: the previous state with `HUMAN_TIMEOUT`, and the session stays handed over; with nothing asked (or the hand-back already collected), `HUMAN_UNAVAILABLE`.",
+        does: "`{\"action\": \"wait_for_human\", \"timeout_s\": 300}` (on `serve`, `env --live`): waits for the person's **Hand back**, then answers a fresh State Object with `human: {\"note\", \"visited\", \"fields\", \"inputs\", \"held_s\"}`. Past `timeout_s`: the previous state with `HUMAN_TIMEOUT`, and the session stays handed over; with nothing asked (or the hand-back already collected), `HUMAN_UNAVAILABLE`.",
     },
     ActionSpec {
         name: "finish_task",

@@ -145,7 +145,7 @@ impl Api {
     /// (`human` carries the reply; a time-out or nothing to wait for is an error inside it).
     async fn act_person(&self, p: ActParams, action: crate::Action) -> Result<StateReply, ToolError> {
         use crate::tools::human::RequestHumanParams;
-        use crate::{Action, ErrorCode, ErrorObject, ToolCode};
+        use crate::{Action, ErrorObject};
         let raw = p.action;
         let a = TabAddress { session: p.session, target_id: p.target_id, tab_id: p.tab_id };
         let waited = matches!(action, Action::WaitForHuman { .. });
@@ -163,15 +163,7 @@ impl Api {
             }
             Action::WaitForHuman { timeout_s } => {
                 let wait = std::time::Duration::from_secs(timeout_s.unwrap_or(300));
-                self.desk(&a.session)?.wait(wait).await.map(|b| {
-                    serde_json::json!({
-                        "note": b.note,
-                        "visited": b.visited,
-                        "fields": b.fields,
-                        "inputs": b.inputs,
-                        "held_s": (b.held.as_secs_f64() * 10.0).round() / 10.0,
-                    })
-                })
+                self.desk(&a.session)?.wait(wait).await.map(|b| b.reply())
             }
             other => return Err(ToolError::invalid(format!("{} is not a hand-off action", other.name()))),
         };
@@ -188,11 +180,7 @@ impl Api {
                 state
             }
             Err(e) => {
-                let code = match e.code {
-                    ToolCode::HumanTimeout => ErrorCode::HumanTimeout,
-                    ToolCode::LiveUnavailable | ToolCode::NotHandedOver => ErrorCode::HumanUnavailable,
-                    _ => return Err(e),
-                };
+                let Some(code) = crate::env::person_code(&e) else { return Err(e) };
                 env.state().with_error(ErrorObject { code, message: e.message, failed_action: raw })
             }
         };

@@ -131,6 +131,30 @@ impl Api {
         Ok(out)
     }
 
+    /// A driver session over a browser and tab its caller started and drives
+    /// itself (`sightline env --live`: the environment's own tab), so that the
+    /// session's desk can hand that tab to a person and its live view show it.
+    /// The API never shuts that browser down; the caller's tab stays the caller's.
+    pub async fn adopt(
+        &self,
+        session: &str,
+        browser: sightline_browser::Browser,
+        context: sightline_browser::BrowserContextId,
+        tab: sightline_browser::Tab,
+    ) -> Result<BindReply, ToolError> {
+        check_session_name(session)?;
+        let mut sessions = self.registry.sessions.lock().await;
+        if sessions.contains_key(session) {
+            return Err(ToolError::invalid(format!("a driver session {session:?} already exists")));
+        }
+        let s = registry::adopt(session, browser, context, tab);
+        let out = bound(&s);
+        self.registry.ended.lock().unwrap().remove(session);
+        self.registry.open_desk(session);
+        sessions.insert(session.to_string(), Arc::new(Mutex::new(s)));
+        Ok(out)
+    }
+
     /// `end_session`: close the session's tabs and browser and forget its ids.
     pub async fn end_session(&self, p: EndParams) -> Result<EndReply, ToolError> {
         let api = self;
