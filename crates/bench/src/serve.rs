@@ -35,8 +35,7 @@ use crate::opts::Opts;
 use crate::{peers, serve_peer};
 
 mod live;
-#[allow(unused_imports)]
-use live::*;
+use live::{live_rows, print_live};
 
 const FORM: &str = r#"<!doctype html><html><head><title>Bench form</title></head><body>
 <h1>Order</h1>

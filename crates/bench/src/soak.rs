@@ -23,7 +23,7 @@
 //! faulted, R left behind`; the exit status is 1 when L, R or a hung call is not 0.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -34,11 +34,10 @@ use sightline_server::{BrowserSource, GridConfig};
 use sightline_testkit::{LocalGrid, Server};
 
 use crate::opts::Opts;
-use crate::serve::{call, processes, start_server};
+use crate::serve::{call, start_server};
 
 mod faults;
-#[allow(unused_imports)]
-use faults::*;
+use faults::{cmdline, descendants, full_disk, grid_browsers, held_slots, inject, is_root, left_in};
 
 /// The faults `--faults` names, and their names in the log.
 const KINDS: &[(&str, &str)] = &[

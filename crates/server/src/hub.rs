@@ -34,8 +34,7 @@ mod calls;
 mod open;
 
 mod ending;
-#[allow(unused_imports)]
-use ending::*;
+use ending::{alive, endpoint_of, finish, Unclaimed};
 
 /// Where sessions get their browsers.
 #[derive(Debug, Clone)]

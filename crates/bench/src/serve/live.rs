@@ -1,7 +1,13 @@
 //! The live view under watch: frames per second per stream and the CPU a watched session adds.
 
-#[allow(unused_imports)]
-use super::*;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Result};
+use serde_json::json;
+use sightline_server::BrowserSource;
+
+use super::{agent, call, start_server};
 
 /// Sessions watched at once in the live-view run, and how long each phase lasts.
 pub(super) const WATCHED: [usize; 2] = [1, 4];

@@ -1,7 +1,12 @@
 //! The faults the soak injects (a full disk, signals to processes found under /proc, the Grid's slots) and what is left after it.
 
-#[allow(unused_imports)]
-use super::*;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::{download, Order, Outcome, Soak, FIRST, GRACE, KINDS, STALL};
+use crate::serve::{call, processes};
 
 /// A small download shows which directory is this session's; a 64 KiB tmpfs goes
 /// on its staging directory (where Chromium writes), and a 1 MiB download must

@@ -1,7 +1,14 @@
 //! How a session ends: the guard for a start whose client went away, liveness, and the one end of a session.
 
-#[allow(unused_imports)]
-use super::*;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sightline_browser::Browser;
+
+use super::{BrowserSource, Hub, Session};
+use crate::error::{EndReason, ServerError};
+use crate::grid::{self, GridSession};
 
 /// A session created for a request that may still go away: ended when
 /// dropped while it still holds the id (the request's future was dropped
