@@ -19,10 +19,7 @@ use crate::error::ToolError;
 use crate::ids::{SnapshotId, TabId};
 use crate::registry::{Continuation, Format, Session};
 use crate::snapshot::{self, Request};
-use crate::snapshot_reply::{
-    Added, Changed, Changes, Mode, Oopif, PageInfo, SemanticMeta, SemanticSnapshot, SemanticV2,
-};
-use crate::tools::Status;
+use crate::snapshot_reply::{Added, Changed, Changes, SemanticSnapshot};
 
 /// What a change read still has to say, behind a continuation.
 pub struct Rest {
@@ -178,31 +175,15 @@ pub fn page(session: &mut Session, id: SnapshotId, tab_id: &TabId, rest: &Rest, 
         }
     }
     let indices: Vec<usize> = shown.iter().map(|e| e.index).collect();
-    let (refs, content_refs) = snapshot::refs_of(&tree, id, &number, &indices, &snapshot::frame_names(stored));
-    let view = &stored.captured.view;
-    SemanticSnapshot {
-        status: Status::Ok,
-        mode: Mode::Snapshot,
-        target_id: session.target_id.clone(),
-        tab_id: tab_id.clone(),
-        snapshot: SemanticMeta {
-            id,
-            format: SemanticV2::SemanticV2,
-            complete: continuation.is_none() && !tree.partial,
-            scope: "viewport",
-            since: Some(Some(rest.since)),
-            selected_nodes: shown.len(),
-            total_nodes: rest.total,
-            node_budget: budget,
-            omitted,
-            continuation,
-            full_because: None,
-        },
-        page: PageInfo { url: view.url.clone(), title: view.title.clone() },
-        outline: String::new(),
-        refs,
-        content_refs,
-        changes: Some(Some(Changes { added, changed, removed: Vec::new() })),
-        oopif: Oopif::of(&tree),
-    }
+    let part = snapshot::Part {
+        shown: &indices,
+        scope: "viewport",
+        since: Some(Some(rest.since)),
+        total: rest.total,
+        budget,
+        omitted,
+        continuation,
+    };
+    let changes = Changes { added, changed, removed: Vec::new() };
+    snapshot::semantic_reply(session, id, tab_id, part, String::new(), Some(Some(changes)))
 }

@@ -108,7 +108,6 @@ pub(crate) fn semantic_response(
 ) -> SemanticSnapshot {
     let stored = session.snapshots.get(&stored_id).expect("stored");
     let tree = stored.tree.clone().expect("semantic");
-    let names = frame_names(stored);
     let (shown, rest) = ranked.split_at(ranked.len().min(budget));
     omitted.budget = rest.len();
     let continuation = if rest.is_empty() {
@@ -132,34 +131,61 @@ pub(crate) fn semantic_response(
         Some(token)
     };
     let stored = session.snapshots.get(&stored_id).expect("stored");
-    let view = &stored.captured.view;
+    let outline = semantic::outline(&tree, shown, |i| stored_id.at(stored.ref_number(i)));
+    let part = Part { shown, scope, since: None, total, budget, omitted, continuation };
+    semantic_reply(session, stored_id, tab_id, part, outline, None)
+}
+
+/// What one semantic_v2 reply shows of its stored snapshot: the tree nodes
+/// `shown`, and the meta the whole read and the change read each work out.
+pub(crate) struct Part<'a> {
+    pub shown: &'a [usize],
+    pub scope: &'static str,
+    pub since: Option<Option<SnapshotId>>,
+    pub total: usize,
+    pub budget: usize,
+    pub omitted: Omitted,
+    pub continuation: Option<ContinuationId>,
+}
+
+/// The one constructor of a semantic_v2 reply (a whole, scoped or continued
+/// read, or a change read): its header, page, refs of the nodes shown and frames.
+pub(crate) fn semantic_reply(
+    session: &Session,
+    id: SnapshotId,
+    tab_id: &TabId,
+    p: Part<'_>,
+    outline: String,
+    changes: Option<Option<crate::snapshot_reply::Changes>>,
+) -> SemanticSnapshot {
+    let stored = session.snapshots.get(&id).expect("stored");
+    let tree = stored.tree.clone().expect("semantic");
     let number = |i| stored.ref_number(i);
-    let outline = semantic::outline(&tree, shown, |i| stored_id.at(number(i)));
-    let (refs, content_refs) = refs_of(&tree, stored_id, &number, shown, &names);
-    let complete = continuation.is_none() && !tree.partial;
+    let (refs, content_refs) = refs_of(&tree, id, &number, p.shown, &frame_names(stored));
+    let view = &stored.captured.view;
     SemanticSnapshot {
         status: Status::Ok,
         mode: Mode::Snapshot,
         target_id: session.target_id.clone(),
         tab_id: tab_id.clone(),
         snapshot: SemanticMeta {
-            id: stored_id,
+            id,
             format: SemanticV2::SemanticV2,
-            complete,
-            scope,
-            since: None,
-            selected_nodes: shown.len(),
-            total_nodes: total,
-            node_budget: budget,
-            omitted,
-            continuation,
+            complete: p.continuation.is_none() && !tree.partial,
+            scope: p.scope,
+            since: p.since,
+            selected_nodes: p.shown.len(),
+            total_nodes: p.total,
+            node_budget: p.budget,
+            omitted: p.omitted,
+            continuation: p.continuation,
             full_because: None,
         },
         page: PageInfo { url: view.url.clone(), title: view.title.clone() },
         outline,
         refs,
         content_refs,
-        changes: None,
+        changes,
         oopif: Oopif::of(&tree),
     }
 }
