@@ -255,41 +255,6 @@ fn a_fixed_bar_inside_a_far_row_of_a_long_run_is_in_the_state() {
     })
 }
 
-/// 3,000 buttons more: past the walk's threshold.
-const GROW: &str =
-    "for (let i = 0; i < 3000; i++) document.body.append(Object.assign(document.createElement('button'), { textContent: 'B' + i }))";
-
-/// A small document's captures skip the size check and take the full snapshot;
-/// once one of them sees it grow, the next capture is the walk's again, and a
-/// new document is asked its size afresh.
-#[test]
-fn a_small_page_that_grows_is_walked_again() {
-    run(async {
-        let env = env("/form.html").await;
-        let tab = env.tab();
-        let default = sightline_browser::CaptureOptions::default;
-        assert!(!tab.capture_with(default()).await.unwrap().walked, "a small page: the full snapshot");
-        eval(&env, GROW).await;
-        let first = tab.capture_with(default()).await.unwrap();
-        assert!(
-            !first.walked,
-            "the page was small when last seen: its first capture after growing is the full snapshot"
-        );
-        let next = tab.capture_with(default()).await.unwrap();
-        assert!(next.walked, "that capture saw it grow: the next one is walked");
-        assert_eq!(
-            sightline_api::StateObject::from_view(&first.view, None).to_json_line(),
-            sightline_api::StateObject::from_view(&next.view, None).to_json_line(),
-            "either way the same state"
-        );
-        // A new document, grown before its first capture: asked its size, so walked at once.
-        tab.navigate(&url("/form.html?again")).await.unwrap();
-        eval(&env, GROW).await;
-        assert!(tab.capture_with(default()).await.unwrap().walked, "a new document is asked its size");
-        env.close().await;
-    })
-}
-
 /// The State Object of one capture (screenshot left out), as the agent gets it.
 async fn state_of(tab: &sightline_browser::Tab, all_rects: bool) -> String {
     state_walked(tab, all_rects).await.0

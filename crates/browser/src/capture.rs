@@ -181,11 +181,6 @@ impl Tab {
                 let snap: Snapshot = serde_json::from_str(raw.get())
                     .map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))?;
                 tracing::debug!(all_rects, bytes = raw.get().len(), call = ?took, parse = ?(t.elapsed() - took), "DOMSnapshot");
-                if *session == self.session {
-                    if let Some(main) = snap.documents.first() {
-                        self.note_size(main.nodes.node_type.iter().filter(|t| **t == 1).count() as u64);
-                    }
-                }
                 snap
             }
         };

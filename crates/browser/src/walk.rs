@@ -63,25 +63,7 @@ fn node_name(walked: &Walked, k: usize) -> Option<&str> {
     walked.strings.get(usize::try_from(s).ok()?).map(String::as_str)
 }
 
-/// Below this many elements a document counts as small: its captures go
-/// straight to the full snapshot until one sees it grow (a margin under
-/// [`WALK_FROM`], so a page growing towards it is asked again in time).
-const SMALL_DOCUMENT: u64 = WALK_FROM / 2;
-
 impl Tab {
-    /// Whether the main document, as it is now, was last seen small.
-    fn known_small(&self) -> bool {
-        let st = self.state.lock().unwrap();
-        st.loading.small_document == Some(st.loading.navigations)
-    }
-
-    /// The main document's element count, as a capture saw it (the size check,
-    /// or a full snapshot's main document).
-    pub(crate) fn note_size(&self, elements: u64) {
-        let mut st = self.state.lock().unwrap();
-        st.loading.small_document = (elements < SMALL_DOCUMENT).then_some(st.loading.navigations);
-    }
-
     /// The viewport snapshot of one target, or `None` where only the full
     /// snapshot gives what the model reads.
     /// Unless `small_pages_too`, a page of fewer than [`WALK_FROM`] elements
@@ -95,11 +77,6 @@ impl Tab {
         semantic: bool,
     ) -> Result<Option<(Snapshot, Option<FarCounts>)>, BrowserError> {
         let Some(frame) = self.frame_of_session(session) else { return Ok(None) };
-        // A document last seen well under the threshold takes the full snapshot
-        // without asking its size again (a round trip of a small page's state).
-        if !small_pages_too && *session == self.session && self.known_small() {
-            return Ok(None);
-        }
         let t0 = std::time::Instant::now();
         let margin = if semantic { SemanticOptions::default().near_margin } else { 0.0 };
         // Click listeners first: too many in view and the walk is not worth it.
@@ -228,9 +205,6 @@ impl Tab {
         let count = counts.first()?.as_i64()?;
         let elements = counts.get(1)?.as_u64()?;
         tracing::debug!(click_listeners = count, elements, "before the walk");
-        if *session == self.session {
-            self.note_size(elements);
-        }
         if elements < WALK_FROM && !small_pages_too {
             return None;
         }
