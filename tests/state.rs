@@ -255,6 +255,45 @@ fn a_fixed_bar_inside_a_far_row_of_a_long_run_is_in_the_state() {
     })
 }
 
+/// 3,000 buttons more: past the walk's threshold.
+const GROW: &str =
+    "for (let i = 0; i < 3000; i++) document.body.append(Object.assign(document.createElement('button'), { textContent: 'B' + i }))";
+
+/// A settled document last seen small sends its size check together with the
+/// full snapshot; when the check finds it has grown, that capture is the walk's
+/// all the same, and states agree either way. A new document is asked its size
+/// alone first.
+#[test]
+fn a_small_page_sends_its_size_check_with_the_snapshot_and_a_grown_one_is_walked() {
+    run(async {
+        let env = env("/form.html").await;
+        let tab = env.tab();
+        let default = sightline_browser::CaptureOptions::default;
+        assert!(!tab.capture_with(default()).await.unwrap().walked, "a small page: the full snapshot");
+        let before = tab.size_checks_with_snapshot();
+        assert!(!tab.capture_with(default()).await.unwrap().walked);
+        assert_eq!(tab.size_checks_with_snapshot(), before + 1, "a settled small page: check and snapshot together");
+        eval(&env, GROW).await;
+        let first = tab.capture_with(default()).await.unwrap();
+        assert_eq!(tab.size_checks_with_snapshot(), before + 2);
+        assert!(first.walked, "the check saw it grow: this capture is the walk's");
+        let next = tab.capture_with(default()).await.unwrap();
+        assert!(next.walked);
+        assert_eq!(tab.size_checks_with_snapshot(), before + 2, "a big page is not pipelined");
+        assert_eq!(
+            sightline_api::StateObject::from_view(&first.view, None).to_json_line(),
+            sightline_api::StateObject::from_view(&next.view, None).to_json_line(),
+            "either way the same state"
+        );
+        // A new document: its first capture asks its size alone.
+        tab.navigate(&url("/form.html?again")).await.unwrap();
+        let n = tab.size_checks_with_snapshot();
+        assert!(!tab.capture_with(default()).await.unwrap().walked);
+        assert_eq!(tab.size_checks_with_snapshot(), n, "a new document's first capture checks its size alone");
+        env.close().await;
+    })
+}
+
 /// The State Object of one capture (screenshot left out), as the agent gets it.
 async fn state_of(tab: &sightline_browser::Tab, all_rects: bool) -> String {
     state_walked(tab, all_rects).await.0

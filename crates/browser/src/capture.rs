@@ -88,6 +88,11 @@ const CAPTURE_BOUND: Duration = Duration::from_secs(20);
 /// The most the viewport walk may take before the full snapshot is taken instead.
 const WALK_LIMIT: Duration = Duration::from_secs(5);
 
+/// Below this many elements a main document counts as small: its next capture
+/// sends the size check and the full snapshot together (a margin under
+/// [`WALK_FROM`](crate::walk::WALK_FROM), so a page growing towards it is walked in time).
+const SMALL_DOCUMENT: u64 = crate::walk::WALK_FROM / 2;
+
 /// The most pointer-listener elements read from the probe: as many as it
 /// records (`probe.js`: 5,000 with listeners of their own, 5,000 with React
 /// props); a page reporting more is lying, and is not believed.
@@ -135,7 +140,8 @@ impl Tab {
         all_rects: bool,
         walk: Option<WalkMode>,
     ) -> Result<(Snapshot, bool, Option<sightline_page::semantic::FarCounts>), BrowserError> {
-        let walked = if let (Some(mode), false) = (walk, all_rects) {
+        let walk = walk.filter(|_| !all_rects);
+        let walk_bounded = |mode: WalkMode| async move {
             match tokio::time::timeout(WALK_LIMIT, self.walk(session, mode.small_pages_too, mode.semantic)).await {
                 Ok(Ok(s)) => s,
                 Ok(Err(e)) => {
@@ -147,8 +153,23 @@ impl Tab {
                     None
                 }
             }
-        } else {
-            None
+        };
+        // A main document last seen well under the walk's threshold: the size
+        // check and the full snapshot are sent together (the renderer answers
+        // them in order, so the snapshot still follows the check), and the
+        // snapshot is dropped only when the check finds the page has grown.
+        let pipelined = walk.filter(|m| !m.small_pages_too && *session == self.session && self.known_small());
+        let (walked, full) = match (walk, pipelined) {
+            (_, Some(mode)) => {
+                self.state.lock().unwrap().loading.pipelined += 1;
+                let (walked, full) = tokio::join!(walk_bounded(mode), self.full_snapshot(session, all_rects));
+                match walked {
+                    Some(w) => (Some(w), None),
+                    None => (None, Some(full?)),
+                }
+            }
+            (Some(mode), None) => (walk_bounded(mode).await, None),
+            (None, None) => (None, None),
         };
         let walked_it = walked.is_some();
         let (walked, far) = match walked {
@@ -156,32 +177,16 @@ impl Tab {
             None => (None, None),
         };
         let mut world = None;
-        let mut snap = match walked {
-            Some(s) => s,
-            None => {
-                let snapshot = CaptureSnapshot {
-                    computed_styles: COMPUTED_STYLES,
-                    include_paint_order: true,
-                    include_dom_rects: all_rects,
-                };
-                // Kept raw by the client, parsed once here.
-                let t = Instant::now();
-                // The isolated world the rects are read in, asked for meanwhile
-                // (one round trip less after the snapshot when rects are needed).
-                let (raw, w) = tokio::join!(self.cdp_within(session, &snapshot, CAPTURE_LIMIT), async {
-                    if all_rects {
-                        None
-                    } else {
-                        self.world(session).await.ok()
-                    }
-                });
+        let mut snap = match (walked, full) {
+            (Some(s), _) => s,
+            (None, Some((s, w))) => {
                 world = w;
-                let raw = raw?;
-                let took = t.elapsed();
-                let snap: Snapshot = serde_json::from_str(raw.get())
-                    .map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))?;
-                tracing::debug!(all_rects, bytes = raw.get().len(), call = ?took, parse = ?(t.elapsed() - took), "DOMSnapshot");
-                snap
+                s
+            }
+            (None, None) => {
+                let (s, w) = self.full_snapshot(session, all_rects).await?;
+                world = w;
+                s
             }
         };
         if !all_rects {
@@ -197,6 +202,67 @@ impl Tab {
             }
         }
         Ok((snap, walked_it, far))
+    }
+
+    /// `DOMSnapshot.captureSnapshot` of one target, parsed, and (unless
+    /// `all_rects`) the isolated world the few rects are read in, asked for
+    /// meanwhile (one round trip less after the snapshot). The main document's
+    /// size is noted for its next capture ([`Tab::known_small`]).
+    async fn full_snapshot(
+        &self,
+        session: &SessionId,
+        all_rects: bool,
+    ) -> Result<(Snapshot, Option<sightline_cdp::ExecutionContextId>), BrowserError> {
+        let snapshot = CaptureSnapshot {
+            computed_styles: COMPUTED_STYLES,
+            include_paint_order: true,
+            include_dom_rects: all_rects,
+        };
+        // Kept raw by the client, parsed once here.
+        let t = Instant::now();
+        let (raw, world) = tokio::join!(self.cdp_within(session, &snapshot, CAPTURE_LIMIT), async {
+            if all_rects {
+                None
+            } else {
+                self.world(session).await.ok()
+            }
+        });
+        let raw = raw?;
+        let took = t.elapsed();
+        let snap: Snapshot =
+            serde_json::from_str(raw.get()).map_err(|e| BrowserError::Unexpected(format!("DOMSnapshot: {e}")))?;
+        tracing::debug!(all_rects, bytes = raw.get().len(), call = ?took, parse = ?(t.elapsed() - took), "DOMSnapshot");
+        if *session == self.session {
+            if let Some(main) = snap.documents.first() {
+                self.note_size(main.nodes.node_type.iter().filter(|t| **t == 1).count() as u64);
+            }
+        }
+        Ok((snap, world))
+    }
+
+    /// Whether the main document, as it is now, was last seen well under the
+    /// walk's threshold ([`SMALL_DOCUMENT`]) and is settled.
+    /// Not while the main frame loads or is asked to navigate, nor after missed
+    /// events: a document whose commit is held back (the page being left runs
+    /// its handlers) is still counted as the old one, and only the size check
+    /// sent alone waits for the new one.
+    fn known_small(&self) -> bool {
+        let st = self.state.lock().unwrap();
+        let l = &st.loading;
+        l.small_document == Some(l.navigations) && !l.main_loading && l.nav_requested.is_none() && !l.stale
+    }
+
+    /// How many captures sent the size check together with the full snapshot
+    /// (a settled main document last seen small).
+    pub fn size_checks_with_snapshot(&self) -> u64 {
+        self.state.lock().unwrap().loading.pipelined
+    }
+
+    /// The main document's element count, as a capture saw it (the size check,
+    /// or a full snapshot's main document).
+    pub(crate) fn note_size(&self, elements: u64) {
+        let mut st = self.state.lock().unwrap();
+        st.loading.small_document = (elements < SMALL_DOCUMENT).then_some(st.loading.navigations);
     }
 
     /// The DOM rects of a few elements, read in an isolated world (page scripts

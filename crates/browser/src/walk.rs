@@ -205,6 +205,9 @@ impl Tab {
         let count = counts.first()?.as_i64()?;
         let elements = counts.get(1)?.as_u64()?;
         tracing::debug!(click_listeners = count, elements, "before the walk");
+        if *session == self.session {
+            self.note_size(elements);
+        }
         if elements < WALK_FROM && !small_pages_too {
             return None;
         }

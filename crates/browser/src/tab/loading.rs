@@ -40,6 +40,12 @@ pub(crate) struct Loading {
     /// with: no document has committed in it since (so no page script ever
     /// ran there, and a failed load has nothing to preserve but a blank page).
     pub blank: bool,
+    /// The main document (by [`Loading::navigations`]) was last seen well under
+    /// the walk's threshold: its next capture sends the size check and the full
+    /// snapshot together (`capture.rs`).
+    pub small_document: Option<u64>,
+    /// Captures whose size check went out with the full snapshot.
+    pub pipelined: u64,
     /// Events were missed since the main frame and its load were last known:
     /// read them again before relying on them ([`Tab::reread_loading`]).
     pub stale: bool,
