@@ -27,14 +27,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
-use sightline_server::{BrowserSource, GridConfig, HubConfig, ServeConfig};
+use sightline_server::{BrowserSource, GridConfig, HubConfig, ServeConfig, DEFAULT_START_LIMIT};
 use sightline_testkit::LocalGrid;
 use sightline_testkit::Server;
 
 use crate::opts::Opts;
 use crate::{peers, serve_peer};
 
+mod floor;
 mod live;
+use floor::{start_floor, Floor};
 use live::{live_rows, print_live};
 
 const FORM: &str = r#"<!doctype html><html><head><title>Bench form</title></head><body>
@@ -398,6 +400,12 @@ async fn run_all(a: &Opts) -> Result<u8> {
     let launch = crate::opts::browser_options(a, &egress).launch;
     let mut rows =
         run_mode(LAUNCH, BrowserSource::Launch(launch.clone()), &site_url, &sizes, rounds, None, warm).await?;
+    let mut floors = Vec::with_capacity(sizes.len());
+    for &n in &sizes {
+        let f = start_floor(&launch, &format!("{site_url}/form.html"), n).await?;
+        eprintln!("  Chromium alone (raw CDP) {n:>3} starts: p50 {:.0} ms", f.p50.as_secs_f64() * 1e3);
+        floors.push(f);
+    }
     let live = live_rows(BrowserSource::Launch(launch), &site_url).await?;
     let peer_rows = peer_rows(a, &site_url, &sizes, rounds).await;
     rows.extend(peer_rows);
@@ -419,6 +427,7 @@ async fn run_all(a: &Opts) -> Result<u8> {
         Err(e) => eprintln!("bench serve: the Grid runs are skipped: {e}"),
     }
     print_table(&rows);
+    print_floor(&floors, &rows);
     print_live(&live);
     let broken = rows.iter().any(|r| r.side != serve_peer::SIDE && r.isolated != r.sessions);
     Ok(if broken { 1 } else { 0 })
@@ -493,6 +502,34 @@ fn print_table(rows: &[Row]) {
          the server started (so it counts the shared browser and the server), over N; {}'s is PSS of all its N \
          servers' processes (node, Chromium and helpers), over N.",
         serve_peer::SIDE
+    );
+}
+
+/// The floor of a session start beside ours (launched, no warm pool asked for or not).
+fn print_floor(floors: &[Floor], rows: &[Row]) {
+    println!("\n| concurrent starts | Chromium alone (raw CDP): start p50 ms | slowest ms | sightline, launched: start p50 ms | ratio |");
+    println!("|---|---|---|---|---|");
+    for f in floors {
+        let ours = rows.iter().find(|r| r.side == LAUNCH && r.sessions == f.sessions);
+        let (o, ratio) = match ours {
+            Some(r) => (
+                format!("{:.0}", r.start_p50.as_secs_f64() * 1e3),
+                format!("{:.2}x", r.start_p50.as_secs_f64() / f.p50.as_secs_f64()),
+            ),
+            None => ("-".into(), "-".into()),
+        };
+        println!(
+            "| {} | {:.0} | {:.0} | {o} | {ratio} |",
+            f.sessions,
+            f.p50.as_secs_f64() * 1e3,
+            f.max.as_secs_f64() * 1e3
+        );
+    }
+    println!(
+        "Chromium alone: per start a browser context, a blank tab, Page.enable and Page.navigate to the same form page \
+         until its load event, over raw CDP on a browser launched with serve's flags, {DEFAULT_START_LIMIT} at a time \
+         as serve admits starts, timed from the moment all were asked for (median of {} rounds).",
+        floor::ROUNDS
     );
 }
 
