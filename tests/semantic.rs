@@ -648,10 +648,36 @@ fn walk_counts_equal_the_full_capture_s() {
         }
         eprintln!("counted by the walk: {} of {} pages", counted.len(), pages.len());
         assert!(counted.len() * 2 > pages.len(), "the walk counted only {counted:?}");
-        for must in ["/long.html scrollTo(0, 3000)", "/long.html scrollTo(0, 9011)"] {
+        for must in ["/long.html scrollTo(0, 3000)", "/long.html scrollTo(0, 9011)", "/far-cases.html "] {
             assert!(counted.iter().any(|c| c == must), "{must} was not walked: {counted:?}");
         }
         assert!(counted.iter().filter(|c| c.starts_with("/kinds.html document")).count() == 2, "{counted:?}");
         assert!(differ.is_empty(), "the walk's semantic_v2 differs on {} pages:\n{}", differ.len(), differ.join("\n"));
+    })
+}
+
+/// `far-cases.html` holds, far below the viewport, text that `far.js` reads
+/// from where a first visible text child stands among the element children
+/// (before, between and after them, after a hidden target, through display:
+/// contents), not from the child nodes again: the walk counts it as the full
+/// capture does (`walk_counts_equal_the_full_capture_s` too), and both the
+/// hidden and the offscreen bucket hold some of it.
+#[test]
+fn far_cases_are_counted_as_the_full_capture_counts_them() {
+    run(async {
+        let env = env("/far-cases.html").await;
+        let tab = env.tab();
+        let (full, _) = viewport_scope(tab, false).await;
+        let (walked, counted) = viewport_scope(tab, true).await;
+        assert!(counted, "far-cases.html was not counted by the walk");
+        assert_eq!(walked, full, "the walk's count differs from the full capture's");
+        let count = |name: &str| -> usize {
+            let at = full.find(&format!("{name}: ")).unwrap_or_else(|| panic!("no {name} in {full}")) + name.len() + 2;
+            full[at..].split(|c: char| !c.is_ascii_digit()).next().and_then(|n| n.parse().ok()).unwrap()
+        };
+        for bucket in ["css_hidden", "offscreen"] {
+            assert!(count(bucket) > 0, "{bucket} is empty: {full}");
+        }
+        env.close().await;
     })
 }

@@ -97,24 +97,52 @@
   const layoutStyled = matching([], ['display', 'float', 'position']);
   const layoutList = sels.layout.join(',');
   try { if (layoutList) doc.createDocumentFragment().querySelector(layoutList); } catch (e) { return null; }
-  const layoutRuled = (el) => S.display.has(el) || layoutStyled.has(el) || (layoutList !== '' && el.matches(layoutList));
+  // Asked of many elements, one query answers for all (the same matches, but
+  // for `:scope`, which is the element itself to `matches`).
+  let layoutMatched = null, layoutAsked = 0;
+  const layoutQuery = !/:scope/i.test(layoutList);
+  const layoutMatch = (el) => {
+    if (layoutMatched === null && layoutQuery && ++layoutAsked > 500) layoutMatched = new Set(doc.querySelectorAll(layoutList));
+    return layoutMatched === null ? el.matches(layoutList) : layoutMatched.has(el);
+  };
+  const layoutRuled = (el) => S.display.has(el) || layoutStyled.has(el) || (layoutList !== '' && layoutMatch(el));
 
   // Text a person could read: not white space, icon-font glyphs or U+FFFD.
   const VISIBLE_CHAR = /[^ \t\n\r\f\uE000-\uF8FF\uFFFD]/;
-  // Pass 1: every element in document order, with its parent and what the
-  // candidate rules read from its attributes.
-  const els = [], par = [], tags = [], roles = [];
+  // Pass 1: every element in document order, with its parent, its element
+  // children (as indices: directText reads them without the DOM), where its
+  // first visible text child is, and what the candidate rules read from its
+  // attributes. One walk over child nodes reads elements and text alike.
+  const els = [], par = [], tags = [], roles = [], htmlEl = [];
   const ownText = [], semantic = [], label = [], evidence = [], inert = [], collapsed = [], skipped = [];
+  // textAt: how many element children come before the first child text node
+  // with visible text (-1: none). firstKid/nextKid: element children.
+  const textAt = [], kids = [], firstKid = [], nextKid = [], lastKid = [], end = [];
+  // Labels without `for`: whether they label something is read once their
+  // subtree is known (a query per label cost more).
+  const labelsInside = [];
   const HTML = 'http://www.w3.org/1999/xhtml';
   // The elements with an attribute pass 1 reads (one query instead of a read per element).
   const marked = new Set(doc.querySelectorAll('[role],[contenteditable],[inert],[hidden],[popover],[align]'));
-  for (let el = doc.documentElement, p = -1; el; ) {
+  const editableAttr = (el) => {
+    const ce = el.getAttribute('contenteditable');
+    return ce !== null && ['', 'true', 'plaintext-only'].includes(ce.trim().toLowerCase());
+  };
+  // A hidden input is not labelable.
+  const labelable = (t) => !!t && LABELABLE.has(t.nodeName.toLowerCase()) &&
+    !(t.nodeName === 'INPUT' && (t.getAttribute('type') || '').trim().toLowerCase() === 'hidden');
+  for (let el = doc.documentElement, p = -1; ; ) {
     if (el.shadowRoot) return null;
     const i = els.length;
     const html = el.namespaceURI === HTML && el.prefix === null;
     const tag = html ? el.localName : el.nodeName.toLowerCase();
     if (FRAMES.has(tag)) return null;
-    els.push(el); par.push(p); tags.push(tag);
+    els.push(el); par.push(p); tags.push(tag); htmlEl.push(html);
+    textAt.push(-1); kids.push(0); firstKid.push(-1); nextKid.push(-1); lastKid.push(-1); end.push(i);
+    if (p >= 0) {
+      if (lastKid[p] < 0) firstKid[p] = i; else nextKid[lastKid[p]] = i;
+      lastKid[p] = i;
+    }
     const up = p >= 0;
     const attrs = marked.has(el);
     const hiddenInput = tag === 'input' && (el.getAttribute('type') || '').trim().toLowerCase() === 'hidden';
@@ -128,21 +156,13 @@
     // An <a> without href is no link (facts/candidates.rs): only a role or evidence counts.
     if (NATIVE.has(tag) && !(tag === 'a' && !el.hasAttribute('href'))) {
       sem = !hiddenInput;
+    } else if (first && INTERACTIVE.has(first)) {
+      sem = true;
+    } else if (tag === 'label' && !el.hasAttribute('for')) {
+      labelsInside.push(i);
     } else {
-      if (first && INTERACTIVE.has(first)) sem = true;
-      else if (tag === 'label') {
-        const f = el.getAttribute('for');
-        // A hidden input is not labelable.
-        const labelable = (t) => !!t && LABELABLE.has(t.nodeName.toLowerCase()) &&
-          !(t.nodeName === 'INPUT' && (t.getAttribute('type') || '').trim().toLowerCase() === 'hidden');
-        if (f !== null) lab = labelable(doc.getElementById(f));
-        else lab = [...el.querySelectorAll(T.labelable.join(','))].some(labelable);
-        sem = lab;
-      }
-      if (!sem && attrs) {
-        const ce = el.getAttribute('contenteditable');
-        sem = ce !== null && ['', 'true', 'plaintext-only'].includes(ce.trim().toLowerCase());
-      }
+      if (tag === 'label') sem = lab = labelable(doc.getElementById(el.getAttribute('for')));
+      if (!sem && attrs) sem = editableAttr(el);
     }
     semantic.push(sem); label.push(lab);
     inert.push((attrs && el.hasAttribute('inert')) || (up && inert[p]));
@@ -152,28 +172,53 @@
       !(tag === 'summary' && pe.querySelector(':scope > summary') === el))));
     skipped.push((up && skipped[p]) || SKIP.has(tag));
     evidence.push(false);
-    let t = S.content.has(el);
-    for (let c = el.firstChild; c && !t; c = c.nextSibling) t = c.nodeType === 3 && VISIBLE_CHAR.test(c.data);
-    ownText.push(t);
     // What the UA sheet may not render, or gives a display other than its
     // tag's (a presentational `align` floats it): its computed style decides.
     if (UA_NONE.has(tag) || !html || hiddenInput || tag === 'dialog' ||
       (attrs && (el.hasAttribute('hidden') || el.hasAttribute('popover') || el.hasAttribute('align')))) S.display.add(el);
 
-    // The next element in document order.
-    const child = el.firstElementChild;
-    if (child) { el = child; p = i; continue; }
-    let k = i;
-    while (k >= 0 && !els[k].nextElementSibling) k = par[k];
-    if (k < 0) break;
-    el = els[k].nextElementSibling; p = par[k];
+    // Its child nodes, then the next element in document order.
+    let c = el.firstChild, at = i;
+    for (;;) {
+      for (let type; c !== null && (type = c.nodeType) !== 1; c = c.nextSibling) {
+        if (type === 3 && textAt[at] < 0 && VISIBLE_CHAR.test(c.data)) textAt[at] = kids[at];
+      }
+      if (c !== null) break;
+      end[at] = els.length - 1;
+      if (at === 0) break;
+      c = els[at].nextSibling; at = par[at];
+    }
+    if (c === null) break;
+    kids[at]++;
+    el = c; p = at;
   }
   const n = els.length;
+  for (let i = 0; i < n; i++) ownText.push(textAt[i] >= 0 || S.content.has(els[i]));
+  // Whether a descendant matches the labelable selector (`querySelector`'s
+  // answer, in document order): the tag decides which to ask.
+  const LABELABLE_SEL = T.labelable.join(',');
+  const labelableAt = (k) => {
+    const name = htmlEl[k] ? tags[k] : els[k].localName;
+    // A local name of the list matches its type selector in any namespace and document.
+    return LABELABLE.has(name) || (LABELABLE.has(name.toLowerCase()) && els[k].matches(LABELABLE_SEL));
+  };
+  for (const i of labelsInside) {
+    let lab = false;
+    for (let k = i + 1; k <= end[i] && !lab; k++) lab = labelableAt(k) && labelable(els[k]);
+    label[i] = lab;
+    semantic[i] = lab || (marked.has(els[i]) && editableAttr(els[i]));
+  }
 
   // Computed style and layout, read only where a rule needs them.
   const styles = new Map();
   const cs = (i) => { let s = styles.get(i); if (!s) { s = getComputedStyle(els[i]); styles.set(i, s); } return s; };
-  const displayOf = (i) => (S.display.has(els[i]) ? cs(i).display : 'other');
+  // Each read of a computed style's property computes it anew: read once.
+  const displayMemo = new Array(n);
+  const displayOf = (i) => {
+    let d = displayMemo[i];
+    if (d === undefined) displayMemo[i] = d = S.display.has(els[i]) ? cs(i).display : 'other';
+    return d;
+  };
   // Its computed display where it matters whether that is inline: read where
   // a rule could set it, else the UA sheet's, made a block in a flex or grid
   // container (whose children Chromium blockifies past display: contents).
@@ -214,6 +259,12 @@
   };
 
   // Evidence of a click handler on a plain element (candidates.rs `has_evidence`).
+  // The elements that could have it, found by queries that match a superset
+  // (any namespace, any case); each found is then read as before.
+  const byAttr = new Set(doc.querySelectorAll('[*|onclick],[*|onmousedown],[*|onmouseup],[*|tabindex],[*|draggable]'));
+  const grips = new Set(doc.getElementsByClassName('ui-sortable-handle'));
+  for (const el of doc.getElementsByClassName('ui-resizable-handle')) grips.add(el);
+  const sortable = new Set(doc.getElementsByClassName('ui-sortable'));
   const underSem = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const p = par[i];
@@ -223,7 +274,7 @@
     if (tag === 'html' || tag === 'body') continue;
     // Chromium's snapshot reports every enabled <input> as clickable (a hidden one too).
     let yes = listeners.has(el) || (tag === 'input' && !el.matches(':disabled'));
-    if (!yes && el.hasAttributes()) {
+    if (!yes && byAttr.has(el)) {
       yes = el.hasAttribute('onclick') || el.hasAttribute('onmousedown') || el.hasAttribute('onmouseup');
       if (!yes) {
         const t = el.getAttribute('tabindex');
@@ -233,11 +284,11 @@
         const d = el.getAttribute('draggable');
         yes = d !== null && d.trim().toLowerCase() === 'true';
       }
-      // jQuery UI's sortable rows and resizable grips (facts/candidates.rs GRIP_CLASSES).
-      if (!yes && el.classList) yes = el.classList.contains('ui-sortable-handle') || el.classList.contains('ui-resizable-handle');
     }
+    // jQuery UI's sortable rows and resizable grips (facts/candidates.rs GRIP_CLASSES).
+    if (!yes && grips.has(el)) yes = el.classList.contains('ui-sortable-handle') || el.classList.contains('ui-resizable-handle');
     // A child of a jQuery UI sortable() list (facts/candidates.rs SORTABLE_LIST).
-    if (!yes && el.parentElement && el.parentElement.classList.contains('ui-sortable')) yes = true;
+    if (!yes && p >= 0 && sortable.has(els[p]) && el.parentElement && el.parentElement.classList.contains('ui-sortable')) yes = true;
     if (!yes && S.cursor.has(el) && hasLayout(i) && cs(i).cursor === 'pointer') {
       let lp = par[i];
       while (lp >= 0 && !hasLayout(lp)) lp = par[lp];
@@ -264,6 +315,12 @@
   }
 
   // build.rs `own_hidden`.
+  // Each element's index, built when first asked.
+  let indexMap = null;
+  const index = { get: (el) => {
+    if (indexMap === null) { indexMap = new Map(); for (let i = 0; i < n; i++) indexMap.set(els[i], i); }
+    return indexMap.get(el);
+  } };
   const hasRenderedDescendant = (i) => {
     const walker = doc.createTreeWalker(els[i], NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
     for (let c = walker.nextNode(), budget = 5000; c; c = walker.nextNode()) {
@@ -273,9 +330,11 @@
     }
     return false;
   };
+  // The elements that could have either attribute (any namespace, any case), each then read.
+  const hideAttr = new Set(doc.querySelectorAll('[*|hidden],[*|aria-hidden]'));
   const ownHidden = (i) => {
     const el = els[i];
-    if (el.hasAttributes()) {
+    if (hideAttr.has(el)) {
       const ah = el.getAttribute('aria-hidden');
       if (el.hasAttribute('hidden') || (ah !== null && ah.trim().toLowerCase() === 'true')) return true;
     }
@@ -286,9 +345,7 @@
 
   // name.rs `direct_text` is not empty: text of its own or of inline
   // descendants that are no targets, or generated text.
-  const index = new Map();
-  for (let i = 0; i < n; i++) index.set(els[i], i);
-    let bail = false;
+  let bail = false;
   const generated = (i) => {
     if (!S.content.has(els[i]) || !hasLayout(i)) return false;
     for (const which of ['::before', '::after']) {
@@ -311,18 +368,17 @@
     if (generated(i)) return true;
     const todo = [i];
     while (todo.length) {
-      const e = todo.pop();
-      for (let c = els[e].firstChild; c; c = c.nextSibling) {
-        if (c.nodeType === 3) {
-          if (VISIBLE_CHAR.test(c.data) && rendered(e) && visible(e)) return true;
-        } else if (c.nodeType === 1) {
-          const k = index.get(c);
-          if (k === undefined) continue;
-          const d = hasLayout(k) ? fullDisplay(k) : 'inline';
-          if ((d === 'inline' || d === 'contents') && !reason(k) && !label[k] && !SKIP.has(tags[k])) {
-            if (generated(k)) return true;
-            if (textBelow[k]) todo.push(k);
-          }
+      const e = todo.pop(), at = textAt[e];
+      // Its child nodes in order: the first with visible text comes after `at` element children.
+      for (let k = firstKid[e], seen = 0; ; k = nextKid[k], seen++) {
+        if (seen === at && rendered(e) && visible(e)) return true;
+        if (k < 0) break;
+        // A target's display is not read: it is no text of this one either way.
+        if (reason(k) || label[k] || SKIP.has(tags[k])) continue;
+        const d = hasLayout(k) ? fullDisplay(k) : 'inline';
+        if (d === 'inline' || d === 'contents') {
+          if (generated(k)) return true;
+          if (textBelow[k]) todo.push(k);
         }
       }
     }
@@ -346,9 +402,10 @@
   // A label tied to a control that is rendered is that control's name, no node of its own.
   const tiedToRendered = (i) => {
     if (tags[i] !== 'label' || !label[i]) return false;
-    const el = els[i], f = el.getAttribute('for');
-    const t = f !== null ? doc.getElementById(f) : el.querySelector(T.labelable.join(','));
-    const k = t ? index.get(t) : undefined;
+    const f = els[i].getAttribute('for');
+    let k;
+    if (f !== null) { const t = doc.getElementById(f); k = t ? index.get(t) : undefined; }
+    else for (let d = i + 1; d <= end[i] && k === undefined; d++) if (labelableAt(d)) k = d;
     return k !== undefined && hasLayout(k);
   };
   // The implicit role of a content element (aria/role.rs `implicit_content_role`).
