@@ -45,6 +45,8 @@ struct Episode {
     reward: Option<f64>,
     actions: usize,
     error: Option<String>,
+    /// The State Objects its actions were answered with, one per action, screenshot left out.
+    reads: Vec<serde_json::Value>,
 }
 
 /// Click START, play, read the reward display. The episode counter must move by one.
@@ -94,12 +96,14 @@ fn play_allowing(task: &str, policy: policies::Policy, allowed: usize) {
     let mut retries = 0;
     for _ in 0..n {
         let before = env.actions;
+        let first_read = env.reads.len();
         let r = episode(&mut env, policy);
         let actions = env.actions - before;
+        let reads = env.reads.split_off(first_read);
         match r {
-            Ok(reward) => results.push(Episode { reward: Some(reward), actions, error: None }),
+            Ok(reward) => results.push(Episode { reward: Some(reward), actions, error: None, reads }),
             Err(e) => {
-                results.push(Episode { reward: None, actions, error: Some(e.to_string()) });
+                results.push(Episode { reward: None, actions, error: Some(e.to_string()), reads });
                 // Start the next episode from a fresh page.
                 retries += env.retries;
                 drop(env);
@@ -119,6 +123,7 @@ fn play_allowing(task: &str, policy: policies::Policy, allowed: usize) {
         dir.join(format!("{task}.tsv")),
         format!("{task}\t{ok}\t{n}\t{mean:.2}\t{steps:.1}\t{retries}\t{secs:.1}\n"),
     );
+    write_reads(&dir, task, &results);
     let failures: Vec<String> = results
         .iter()
         .enumerate()
@@ -126,6 +131,29 @@ fn play_allowing(task: &str, policy: policies::Policy, allowed: usize) {
         .map(|(i, e)| format!("episode {}: reward {:?}: {}", i + 1, e.reward, e.error.as_deref().unwrap_or("")))
         .collect();
     assert!(failures.len() <= allowed, "{task}: {ok}/{n} episodes succeeded\n{}", failures.join("\n"));
+}
+
+/// What the policy read, per episode, for `./x bench tokens`: `target/miniwob/TASK.reads.jsonl`,
+/// one line per episode, `{"task", "episode", "reward", "solved", "actions", "states"}`, where
+/// `states` are the State Objects its actions were answered with (one per action sent, the START
+/// click and the looks for the reward display included; `screenshot` left out, none is taken).
+/// The state an episode starts from (the START cover) is the previous episode's last (or the
+/// one `sightline env` opens with) and is not repeated.
+fn write_reads(dir: &std::path::Path, task: &str, results: &[Episode]) {
+    let mut out = String::new();
+    for (i, e) in results.iter().enumerate() {
+        let line = serde_json::json!({
+            "task": task,
+            "episode": i + 1,
+            "reward": e.reward,
+            "solved": e.reward.is_some_and(|r| r > 0.0),
+            "actions": e.actions,
+            "states": e.reads,
+        });
+        out.push_str(&line.to_string());
+        out.push('\n');
+    }
+    let _ = std::fs::write(dir.join(format!("{task}.reads.jsonl")), out);
 }
 
 /// One row of the table: a task page and how the suite treats it.

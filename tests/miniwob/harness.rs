@@ -373,6 +373,10 @@ pub struct Env {
     pub actions: usize,
     /// Actions sent again on a fresh state after `ELEMENT_NOT_INTERACTIVE` (see [`Env::act_on`]).
     pub retries: usize,
+    /// Every State Object read so far, as it came (the opening one first), its `screenshot`
+    /// left out: what the policy was given to read (`tests/miniwob.rs` writes each episode's
+    /// share to `target/miniwob/TASK.reads.jsonl` for `./x bench tokens`).
+    pub reads: Vec<Value>,
 }
 
 impl Env {
@@ -404,7 +408,8 @@ impl Env {
         });
         let stdin = child.stdin.take();
         let placeholder = State { raw: Value::Null, page_content: String::new(), elements: Vec::new() };
-        let mut env = Env { child, stdin, lines, stderr, state: placeholder, actions: 0, retries: 0 };
+        let mut env =
+            Env { child, stdin, lines, stderr, state: placeholder, actions: 0, retries: 0, reads: Vec::new() };
         env.state = env.read()?;
         Ok(env)
     }
@@ -412,7 +417,15 @@ impl Env {
     fn read(&mut self) -> Result<State> {
         let started = Instant::now();
         match self.lines.recv_timeout(LINE_LIMIT) {
-            Ok(line) => State::parse(&line),
+            Ok(line) => {
+                let state = State::parse(&line)?;
+                let mut read = state.raw.clone();
+                if let Some(o) = read.as_object_mut() {
+                    o.remove("screenshot");
+                }
+                self.reads.push(read);
+                Ok(state)
+            }
             Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
                 Err(HarnessError::Silent { after: started.elapsed(), stderr: self.stderr.lock().unwrap().clone() })
             }

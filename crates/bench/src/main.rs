@@ -11,8 +11,9 @@
 //!   10-step form task ([`run_task`]; the default run ends with the same table).
 //! - `sightline-bench soak [--sessions N] [--minutes M] [--grid]`: N sessions on `sightline serve`
 //!   for M minutes while faults are injected; what was lost and what was left ([`soak`]).
-//! - `sightline-bench tokens`: the tokens a model reads per state on the MiniWoB++ task
-//!   pages, ours beside both peers' snapshots ([`tokens`]).
+//! - `sightline-bench tokens`: the tokens a model reads per state on MiniWoB++ task pages
+//!   (first and mid-task states), real documents and real apps, ours beside both peers'
+//!   snapshots, and what the MiniWoB++ policies read per solved task ([`tokens`]).
 //!
 //! Fixture pages come from `sightline-testkit`; the browser is started as
 //! `sightline` starts it (behind the egress proxy, default policy).
@@ -57,7 +58,7 @@ enum Mode {
     Serve(Opts),
     /// Only the `run` tool's rows: a 10-step form task by single tool calls, a `run` script and a `run` batch.
     Run(Opts),
-    /// Tokens a model reads per state (o200k_base) on the MiniWoB++ task pages: ours, semantic_v2 and both peers' snapshots.
+    /// Tokens a model reads per state (o200k_base) on MiniWoB++ pages, real documents and real apps: ours, semantic_v2 and both peers' snapshots.
     Tokens(Opts),
     /// N sessions on `sightline serve` for M minutes while faults are injected (renderer and browser killed, a client hanging up, a stalled browser, an event flood, a full download disk, with --grid a lost Grid slot).
     Soak(Opts),
