@@ -88,11 +88,6 @@ const CAPTURE_BOUND: Duration = Duration::from_secs(20);
 /// The most the viewport walk may take before the full snapshot is taken instead.
 const WALK_LIMIT: Duration = Duration::from_secs(5);
 
-/// Below this many elements a main document counts as small: its next capture
-/// sends the size check and the full snapshot together (a margin under
-/// [`WALK_FROM`](crate::walk::WALK_FROM), so a page growing towards it is walked in time).
-const SMALL_DOCUMENT: u64 = crate::walk::WALK_FROM / 2;
-
 /// The most pointer-listener elements read from the probe: as many as it
 /// records (`probe.js`: 5,000 with listeners of their own, 5,000 with React
 /// props); a page reporting more is lying, and is not believed.
@@ -238,31 +233,6 @@ impl Tab {
             }
         }
         Ok((snap, world))
-    }
-
-    /// Whether the main document, as it is now, was last seen well under the
-    /// walk's threshold ([`SMALL_DOCUMENT`]) and is settled.
-    /// Not while the main frame loads or is asked to navigate, nor after missed
-    /// events: a document whose commit is held back (the page being left runs
-    /// its handlers) is still counted as the old one, and only the size check
-    /// sent alone waits for the new one.
-    fn known_small(&self) -> bool {
-        let st = self.state.lock().unwrap();
-        let l = &st.loading;
-        l.small_document == Some(l.navigations) && !l.main_loading && l.nav_requested.is_none() && !l.stale
-    }
-
-    /// How many captures sent the size check together with the full snapshot
-    /// (a settled main document last seen small).
-    pub fn size_checks_with_snapshot(&self) -> u64 {
-        self.state.lock().unwrap().loading.pipelined
-    }
-
-    /// The main document's element count, as a capture saw it (the size check,
-    /// or a full snapshot's main document).
-    pub(crate) fn note_size(&self, elements: u64) {
-        let mut st = self.state.lock().unwrap();
-        st.loading.small_document = (elements < SMALL_DOCUMENT).then_some(st.loading.navigations);
     }
 
     /// The DOM rects of a few elements, read in an isolated world (page scripts

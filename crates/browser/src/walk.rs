@@ -35,6 +35,11 @@ const INSTALLED_FAR: &str = "globalThis.__sightlineFar";
 /// of 200 elements, 80 against 60 on one of 4,000).
 pub const WALK_FROM: u64 = 1500;
 
+/// Below this many elements a main document counts as small: its next capture
+/// sends the size check and the full snapshot together (a margin under
+/// [`WALK_FROM`], so a page growing towards it is walked in time).
+const SMALL_DOCUMENT: u64 = WALK_FROM / 2;
+
 /// Past this many click-listener elements in view, resolving them one by one
 /// costs more than the full snapshot.
 const CLICK_TARGETS_MAX: u64 = 200;
@@ -64,6 +69,31 @@ fn node_name(walked: &Walked, k: usize) -> Option<&str> {
 }
 
 impl Tab {
+    /// Whether the main document, as it is now, was last seen well under the
+    /// walk's threshold ([`SMALL_DOCUMENT`]) and is settled.
+    /// Not while the main frame loads or is asked to navigate, nor after missed
+    /// events: a document whose commit is held back (the page being left runs
+    /// its handlers) is still counted as the old one, and only the size check
+    /// sent alone waits for the new one.
+    pub(crate) fn known_small(&self) -> bool {
+        let st = self.state.lock().unwrap();
+        let l = &st.loading;
+        l.small_document == Some(l.navigations) && !l.main_loading && l.nav_requested.is_none() && !l.stale
+    }
+
+    /// How many captures sent the size check together with the full snapshot
+    /// (a settled main document last seen small).
+    pub fn size_checks_with_snapshot(&self) -> u64 {
+        self.state.lock().unwrap().loading.pipelined
+    }
+
+    /// The main document's element count, as a capture saw it (the size check,
+    /// or a full snapshot's main document).
+    pub(crate) fn note_size(&self, elements: u64) {
+        let mut st = self.state.lock().unwrap();
+        st.loading.small_document = (elements < SMALL_DOCUMENT).then_some(st.loading.navigations);
+    }
+
     /// The viewport snapshot of one target, or `None` where only the full
     /// snapshot gives what the model reads.
     /// Unless `small_pages_too`, a page of fewer than [`WALK_FROM`] elements
