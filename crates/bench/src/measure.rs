@@ -12,6 +12,7 @@ use sightline_browser::Browser;
 use sightline_cdp::protocol::accessibility::GetFullAxTree;
 use sightline_cdp::protocol::dom_snapshot::CaptureSnapshot;
 use sightline_cdp::protocol::page::CaptureScreenshot;
+use sightline_cdp::protocol::runtime::Evaluate;
 use sightline_page::COMPUTED_STYLES;
 
 use crate::opts::{tab_options, Opts};
@@ -72,12 +73,22 @@ pub fn ms(d: Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1000.0)
 }
 
+/// The physical floor of a read of what is in view, on any page: one
+/// `Runtime.evaluate` (one round trip) whose script visits every element once
+/// and reads its box, answering by value how many are in the viewport. A
+/// capture that knows nothing of the page's structure does at least this.
+pub const WALK_FLOOR: &str = "(() => { let n = 0; const w = innerWidth, h = innerHeight; \
+    for (const e of document.getElementsByTagName('*')) { const r = e.getBoundingClientRect(); \
+    if (r.bottom > 0 && r.right > 0 && r.top < h && r.left < w) n++; } return n; })()";
+
 pub struct Row {
     pub label: String,
     /// `captureSnapshot` with every node's DOM rects (what the capture asked for before).
     pub raw_all_rects: Duration,
     /// `captureSnapshot` without DOM rects (what the capture asks for now).
     pub raw_snapshot: Duration,
+    /// The physical floor of a viewport read ([`WALK_FLOOR`]): one in-page walk, one round trip.
+    pub walk_floor: Duration,
     pub raw_screenshot: Duration,
     pub state_no_shot: Duration,
     pub state_shot: Duration,
@@ -254,7 +265,7 @@ pub async fn measure(browser: &Browser, a: &Opts, url: &str, n: usize, runs: usi
         CaptureSnapshot { computed_styles: COMPUTED_STYLES, include_paint_order: true, include_dom_rects: true };
     let no_rects = CaptureSnapshot { include_dom_rects: false, ..all_rects.clone() };
     let (mut raw_snap, mut raw_shot, mut no_shot, mut shot, mut click) = (vec![], vec![], vec![], vec![], vec![]);
-    let mut raw_all = vec![];
+    let (mut raw_all, mut walk) = (vec![], vec![]);
     // One warm-up round, then interleaved measures so drift hits all alike.
     for round in 0..=runs {
         let t = Instant::now();
@@ -263,6 +274,9 @@ pub async fn measure(browser: &Browser, a: &Opts, url: &str, n: usize, runs: usi
         let t = Instant::now();
         tab.execute(&no_rects).await?;
         let d1 = t.elapsed();
+        let t = Instant::now();
+        tab.execute(&Evaluate::new(WALK_FLOOR).by_value()).await?;
+        let dw = t.elapsed();
         let t = Instant::now();
         tab.execute(&CaptureScreenshot::PNG).await?;
         let d2 = t.elapsed();
@@ -277,6 +291,7 @@ pub async fn measure(browser: &Browser, a: &Opts, url: &str, n: usize, runs: usi
         if round > 0 {
             raw_all.push(d0);
             raw_snap.push(d1);
+            walk.push(dw);
             raw_shot.push(d2);
             no_shot.push(d3);
             shot.push(d4);
@@ -297,6 +312,7 @@ pub async fn measure(browser: &Browser, a: &Opts, url: &str, n: usize, runs: usi
         label: format!("{n} elements"),
         raw_all_rects: median(raw_all),
         raw_snapshot: median(raw_snap),
+        walk_floor: median(walk),
         raw_screenshot: median(raw_shot),
         state_no_shot: median(no_shot),
         state_shot: median(shot),

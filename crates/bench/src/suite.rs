@@ -116,19 +116,21 @@ pub async fn run(a: &Opts) -> Result<u8> {
     };
     println!("\nMedians over {runs} runs, viewport {:?} (ms):\n", tab_options(a)?.viewport);
     println!(
-        "| page | nodes | indexed | raw snapshot, all rects | raw snapshot, no rects | state, no shot | ratio | raw screenshot | state + shot | ratio | click → state | page_content chars |"
+        "| page | nodes | indexed | raw snapshot, all rects | raw snapshot, no rects | one walk + round trip | state, no shot | ratio | state / walk | raw screenshot | state + shot | ratio | click → state | page_content chars |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
         println!(
-            "| {} | {} | {} | {} | {} | {} | {:.2}x | {} | {} | {:.2}x | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {:.2}x | {:.2}x | {} | {} | {:.2}x | {} | {} |",
             r.label,
             r.nodes,
             r.elements,
             ms(r.raw_all_rects),
             ms(r.raw_snapshot),
+            ms(r.walk_floor),
             ms(r.state_no_shot),
             r.state_no_shot.as_secs_f64() / r.raw_snapshot.as_secs_f64(),
+            r.state_no_shot.as_secs_f64() / r.walk_floor.as_secs_f64(),
             ms(r.raw_screenshot),
             ms(r.state_shot),
             r.state_shot.as_secs_f64() / r.raw_screenshot.as_secs_f64(),
