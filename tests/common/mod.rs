@@ -14,6 +14,7 @@ pub mod files;
 pub mod gate;
 pub mod oracle;
 pub mod proc;
+pub mod reads;
 
 #[allow(unused_imports)] // not every test binary drives the binary through pipes
 pub use proc::{bin, Proc, ACT};
@@ -205,7 +206,10 @@ pub fn read_http_request(s: &mut std::net::TcpStream) -> (String, Value) {
 /// Run an async test body on the shared runtime.
 pub fn run<F: Future>(f: F) -> F::Output {
     world();
-    RT.block_on(f)
+    reads::begin();
+    let out = RT.block_on(f);
+    reads::finish();
+    out
 }
 
 /// URL of a fixture on the main server.
@@ -237,12 +241,15 @@ pub async fn env_with(path: &str, opts: EnvOptions) -> Env {
     let first =
         env.step_action(Action::Navigate { url: target.clone() }, json!({"action": "navigate", "url": target})).await;
     assert!(first.state.error.is_none(), "loading {path}: {:?}", first.state.error);
+    reads::note(&first.state, false);
     env
 }
 
 /// One step with a JSON action.
 pub async fn step(env: &mut Env, action: Value) -> Turn {
-    env.step(&action.to_string()).await
+    let turn = env.step(&action.to_string()).await;
+    reads::note(&turn.state, true);
+    turn
 }
 
 /// Index of the first element matching `pred`, panicking with the index when none does.

@@ -148,7 +148,8 @@ pub async fn run(a: &Opts) -> Result<u8> {
             println!("Note: {n}");
         }
     }
-    solved::print(&bpe)?;
+    solved::print(&bpe, &solved::MINIWOB)?;
+    solved::print(&bpe, &solved::APPS)?;
     let all: Vec<&Page> = pages.iter().collect();
     let last = report::whole(&all);
     println!("\n{last}");

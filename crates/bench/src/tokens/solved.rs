@@ -1,11 +1,12 @@
-//! What the project's scripted MiniWoB++ policies read through Sightline per
-//! solved task: the `target/miniwob/TASK.reads.jsonl` files the MiniWoB++ suite
-//! (`tests/miniwob.rs`, `./x miniwob`) writes, one line per episode with the
-//! State Objects its actions were answered with (screenshot left out) and the
-//! number of actions sent. Per task, over its solved episodes (reward above 0):
-//! the calls (actions) and the tokens of the page_content read and of the whole
-//! State Object JSON read, median per episode and total; then over all solved
-//! episodes of all tasks.
+//! What the project's scripted tasks read through Sightline per solved task:
+//! the `TASK.reads.jsonl` files the suites write, one line per episode (a
+//! MiniWoB++ episode; a real-app test, which is one episode) with the State
+//! Objects its calls were answered with (screenshot left out) and the number of
+//! actions sent. [`MINIWOB`]: the MiniWoB++ suite (`tests/miniwob.rs`, `./x
+//! miniwob`); [`APPS`]: the real-app tasks (`tests/common/reads.rs`, `./x
+//! apps`). Per task, over its solved episodes: the calls and the tokens of the
+//! page_content read and of the whole State Object JSON read, median per
+//! episode and total; then over all solved episodes of all tasks.
 
 use std::path::Path;
 
@@ -15,7 +16,32 @@ use tiktoken_rs::CoreBPE;
 
 use super::median;
 
-const DIR: &str = "target/miniwob";
+/// Where a suite leaves its reads, and how the tables name them.
+pub struct Source {
+    dir: &'static str,
+    who: &'static str,
+    /// What one line is.
+    unit: &'static str,
+    /// What one line's calls are.
+    calls: &'static str,
+    run_first: &'static str,
+}
+
+pub const MINIWOB: Source = Source {
+    dir: "target/miniwob",
+    who: "the scripted MiniWoB++ policies (`sightline env`)",
+    unit: "episode (reward > 0)",
+    calls: "actions sent, START and the looks at the reward display included",
+    run_first: "./x miniwob",
+};
+
+pub const APPS: Source = Source {
+    dir: "target/apps/reads",
+    who: "the real-app tasks (`tests/apps.rs`, `tests/component_apps.rs`; the same `Env` as `sightline env`)",
+    unit: "task (a test that passed)",
+    calls: "the opening navigation and every action sent",
+    run_first: "./x apps",
+};
 
 /// One solved episode: calls, page_content tokens read, State Object JSON tokens read.
 #[derive(Clone, Copy)]
@@ -31,24 +57,21 @@ struct Task {
     solved: Vec<Episode>,
 }
 
-pub fn print(bpe: &CoreBPE) -> Result<()> {
-    let files: Vec<_> = std::fs::read_dir(DIR)
+pub fn print(bpe: &CoreBPE, src: &Source) -> Result<()> {
+    let Source { dir, who, unit, calls, run_first } = src;
+    let files: Vec<_> = std::fs::read_dir(dir)
         .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.to_string_lossy().ends_with(".reads.jsonl")).collect())
         .unwrap_or_default();
-    println!("\nWhat the scripted MiniWoB++ policies read through Sightline (`sightline env`), per solved task:");
+    println!("\nWhat {who} read through Sightline, per solved task:");
     if files.is_empty() {
-        println!(
-            "\nNo {DIR}/*.reads.jsonl: run `./x miniwob` first (the MiniWoB++ suite writes what each policy read there), \
-             then this command again."
-        );
+        println!("\nNo {dir}/*.reads.jsonl: run `{run_first}` first (it writes what each task read there), then this command again.");
         return Ok(());
     }
     let mut tasks: Vec<Task> = files.iter().map(|f| task(bpe, f)).collect::<Result<_>>()?;
     tasks.sort_by(|a, b| a.name.cmp(&b.name));
     println!(
-        "\nFrom {DIR}/TASK.reads.jsonl, per solved episode (reward > 0): calls (actions sent, START and the looks at \
-         the reward display included) and the tokens (o200k_base) of every state's page_content and of every whole \
-         State Object JSON the calls were answered with:\n"
+        "\nFrom {dir}/TASK.reads.jsonl, per solved {unit}: calls ({calls}) and the tokens (o200k_base) of every \
+         state's page_content and of every whole State Object JSON the calls were answered with:\n"
     );
     println!("| task | solved / episodes | median calls | median page_content tokens | median State Object tokens | total calls | total page_content tokens | total State Object tokens |");
     println!("|---|---|---|---|---|---|---|---|");
