@@ -39,7 +39,7 @@ pub const APPS: Source = Source {
     dir: "target/apps/reads",
     who: "the real-app tasks (`tests/apps.rs`, `tests/component_apps.rs`; the same `Env` as `sightline env`)",
     unit: "task (a test that passed)",
-    calls: "the opening navigation and every action sent",
+    calls: "the actions sent after the page opened; the opening navigation's state is read, not counted",
     run_first: "./x apps",
 };
 
