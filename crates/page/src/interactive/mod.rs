@@ -22,6 +22,7 @@ use crate::text::{collapse, cut, visible_text};
 
 pub(crate) use describe::describe;
 pub(crate) use hidden::own_rect;
+pub(crate) use hint::hint;
 pub(crate) use name::{accessible_name, accessible_name_within, editable_name};
 pub(crate) use probe::element_rect;
 

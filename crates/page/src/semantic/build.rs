@@ -326,6 +326,19 @@ fn visit(ctx: &Ctx, arena: &mut Arena, tree: &mut SemanticTree, v: Visit) -> Ste
             Some(collapse(&crate::text::accessible_text(arena, id, 400))).filter(|t| !t.is_empty());
     }
     let name = name(ctx, arena, id, kind, &role, axn, &direct_text, &descriptor);
+    // Words the enclosing text node already says (`<div>` "Last reward: -" around its
+    // `<label>` "Last reward:") are not said again as a node of their own.
+    let parent_says = |p: usize| {
+        let p = &tree.nodes[p];
+        matches!(p.role, Role::Text | Role::Label) && p.name.contains(name.as_str())
+    };
+    if kind != Kind::Action
+        && matches!(role, Role::Text | Role::Label)
+        && !name.is_empty()
+        && v.parent.is_some_and(parent_says)
+    {
+        return Step::Through { hidden, in_action: v.in_action };
+    }
     let (visibility, click_point) = match ctx.proxied.get(&id) {
         Some(&at) => (Visibility::InViewport, Some(at)),
         None => classify(arena, id, &ctx.near),
@@ -352,6 +365,12 @@ fn visit(ctx: &Ctx, arena: &mut Arena, tree: &mut SemanticTree, v: Visit) -> Ste
         priority,
         click_point,
     });
+    if is_action && tree.nodes[index].name.is_empty() {
+        // The element index's hint, for this control wherever it is.
+        if let Some(h) = interactive::hint(arena, id) {
+            tree.hints.insert(index, h);
+        }
+    }
     let holds_items = is_composite(&tree.nodes[index].role);
     Step::Node { index, in_action: v.in_action || (is_action && !holds_items) }
 }

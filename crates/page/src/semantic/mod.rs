@@ -136,6 +136,9 @@ pub struct SemanticTree {
     /// Nodes of the page outside the capture (a viewport walk), counted where
     /// the page was walked: the viewport scope omits them all.
     pub far: FarCounts,
+    /// The element index's hint for an unnamed action node (`like`, `fa-trash`), by
+    /// node index: the outline prints it as page_content does, apart from names.
+    pub hints: std::collections::HashMap<usize, String>,
 }
 
 /// Options for building the tree.
@@ -333,6 +336,20 @@ mod tests {
             ]
         );
         assert!(t.nodes[1].priority, "the focused node ranks with dialogs");
+    }
+
+    #[test]
+    fn words_the_enclosing_text_says_are_not_a_node_again_and_unnamed_controls_carry_their_hint() {
+        let t = tree(vec![
+            el("div", &[], vec![el("label", &[], vec![text("Last reward:")]), text(" -")]),
+            el("div", &[], vec![text("Posted by "), el("p", &[], vec![text("someone else")])]),
+            el("button", &[("class", "btn like")], vec![]).at(0.0, 100.0, 20.0, 20.0),
+        ]);
+        let all: Vec<usize> = (0..t.nodes.len()).collect();
+        assert_eq!(
+            outline(&t, &all, |i| format!("s1:{}", i + 1)),
+            "- text \"Last reward: -\" [ref=s1:1]\n- text \"Posted by\" [ref=s1:2]\n  - paragraph \"someone else\" [ref=s1:3]\n- button hint:\"like\" [ref=s1:4]"
+        );
     }
 
     #[test]

@@ -136,6 +136,8 @@ pub fn outline(tree: &SemanticTree, shown: &[usize], refs: impl Fn(usize) -> Str
         let mut line = format!("{}- {}", "  ".repeat(depth.min(12)), s.role);
         if !s.name.is_empty() {
             line.push_str(&format!(" {:?}", s.name));
+        } else if let Some(h) = tree.hints.get(&i) {
+            line.push_str(&format!(" hint:{h:?}"));
         }
         for state in &s.states {
             match state.value() {
