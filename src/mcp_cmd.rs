@@ -86,6 +86,7 @@ fn handles_config(o: &ToolsOpts, egress: std::sync::Arc<sightline_api::Egress>) 
         files: crate::file_access::file_access(&o.files, false, true)?,
         start_limit: sightline_server::DEFAULT_START_LIMIT,
         warm: 0,
+        warm_auto: None,
     })
 }
 

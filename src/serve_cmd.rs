@@ -80,9 +80,10 @@ pub fn config(a: &ServeOpts) -> Result<ServeConfig> {
     if start_limit == 0 {
         bail!("--start-limit must be at least 1");
     }
-    let warm = match &a.warm {
-        Some(n) => n.parse().context("--warm expects a number")?,
-        None => 0,
+    // `auto` (the default): sized by demand, nothing held while no session starts.
+    let (warm, warm_auto) = match a.warm.as_deref() {
+        None | Some("auto") => (0, Some(sightline_server::WARM_AUTO_KEEP)),
+        Some(n) => (n.parse().context("--warm expects a number or auto")?, None),
     };
     if warm > max_sessions {
         bail!("--warm {warm} is more than --max-sessions {max_sessions}");
@@ -98,6 +99,7 @@ pub fn config(a: &ServeOpts) -> Result<ServeConfig> {
         files: crate::file_access::file_access(&a.files, a.grid.is_some(), true)?,
         start_limit,
         warm,
+        warm_auto,
     };
     Ok(ServeConfig { listen, principals, hub })
 }
@@ -186,6 +188,15 @@ mod tests {
     fn start_limit_and_warm_pool() {
         let hub = |args: &[&str]| config(&serve(args)).map(|c| (c.hub.start_limit, c.hub.warm));
         assert_eq!(hub(&["serve", "--connect", "ws://c"]).unwrap(), (sightline_server::DEFAULT_START_LIMIT, 0));
+        let auto = |args: &[&str]| config(&serve(args)).unwrap().hub.warm_auto;
+        assert_eq!(
+            auto(&["serve", "--connect", "ws://c"]),
+            Some(sightline_server::WARM_AUTO_KEEP),
+            "sized by demand by default"
+        );
+        assert_eq!(auto(&["serve", "--connect", "ws://c", "--warm", "auto"]), Some(sightline_server::WARM_AUTO_KEEP));
+        assert_eq!(auto(&["serve", "--connect", "ws://c", "--warm", "0"]), None, "--warm 0: no pool");
+        assert_eq!(auto(&["serve", "--connect", "ws://c", "--warm", "3"]), None, "a fixed size");
         assert_eq!(hub(&["serve", "--connect", "ws://c", "--start-limit", "2", "--warm", "8"]).unwrap(), (2, 8));
         let err = |args: &[&str]| hub(args).unwrap_err().to_string();
         assert!(err(&["serve", "--connect", "ws://c", "--start-limit", "0"]).contains("--start-limit"));

@@ -121,6 +121,68 @@ fn warm_sessions_are_isolated_load_their_page_first_and_leave_nothing_behind() {
 }
 
 #[test]
+fn a_pool_by_demand_holds_the_last_burst_for_the_next_and_nothing_once_idle() {
+    let site = run(async {
+        let s = sightline_testkit::Server::memory().await.unwrap();
+        s.page("/jar.html", JAR);
+        s
+    });
+    let b = run(Browser::start(&BrowserOptions::default())).expect("a browser");
+    let before = context_count(&b);
+    let keep = Duration::from_secs(4);
+    let hub = HubConfig {
+        source: BrowserSource::Connect(endpoint_of(&b)),
+        warm_auto: Some(keep),
+        max_sessions: 8,
+        ..HubConfig::default()
+    };
+    let mut srv = InProcServer::start(hub, None);
+    let warm_ready = || {
+        let text = ureq::get(&srv.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
+        let line = text.lines().find_map(|l| l.strip_prefix("sightline_warm_ready ")).expect("the warm gauge");
+        line.trim().parse::<usize>().unwrap()
+    };
+    assert_eq!(context_count(&b), before, "a server that has started no session holds nothing");
+    let burst = |srv: &InProcServer| -> Vec<String> {
+        std::thread::scope(|s| {
+            let starts: Vec<_> = (0..3)
+                .map(|_| s.spawn(|| new_session(srv, json!({ "url": site.url("/jar.html"), "screenshot": false })).0))
+                .collect();
+            starts.into_iter().map(|t| t.join().unwrap()).collect()
+        })
+    };
+    let end = |ids: &[String]| {
+        for id in ids {
+            let (status, _, _) = http("DELETE", &srv.url(&format!("/v1/sessions/{id}")), None, &[]);
+            assert_eq!(status, 204);
+        }
+    };
+    let first = burst(&srv);
+    // While the three sessions are open, the pool adds nothing beside them.
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(context_count(&b), before + 3, "the burst's own contexts only");
+    end(&first);
+    let until = Instant::now() + Duration::from_secs(30);
+    while warm_ready() < 3 {
+        assert!(Instant::now() < until, "the pool did not reach three: {}", warm_ready());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    wait_contexts(&b, before + 3, "three warm contexts for the next burst of three, no more");
+    let second = burst(&srv);
+    // The three took the warm contexts: no context was opened beside them.
+    assert_eq!(context_count(&b), before + 3, "the second burst started in the warm contexts");
+    let (_, state, _) = http("GET", &srv.url(&format!("/v1/sessions/{}/state?screenshot=false", second[0])), None, &[]);
+    assert_eq!(state["url"], site.url("/jar.html"), "{state}");
+    end(&second);
+    wait_contexts(&b, before + 3, "refilled after the second burst");
+    // No start for the keep time: the pool is closed.
+    wait_contexts(&b, before, "nothing held once no session started for the keep time");
+    assert_eq!(warm_ready(), 0);
+    srv.stop();
+    run(b.shutdown());
+}
+
+#[test]
 fn a_start_whose_page_is_slow_does_not_hold_up_the_queue() {
     world();
     // One start turn: it goes to the held session, and the next start still gets

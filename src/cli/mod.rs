@@ -171,7 +171,7 @@ Examples:
     /// HTTP API and MCP (Streamable HTTP at /mcp): many isolated sessions
     #[command(
         override_usage = "sightline serve [--listen 127.0.0.1:8931] [--token-file FILE] [--max-sessions N] [--idle-timeout 300s]
-                [--start-limit 4] [--warm N] [--grid URL | --connect URL] [OPTIONS]",
+                [--start-limit 4] [--warm N|auto] [--grid URL | --connect URL] [OPTIONS]",
         args_override_self = true,
         after_help = with_global_help!(concat!("A non-loopback --listen needs --token-file.
 
@@ -188,6 +188,9 @@ its blank tab, opened ahead of demand (before the server listens, then refilled 
 while no request is in flight); a new session takes one and only loads its page. Each costs the
 memory of an idle tab. With --grid, N Grid browsers are kept, each holding a Grid slot (given back
 at shutdown). A session asking for another viewport or a storage state is opened as usual.
+--warm auto (the default): none at first; after a burst of session starts (asked for within 5 s
+of each other), as many as the largest burst, refilled the same way, all closed once no session
+has started for 10 minutes (not with --grid). --warm 0: no pool.
 ", files_help!(), "
 Examples:
     sightline serve

@@ -283,8 +283,9 @@ pub struct ServeOpts {
     /// Session starts under way at once; more wait their turn in order (default 4)
     #[arg(long, value_name = "N")]
     pub start_limit: Option<String>,
-    /// Browser contexts kept open ahead of demand, so a session start only loads its page (default 0)
-    #[arg(long, value_name = "N")]
+    /// Browser contexts kept open ahead of demand, so a session start only loads its page: N, or
+    /// auto (the default: as many as the largest recent burst of starts; none once idle 10 min)
+    #[arg(long, value_name = "N|auto")]
     pub warm: Option<String>,
     #[command(flatten)]
     pub files: FileOpts,

@@ -28,9 +28,10 @@ pub struct Opts {
     #[arg(long)]
     pub no_peers: bool,
     /// `serve`: keep N browser contexts (Grid browsers in the Grid runs) open ahead of demand
-    /// (`sightline serve --warm N`, default 0); their memory counts in ours.
-    #[arg(long, value_name = "N")]
-    pub warm: Option<usize>,
+    /// (`sightline serve --warm N`), or `auto` (the default, as `sightline serve`'s: sized by
+    /// the last burst; each size then runs a second burst); their memory counts in ours.
+    #[arg(long, value_name = "N|auto")]
+    pub warm: Option<String>,
     /// semantic_v2 and the peers' snapshots of this one page instead of the generated ones.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,

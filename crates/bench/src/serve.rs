@@ -85,6 +85,34 @@ pub struct Row {
 
 /// The `side` of our rows.
 const LAUNCH: &str = "sightline, launched";
+/// The same size again on the same server, once its pool by demand holds the first burst's size.
+const LAUNCH_NEXT: &str = "sightline, launched, next burst";
+
+/// The warm pool a run asks for (`sightline serve --warm N|auto`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Warm {
+    Fixed(usize),
+    /// Sized by demand ([`sightline_server::HubConfig::warm_auto`]).
+    Auto,
+}
+
+impl Warm {
+    fn parse(s: Option<&str>) -> Result<Warm> {
+        match s {
+            None | Some("auto") => Ok(Warm::Auto),
+            Some(n) => Ok(Warm::Fixed(n.parse().context("--warm expects a number or auto")?)),
+        }
+    }
+}
+
+impl std::fmt::Display for Warm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warm::Fixed(n) => write!(f, "{n} warm contexts"),
+            Warm::Auto => f.write_str("the warm pool by demand (serve's default)"),
+        }
+    }
+}
 const GRID: &str = "sightline, Grid";
 
 fn agent() -> ureq::Agent {
@@ -301,10 +329,20 @@ fn wait_warm(base: &str, want: usize) {
 pub(crate) async fn start_server(
     source: BrowserSource,
     max: usize,
-    warm: usize,
+    warm: Warm,
 ) -> Result<(String, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>)> {
-    let hub =
-        HubConfig { source, max_sessions: max, idle_timeout: Duration::from_secs(600), warm, ..HubConfig::default() };
+    let (warm, warm_auto) = match warm {
+        Warm::Fixed(n) => (n, None),
+        Warm::Auto => (0, Some(sightline_server::WARM_AUTO_KEEP)),
+    };
+    let hub = HubConfig {
+        source,
+        max_sessions: max,
+        idle_timeout: Duration::from_secs(600),
+        warm,
+        warm_auto,
+        ..HubConfig::default()
+    };
     let cfg =
         ServeConfig { listen: "127.0.0.1:0".parse()?, principals: sightline_server::Principals::anonymous(), hub };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -329,21 +367,34 @@ async fn run_mode(
     sizes: &[usize],
     rounds: usize,
     grid_pid: Option<i32>,
-    warm: usize,
+    warm: Warm,
 ) -> Result<Vec<Row>> {
     let max = sizes.iter().copied().max().unwrap_or(1);
     let before = memory_kb(grid_pid);
     let (base, stop, done) = start_server(source, max, warm).await?;
     let mut rows = Vec::new();
     for &n in sizes {
-        let (base, site) = (base.clone(), site.to_string());
-        let row = tokio::task::spawn_blocking(move || {
-            wait_warm(&base, warm.min(n));
-            one_size(side, &base, &site, n, rounds, grid_pid, before)
-        })
-        .await??;
-        eprintln!("  {side} {n:>3} sessions: {:.1} requests/s", row.actions as f64 / row.wall.as_secs_f64());
-        rows.push(row);
+        // A pool by demand (launched browsers only) measures each size twice: the first
+        // burst finds what the sizes before left; the next finds this burst's size.
+        let bursts: &[(&'static str, usize)] = match warm {
+            Warm::Fixed(w) => &[(side, w.min(n))],
+            Warm::Auto if side == LAUNCH => &[(LAUNCH, 0), (LAUNCH_NEXT, n.min(sightline_server::WARM_AUTO_MAX))],
+            Warm::Auto => &[(side, 0)],
+        };
+        for &(side, want) in bursts {
+            let (base, site) = (base.clone(), site.to_string());
+            let row = tokio::task::spawn_blocking(move || {
+                wait_warm(&base, want);
+                one_size(side, &base, &site, n, rounds, grid_pid, before)
+            })
+            .await??;
+            eprintln!(
+                "  {side} {n:>3} sessions: {:.1} requests/s, start p50 {:.0} ms",
+                row.actions as f64 / row.wall.as_secs_f64(),
+                row.start_p50.as_secs_f64() * 1e3
+            );
+            rows.push(row);
+        }
     }
     let _ = stop.send(());
     let _ = done.await;
@@ -394,8 +445,8 @@ async fn run_all(a: &Opts) -> Result<u8> {
     site.page("/busy.html", BUSY);
     let site_url = site.url("");
     let site_url = site_url.trim_end_matches('/').to_string();
-    let warm = a.warm.unwrap_or(0);
-    eprintln!("bench serve: {rounds} rounds of 5 requests per session (type, tick, scroll down, scroll up, read state), screenshots off, {warm} warm contexts (Grid browsers in the Grid runs)");
+    let warm = Warm::parse(a.warm.as_deref())?;
+    eprintln!("bench serve: {rounds} rounds of 5 requests per session (type, tick, scroll down, scroll up, read state), screenshots off, {warm} (Grid browsers in the Grid runs)");
     let egress = crate::opts::egress(a)?;
     let launch = crate::opts::browser_options(a, &egress).launch;
     let mut rows =
@@ -507,22 +558,24 @@ fn print_table(rows: &[Row]) {
 
 /// The floor of a session start beside ours (launched, no warm pool asked for or not).
 fn print_floor(floors: &[Floor], rows: &[Row]) {
-    println!("\n| concurrent starts | Chromium alone (raw CDP): start p50 ms | slowest ms | sightline, launched: start p50 ms | ratio |");
-    println!("|---|---|---|---|---|");
+    println!("\n| concurrent starts | Chromium alone (raw CDP): start p50 ms | slowest ms | sightline, launched: start p50 ms | ratio | next burst: start p50 ms | ratio |");
+    println!("|---|---|---|---|---|---|---|");
     for f in floors {
-        let ours = rows.iter().find(|r| r.side == LAUNCH && r.sessions == f.sessions);
-        let (o, ratio) = match ours {
-            Some(r) => (
-                format!("{:.0}", r.start_p50.as_secs_f64() * 1e3),
-                format!("{:.2}x", r.start_p50.as_secs_f64() / f.p50.as_secs_f64()),
+        let ours = |side: &str| match rows.iter().find(|r| r.side == side && r.sessions == f.sessions) {
+            Some(r) => format!(
+                "{:.0} | {:.2}x",
+                r.start_p50.as_secs_f64() * 1e3,
+                r.start_p50.as_secs_f64() / f.p50.as_secs_f64()
             ),
-            None => ("-".into(), "-".into()),
+            None => "- | -".into(),
         };
         println!(
-            "| {} | {:.0} | {:.0} | {o} | {ratio} |",
+            "| {} | {:.0} | {:.0} | {} | {} |",
             f.sessions,
             f.p50.as_secs_f64() * 1e3,
-            f.max.as_secs_f64() * 1e3
+            f.max.as_secs_f64() * 1e3,
+            ours(LAUNCH),
+            ours(LAUNCH_NEXT)
         );
     }
     println!(

@@ -34,7 +34,7 @@ use sightline_server::{BrowserSource, GridConfig};
 use sightline_testkit::{LocalGrid, Server};
 
 use crate::opts::Opts;
-use crate::serve::{call, start_server};
+use crate::serve::{call, start_server, Warm};
 
 mod faults;
 use faults::{cmdline, descendants, full_disk, grid_browsers, held_slots, inject, is_root, left_in};
@@ -416,7 +416,7 @@ async fn soak(a: &Opts, sessions: usize, minutes: f64, tmp: &Path) -> Result<u8>
     let site_url = site.url("").trim_end_matches('/').to_string();
     let egress = crate::opts::egress(a)?;
     let launch = crate::opts::browser_options(a, &egress).launch;
-    let (base, stop, done) = start_server(BrowserSource::Launch(launch), sessions + 2, 0).await?;
+    let (base, stop, done) = start_server(BrowserSource::Launch(launch), sessions + 2, Warm::Fixed(0)).await?;
     let mut bases = vec![base; sessions];
     let mut grid_stop = None;
     let mut grid = None;
@@ -431,7 +431,7 @@ async fn soak(a: &Opts, sessions: usize, minutes: f64, tmp: &Path) -> Result<u8>
             wait: Duration::from_secs(60),
             timeout: Duration::from_secs(120),
         });
-        let (gbase, gstop, gdone) = start_server(source, 2, 0).await?;
+        let (gbase, gstop, gdone) = start_server(source, 2, Warm::Fixed(0)).await?;
         grid_workers = vec![sessions, sessions + 1];
         bases.extend([gbase.clone(), gbase]);
         grid_stop = Some((gstop, gdone));

@@ -71,6 +71,12 @@ pub struct HubConfig {
     /// so a session start only loads its page (see `hub/open.rs`); with a Grid,
     /// Grid browsers, each holding a slot.
     pub warm: usize,
+    /// With `warm` 0: size the pool by demand (`serve --warm auto`, the default): as
+    /// many contexts as the largest burst of session starts lately, kept this long
+    /// after the last start, then closed; none on a server that has not started a
+    /// session for that long. Launched or connected browsers only (a Grid slot is
+    /// not ours to hold on a guess).
+    pub warm_auto: Option<Duration>,
 }
 
 impl Default for HubConfig {
@@ -89,12 +95,19 @@ impl Default for HubConfig {
             },
             start_limit: DEFAULT_START_LIMIT,
             warm: 0,
+            warm_auto: None,
         }
     }
 }
 
 /// [`HubConfig::start_limit`] by default.
 pub const DEFAULT_START_LIMIT: usize = 4;
+
+/// How long `serve --warm auto` keeps its pool after the last session start ([`HubConfig::warm_auto`]).
+pub const WARM_AUTO_KEEP: Duration = Duration::from_secs(600);
+
+/// The most contexts a pool by demand holds.
+pub const WARM_AUTO_MAX: usize = 32;
 
 /// The longest a session start holds its turn ([`HubConfig::start_limit`]):
 /// past it, the next start in line goes ahead while this one goes on.
@@ -288,6 +301,7 @@ impl Hub {
             .try_acquire_owned()
             .map_err(|_| ServerError::TooManySessions { max: self.cfg.max_sessions })?;
         let asked = Instant::now();
+        self.note_start(asked);
         // Wait for a turn to start, held until the first page is loaded, or for
         // TURN at most (a page that is slow to load must not hold up the queue).
         let mut turn = Some(self.starts.acquire().await.map_err(|_| ServerError::ShuttingDown)?);

@@ -48,7 +48,9 @@ pub use auth::{constant_time_eq, Principal, Principals, TokenFileError, MIN_TOKE
 pub use error::{EndReason, GridError, ServerError};
 pub use grid::GridConfig;
 pub use http::{app, HttpConfig, MAX_BODY, MAX_HEADERS};
-pub use hub::{BrowserSource, Hub, HubConfig, NewSession, Session, DEFAULT_START_LIMIT, TURN};
+pub use hub::{
+    BrowserSource, Hub, HubConfig, NewSession, Session, DEFAULT_START_LIMIT, TURN, WARM_AUTO_KEEP, WARM_AUTO_MAX,
+};
 pub use live::serve_live;
 pub use mcp::{serve_io, serve_stdio, Handle, HandleError, HandleTool, SightlineMcp, HANDLE_TOOLS};
 pub use metrics::Metrics;

@@ -82,7 +82,7 @@ pub(super) fn count_frames(url: &str, until: Instant) -> Result<usize> {
 /// each watched by one frame stream (`GET /live/{id}/frames`) for as long.
 pub(super) async fn live_rows(source: BrowserSource, site: &str) -> Result<Vec<LiveRow>> {
     let max = WATCHED.iter().copied().max().unwrap_or(1);
-    let (base, stop, done) = start_server(source, max, 0).await?;
+    let (base, stop, done) = start_server(source, max, super::Warm::Fixed(0)).await?;
     let site = site.to_string();
     let rows = tokio::task::spawn_blocking(move || -> Result<Vec<LiveRow>> {
         let agent = agent();

@@ -11,6 +11,13 @@
 //! viewport and no storage state are served from it (those two are set before
 //! the tab exists); a warm context has never loaded a page.
 //!
+//! Its size is [`HubConfig::warm`], or with [`HubConfig::warm_auto`] the largest
+//! burst of session starts (asked for within [`BURST`] of each other) since the
+//! hub was last without starts for the keep time, less the sessions open: after a
+//! burst of 25 has ended, the next 25 find their contexts open; once no session
+//! has started for the keep time, the pool is closed and the hub holds nothing
+//! ahead of demand.
+//!
 //! With a Grid, each warm entry is a Grid browser holding a slot. The Grid
 //! ends a session that has had no WebDriver command for its session timeout
 //! (CDP traffic does not count): every [`GRID_TOUCH`] the hub sends each Grid
@@ -35,6 +42,12 @@ use crate::grid;
 /// How long the hub must have been without requests before the pool is refilled.
 pub const QUIET: Duration = Duration::from_millis(300);
 
+/// Session starts asked for within this of each other are one burst ([`HubConfig::warm_auto`]).
+pub const BURST: Duration = Duration::from_secs(5);
+
+/// How often an automatic pool looks whether its demand is gone.
+const DEMAND_CHECK: Duration = Duration::from_secs(1);
+
 /// How often each Grid browser the hub holds gets a WebDriver read, so the
 /// Grid (default session timeout: 300 s) does not end it as inactive.
 pub const GRID_TOUCH: Duration = Duration::from_secs(60);
@@ -57,6 +70,8 @@ pub(super) struct Pool {
     ready: StdMutex<VecDeque<Opened>>,
     /// Woken when a warm context is taken or the hub may have become quiet.
     pub kick: tokio::sync::Notify,
+    /// Recent session starts, for an automatic pool's size.
+    demand: StdMutex<Demand>,
     /// When the Grid browsers were last touched ([`GRID_TOUCH`]).
     touched: StdMutex<Option<Instant>>,
 }
@@ -183,7 +198,7 @@ impl Hub {
     /// A warm context for `req`, if the pool has one that fits and is alive.
     pub(super) async fn take_warm(&self, req: &NewSession) -> Result<Option<Opened>, ServerError> {
         let fits = req.storage_state.is_none() && req.viewport.is_none_or(|v| v == self.cfg.tab.viewport);
-        if self.cfg.warm == 0 || !fits {
+        if !fits {
             return Ok(None);
         }
         loop {
@@ -218,15 +233,47 @@ impl Hub {
         })
     }
 
-    /// Keep [`HubConfig::warm`](super::HubConfig::warm) contexts ready until the hub closes.
+    /// A session start was asked for at `at` (an automatic pool's demand).
+    pub(super) fn note_start(&self, at: Instant) {
+        if self.cfg.warm == 0 && self.cfg.warm_auto.is_some() {
+            self.pool.demand.lock().unwrap().record(at);
+            self.pool.kick.notify_one();
+        }
+    }
+
+    /// How many warm contexts the pool should hold now.
+    fn warm_target(&self) -> usize {
+        if self.cfg.warm > 0 {
+            return self.cfg.warm;
+        }
+        match self.cfg.warm_auto {
+            // Contexts for the next burst as big as the largest, counting the sessions
+            // open now: a pool by demand never holds more than the burst itself did.
+            Some(keep) if !matches!(self.cfg.source, BrowserSource::Grid(_)) => {
+                let peak = self.pool.demand.lock().unwrap().size(Instant::now(), keep).min(super::WARM_AUTO_MAX);
+                peak.saturating_sub(self.open_count())
+            }
+            _ => 0,
+        }
+    }
+
+    /// Keep the pool at its size ([`HubConfig::warm`](super::HubConfig::warm), or by
+    /// demand) until the hub closes.
     pub async fn keep_warm(self: Arc<Self>) {
-        if self.cfg.warm == 0 {
+        if self.cfg.warm == 0 && self.cfg.warm_auto.is_none() {
             return;
         }
         while !self.closing.load(Ordering::SeqCst) {
-            let wanted = self.pool.len() < self.cfg.warm && self.open_count() + self.pool.len() < self.cfg.max_sessions;
+            let target = self.warm_target();
+            self.shrink_pool(target).await;
+            let wanted = self.pool.len() < target && self.open_count() + self.pool.len() < self.cfg.max_sessions;
             if !wanted {
-                self.pool.kick.notified().await;
+                if self.cfg.warm > 0 {
+                    self.pool.kick.notified().await;
+                } else {
+                    // Demand also ends with time: looked at again now and then.
+                    let _ = tokio::time::timeout(DEMAND_CHECK, self.pool.kick.notified()).await;
+                }
                 continue;
             }
             if !self.quiet() {
@@ -267,6 +314,19 @@ impl Hub {
         let need = self.cfg.warm.min(self.cfg.max_sessions).saturating_sub(self.pool.len());
         let filled = futures_util::future::join_all((0..need).map(|_| self.fill_one(true))).await;
         filled.into_iter().collect()
+    }
+
+    /// Close the warm contexts past `target`, oldest first.
+    async fn shrink_pool(&self, target: usize) {
+        let extra: Vec<Opened> = {
+            let mut ready = self.pool.ready.lock().unwrap();
+            let n = ready.len().saturating_sub(target);
+            ready.drain(..n).collect()
+        };
+        if !extra.is_empty() {
+            tracing::debug!(closed = extra.len(), target, "the warm pool shrank");
+        }
+        futures_util::future::join_all(extra.into_iter().map(discard)).await;
     }
 
     /// Forget the warm contexts whose browser is gone (it crashed, or its connection did).
@@ -328,5 +388,61 @@ async fn discard(w: Opened) {
     let _ = tokio::time::timeout(Duration::from_secs(10), w.api.shutdown()).await;
     if let Some(c) = w.claim {
         grid::delete_session(c.take()).await;
+    }
+}
+
+/// Session starts lately: the largest burst since the hub was last without
+/// starts for the keep time.
+#[derive(Default)]
+struct Demand {
+    /// Starts within [`BURST`] of the latest.
+    recent: VecDeque<Instant>,
+    peak: usize,
+    last: Option<Instant>,
+}
+
+impl Demand {
+    fn record(&mut self, now: Instant) {
+        while self.recent.front().is_some_and(|t| now.saturating_duration_since(*t) > BURST) {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(now);
+        self.peak = self.peak.max(self.recent.len());
+        self.last = Some(now);
+    }
+
+    /// The pool's size at `now`: the peak, or 0 (and forgotten) once no start came for `keep`.
+    fn size(&mut self, now: Instant, keep: Duration) -> usize {
+        if self.last.is_none_or(|l| now.saturating_duration_since(l) >= keep) {
+            *self = Demand::default();
+        }
+        self.peak
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demand_is_the_largest_burst_until_starts_stop_for_the_keep_time() {
+        let keep = Duration::from_secs(600);
+        let t0 = Instant::now();
+        let mut d = Demand::default();
+        assert_eq!(d.size(t0, keep), 0, "a hub that never started a session holds nothing");
+        for i in 0..25 {
+            d.record(t0 + Duration::from_millis(10 * i));
+        }
+        assert_eq!(d.size(t0 + Duration::from_secs(1), keep), 25);
+        // Starts one at a time, far apart, are bursts of one: the peak stays.
+        d.record(t0 + Duration::from_secs(60));
+        d.record(t0 + Duration::from_secs(120));
+        assert_eq!(d.size(t0 + Duration::from_secs(121), keep), 25);
+        // Ten minutes without a start: nothing is kept, and the next burst sizes it anew.
+        let later = t0 + Duration::from_secs(120) + keep;
+        assert_eq!(d.size(later, keep), 0);
+        d.record(later + Duration::from_secs(1));
+        d.record(later + Duration::from_secs(2));
+        assert_eq!(d.size(later + Duration::from_secs(3), keep), 2);
     }
 }
