@@ -327,10 +327,11 @@ fn visit(ctx: &Ctx, arena: &mut Arena, tree: &mut SemanticTree, v: Visit) -> Ste
     }
     let name = name(ctx, arena, id, kind, &role, axn, &direct_text, &descriptor);
     // Words the enclosing text node already says (`<div>` "Last reward: -" around its
-    // `<label>` "Last reward:") are not said again as a node of their own.
+    // `<label>` "Last reward:", `<p>` "Username" around its `<label>`) are not said
+    // again as a node of their own.
     let parent_says = |p: usize| {
         let p = &tree.nodes[p];
-        matches!(p.role, Role::Text | Role::Label) && p.name.contains(name.as_str())
+        (matches!(p.role, Role::Text | Role::Label) || is_text_role(&p.role)) && p.name.contains(name.as_str())
     };
     if kind != Kind::Action
         && matches!(role, Role::Text | Role::Label)

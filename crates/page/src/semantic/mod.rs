@@ -343,12 +343,13 @@ mod tests {
         let t = tree(vec![
             el("div", &[], vec![el("label", &[], vec![text("Last reward:")]), text(" -")]),
             el("div", &[], vec![text("Posted by "), el("p", &[], vec![text("someone else")])]),
+            el("p", &[], vec![el("label", &[], vec![text("Username")]), el("input", &[], vec![])]),
             el("button", &[("class", "btn like")], vec![]).at(0.0, 100.0, 20.0, 20.0),
         ]);
         let all: Vec<usize> = (0..t.nodes.len()).collect();
         assert_eq!(
             outline(&t, &all, |i| format!("s1:{}", i + 1)),
-            "- text \"Last reward: -\" [ref=s1:1]\n- text \"Posted by\" [ref=s1:2]\n  - paragraph \"someone else\" [ref=s1:3]\n- button hint:\"like\" [ref=s1:4]"
+            "- text \"Last reward: -\" [ref=s1:1]\n- text \"Posted by\" [ref=s1:2]\n  - paragraph \"someone else\" [ref=s1:3]\n- paragraph \"Username\" [ref=s1:4]\n  - textbox [ref=s1:5]\n- button hint:\"like\" [ref=s1:6]"
         );
     }
 
