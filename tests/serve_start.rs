@@ -66,15 +66,19 @@ fn a_new_context_opens_no_browser_ui_pages() {
     run(tab.close());
 }
 
-#[test]
-fn warm_sessions_are_isolated_load_their_page_first_and_leave_nothing_behind() {
+/// The cookie-jar page on a local server, and a browser of the test's own, so its contexts can be counted.
+fn jar_site_and_own_browser() -> (sightline_testkit::Server, Browser) {
     let site = run(async {
         let s = sightline_testkit::Server::memory().await.unwrap();
         s.page("/jar.html", JAR);
         s
     });
-    // A browser of this test's own, so its contexts can be counted.
-    let b = run(Browser::start(&BrowserOptions::default())).expect("a browser");
+    (site, run(Browser::start(&BrowserOptions::default())).expect("a browser"))
+}
+
+#[test]
+fn warm_sessions_are_isolated_load_their_page_first_and_leave_nothing_behind() {
+    let (site, b) = jar_site_and_own_browser();
     let before = context_count(&b);
     let hub =
         HubConfig { source: BrowserSource::Connect(endpoint_of(&b)), warm: 2, max_sessions: 6, ..HubConfig::default() };
@@ -122,12 +126,7 @@ fn warm_sessions_are_isolated_load_their_page_first_and_leave_nothing_behind() {
 
 #[test]
 fn a_pool_by_demand_holds_the_last_burst_for_the_next_and_nothing_once_idle() {
-    let site = run(async {
-        let s = sightline_testkit::Server::memory().await.unwrap();
-        s.page("/jar.html", JAR);
-        s
-    });
-    let b = run(Browser::start(&BrowserOptions::default())).expect("a browser");
+    let (site, b) = jar_site_and_own_browser();
     let before = context_count(&b);
     let keep = Duration::from_secs(4);
     let hub = HubConfig {
