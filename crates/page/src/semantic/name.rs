@@ -66,6 +66,10 @@ pub(super) fn name(
         })
     } else if ctx.have_ax {
         ax_name.unwrap_or_default()
+    } else if crate::facts::LABELABLE.contains(&n.tag.as_str()) {
+        // A meter, progress bar or output is named as a form field is: by its author,
+        // its `<label>`s (wrapping it or `for` it), its title.
+        interactive::editable_name(arena, id, &ctx.facts.labels_of)
     } else {
         // A landmark, dialog or region is named by its author, not by its content.
         aria::aria_label(arena, id).or_else(|| aria::caption(arena, id)).unwrap_or_default()
