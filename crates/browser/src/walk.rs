@@ -109,18 +109,30 @@ impl Tab {
         let Some(frame) = self.frame_of_session(session) else { return Ok(None) };
         let t0 = std::time::Instant::now();
         let margin = if semantic { SemanticOptions::default().near_margin } else { 0.0 };
+        // Which elements the page's own world saw get listeners (the count reads
+        // them as evidence) and the isolated world the walk runs in are asked for
+        // together with the click listeners (one round trip, not three in turn);
+        // the renderer answers them in order.
+        const ORDINALS: &str = "window.__sightline ? window.__sightline.listenerOrdinals() : null";
+        let ordinals = async {
+            if semantic {
+                Some(self.cdp(session, &Evaluate::new(ORDINALS).by_value()).await)
+            } else {
+                None
+            }
+        };
         // Click listeners first: too many in view and the walk is not worth it.
-        let clicks = self.click_listeners(session, small_pages_too, margin).await;
+        let (clicks, ords, world) =
+            tokio::join!(self.click_listeners(session, small_pages_too, margin), ordinals, self.world(session));
         let Some(clicks) = clicks else { return Ok(None) };
         let t_clicks = t0.elapsed();
-        let mode = if semantic {
-            // Which elements the page's own world saw get listeners: the count reads them as evidence.
-            const ORDINALS: &str = "window.__sightline ? window.__sightline.listenerOrdinals() : null";
-            let ords = self.cdp(session, &Evaluate::new(ORDINALS).by_value()).await?.result.value;
-            let Some(ords) = ords.filter(|v| v.is_array()) else { return Ok(None) };
-            serde_json::json!({ "margin": margin, "tables": count_tables(), "listeners": ords })
-        } else {
-            serde_json::Value::Null
+        let context_id = Some(world?);
+        let mode = match ords {
+            Some(ords) => {
+                let Some(ords) = ords?.result.value.filter(|v| v.is_array()) else { return Ok(None) };
+                serde_json::json!({ "margin": margin, "tables": count_tables(), "listeners": ords })
+            }
+            None => serde_json::Value::Null,
         };
         let args = serde_json::to_string(&(frame.0.as_str(), COMPUTED_STYLES, mode))
             .map_err(|e| BrowserError::Unexpected(e.to_string()))?;
@@ -133,10 +145,12 @@ impl Tab {
         // One call for the snapshot and the kept elements: the array's first item
         // is the JSON, the others the elements, released with their group.
         const GROUP: &str = "sightline-walk";
-        let mut reply = self.eval_isolated(session, Evaluate::new(&call).in_group(GROUP)).await?;
+        let mut reply =
+            self.eval_isolated(session, Evaluate { context_id, ..Evaluate::new(&call).in_group(GROUP) }).await?;
         if reply.result.value.as_ref().and_then(|v| v.as_str()) == Some("install") {
             let install = format!("{INSTALLED_WALK} = ({WALK}), {INSTALLED_FAR} = ({FAR}), {call}");
-            reply = self.eval_isolated(session, Evaluate::new(&install).in_group(GROUP)).await?;
+            reply =
+                self.eval_isolated(session, Evaluate { context_id, ..Evaluate::new(&install).in_group(GROUP) }).await?;
         }
         let array = match (reply.exception_details, reply.result.object_id) {
             (None, Some(array)) => array,

@@ -57,13 +57,17 @@ impl Tab {
         Ok(world.execution_context_id)
     }
 
-    /// `Runtime.evaluate` in the isolated world of a session's frame (the context is filled in).
+    /// `Runtime.evaluate` in the isolated world of a session's frame (the context
+    /// is filled in, unless the caller asked [`Tab::world`] for it already).
     pub(crate) async fn eval_isolated(
         &self,
         session: &SessionId,
         eval: Evaluate<'_>,
     ) -> Result<EvaluateReply, BrowserError> {
-        let context_id = Some(self.world(session).await?);
+        let context_id = match eval.context_id {
+            Some(world) => Some(world),
+            None => Some(self.world(session).await?),
+        };
         self.cdp(session, &Evaluate { context_id, ..eval }).await
     }
 
