@@ -118,6 +118,10 @@
   // textAt: how many element children come before the first child text node
   // with visible text (-1: none). firstKid/nextKid: element children.
   const textAt = [], kids = [], firstKid = [], nextKid = [], lastKid = [], end = [];
+  // seq: each element's place among the elements and text nodes in tree order
+  // (what `laidOutInside` counts of a subtree).
+  const seq = [];
+  let nodesSeen = 0;
   // Labels without `for`: whether they label something is read once their
   // subtree is known (a query per label cost more).
   const labelsInside = [];
@@ -137,7 +141,7 @@
     const html = el.namespaceURI === HTML && el.prefix === null;
     const tag = html ? el.localName : el.nodeName.toLowerCase();
     if (FRAMES.has(tag)) return null;
-    els.push(el); par.push(p); tags.push(tag); htmlEl.push(html);
+    els.push(el); par.push(p); tags.push(tag); htmlEl.push(html); seq.push(nodesSeen++);
     textAt.push(-1); kids.push(0); firstKid.push(-1); nextKid.push(-1); lastKid.push(-1); end.push(i);
     if (p >= 0) {
       if (lastKid[p] < 0) firstKid[p] = i; else nextKid[lastKid[p]] = i;
@@ -181,7 +185,9 @@
     let c = el.firstChild, at = i;
     for (;;) {
       for (let type; c !== null && (type = c.nodeType) !== 1; c = c.nextSibling) {
-        if (type === 3 && textAt[at] < 0 && VISIBLE_CHAR.test(c.data)) textAt[at] = kids[at];
+        if (type !== 3) continue;
+        nodesSeen++;
+        if (textAt[at] < 0 && VISIBLE_CHAR.test(c.data)) textAt[at] = kids[at];
       }
       if (c !== null) break;
       end[at] = els.length - 1;
@@ -464,10 +470,16 @@
   };
   // The layout box, or that of what is laid out inside (interactive `element_rect`).
   const range = doc.createRange();
-  const hasBox = (i) => {
-    if (hasLayout(i)) { const r = els[i].getBoundingClientRect(); if (r.width >= 0.5 && r.height >= 0.5) return true; }
+  const ownBox = (i) => {
+    if (!hasLayout(i)) return false;
+    const r = els[i].getBoundingClientRect();
+    return r.width >= 0.5 && r.height >= 0.5;
+  };
+  // The most nodes of a subtree `laidOutInside` reads.
+  const INSIDE = 1999;
+  const laidOutInside = (i) => {
     const walker = doc.createTreeWalker(els[i], NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
-    for (let c = walker.nextNode(), budget = 2000; c && --budget > 0; c = walker.nextNode()) {
+    for (let c = walker.nextNode(), budget = INSIDE + 1; c && --budget > 0; c = walker.nextNode()) {
       let r;
       if (c.nodeType === 3) {
         { const k = index.get(c.parentElement); if (k === undefined || !rendered(k)) continue; }
@@ -492,6 +504,9 @@
     return outHidden[i] === 1;
   };
   const counts = { css_hidden: 0, no_layout: 0, offscreen: 0 };
+  // The far nodes not hidden: offscreen when they have a box (their own, or
+  // one laid out inside), else no_layout.
+  const farShown = [];
   for (let i = 0; i < n; i++) {
     const p = par[i];
     const inAction = p >= 0 && outAction[p] === 1, inText = p >= 0 && outText[p] === 1;
@@ -514,9 +529,20 @@
       outHidden[i] = 1; outAction[i] = inAction || isAction ? 1 : 0; outText[i] = inText ? 1 : 0;
       continue;
     }
-    if (far) { if (hasBox(i)) counts.offscreen++; else counts.no_layout++; }
+    if (far) farShown.push(i);
     outHidden[i] = 0; outAction[i] = inAction || isAction ? 1 : 0;
     outText[i] = isContent && TEXT_ROLE.has(role) ? 1 : 0;
+  }
+  // Last first: a node whose own box was read (the nearest after it in tree
+  // order) and lies within what `laidOutInside` would read of an ancestor's
+  // subtree gives that ancestor a box without reading it.
+  for (let q = farShown.length - 1, big = -1; q >= 0; q--) {
+    const i = farShown[q];
+    let yes = big >= 0 && big <= end[i] && seq[big] - seq[i] <= INSIDE;
+    if (!yes) {
+      if (ownBox(i)) { yes = true; big = i; } else yes = laidOutInside(i);
+    }
+    if (yes) counts.offscreen++; else counts.no_layout++;
   }
   return counts;
 })
