@@ -16,6 +16,7 @@ use sightline_cdp::protocol::runtime::Evaluate;
 use sightline_page::COMPUTED_STYLES;
 
 use crate::opts::{tab_options, Opts};
+use crate::tool_state::ToolState;
 
 /// A page with `n` interactive elements in cards, plus a counter button on top.
 pub fn generated_page(n: usize) -> String {
@@ -160,18 +161,25 @@ pub struct SemRow {
     pub content_chars: usize,
 }
 
-/// What `get_browser_state` (semantic_v2) does per request, timed on the same tab
-/// as the raw DOMSnapshot it needs, beside the full accessibility tree it no
-/// longer asks for (released after each read, as it slows later snapshots).
-pub async fn measure_semantic(browser: &Browser, a: &Opts, url: &str, label: String, runs: usize) -> Result<SemRow> {
+/// `get_browser_state` (semantic_v2) as a tool caller gets it ([`ToolState::measure_semantic`]:
+/// through the API, its reply encoded, in a loop of its own as the peers' snapshot
+/// tools are timed), beside the raw DOMSnapshot and the full accessibility tree it
+/// does not ask for, timed on a tab of their own (the tree released after each read,
+/// as it slows later snapshots).
+pub async fn measure_semantic(
+    browser: &Browser,
+    tool: &ToolState,
+    a: &Opts,
+    url: &str,
+    label: String,
+    runs: usize,
+) -> Result<SemRow> {
     use sightline_cdp::protocol::accessibility::Disable;
-    use sightline_page::semantic::{self, Scope};
     let tab = browser.new_tab(tab_options(a)?).await?;
     tab.navigate(url).await?;
     let params =
         CaptureSnapshot { computed_styles: COMPUTED_STYLES, include_paint_order: true, include_dom_rects: false };
-    let (mut snap, mut ax, mut sem) = (vec![], vec![], vec![]);
-    let (mut outline_chars, mut content_chars) = (0, 0);
+    let (mut snap, mut ax) = (vec![], vec![]);
     for round in 0..=runs {
         let t = Instant::now();
         tab.execute(&GetFullAxTree {}).await?;
@@ -180,27 +188,20 @@ pub async fn measure_semantic(browser: &Browser, a: &Opts, url: &str, label: Str
         let t = Instant::now();
         tab.execute(&params).await?;
         let d1 = t.elapsed();
-        let t = Instant::now();
-        let (c, tree) = sightline_api::capture_semantic(&tab, false, None, true).await?;
-        let plan = semantic::plan(&tree, &Scope::Viewport);
-        let shown = &plan.ranked[..plan.ranked.len().min(300)];
-        let outline = semantic::outline(&tree, shown, |i| format!("p1:{}", i + 1));
-        let d4 = t.elapsed();
-        outline_chars = outline.len();
-        content_chars = c.view.page_content.len();
         if round > 0 {
             snap.push(d1);
             ax.push(d2);
-            sem.push(d4);
         }
     }
+    let content_chars = tab.capture(false).await?.view.page_content.len();
     tab.close().await;
+    let (semantic, reply) = tool.measure_semantic(url, runs).await?;
     Ok(SemRow {
         label,
         raw_snapshot: median(snap),
         raw_ax: median(ax),
-        semantic: median(sem),
-        outline_chars,
+        semantic,
+        outline_chars: reply["outline"].as_str().unwrap_or_default().len(),
         content_chars,
     })
 }

@@ -103,7 +103,7 @@ pub async fn run(a: &Opts) -> Result<u8> {
     for (label, url) in &peer_pages {
         let (state, _) = tool.measure(url, runs).await.with_context(|| format!("get_state on {label}"))?;
         states.push(Some(state));
-        sem_rows.push(measure_semantic(&browser, a, url, label.clone(), runs).await?);
+        sem_rows.push(measure_semantic(&browser, &tool, a, url, label.clone(), runs).await?);
         peers.measure(url, label, runs).await;
     }
     let run_rows = crate::run_task::measure(&tool, &site.url("/form.html"), runs).await?;
@@ -215,8 +215,8 @@ async fn run_on_page(a: &Opts, url: &str, runs: usize) -> Result<u8> {
     eprintln!("sightline bench: {} runs per measure, {}", runs, browser.version().await?);
     let tool = ToolState::start(a).await?;
     let (state, _) = tool.measure(url, runs).await?;
+    let sem_rows = vec![measure_semantic(&browser, &tool, a, url, url.to_string(), runs).await?];
     tool.close().await;
-    let sem_rows = vec![measure_semantic(&browser, a, url, url.to_string(), runs).await?];
     eprintln!("  {url}: done");
     let mut peers = PeerRuns::new(a);
     peers.measure(url, url, runs).await;

@@ -54,23 +54,38 @@ impl ToolState {
     /// screenshot), each with its reply encoded. Returns the median and the
     /// characters of the last reply.
     pub async fn measure(&self, url: &str, runs: usize) -> Result<(Duration, usize)> {
+        let (d, last) = self.measure_tool(url, "get_state", json!({ "screenshot": false }), runs).await?;
+        Ok((d, serde_json::to_string(&last)?.len()))
+    }
+
+    /// The same for `get_browser_state` with semantic_v2 (viewport scope, default
+    /// budget), in a loop of its own as the peers' snapshot tools are timed.
+    /// Returns the median and the last reply.
+    pub async fn measure_semantic(&self, url: &str, runs: usize) -> Result<(Duration, Value)> {
+        self.measure_tool(url, "get_browser_state", json!({ "snapshot_format": "semantic_v2" }), runs).await
+    }
+
+    /// Load `url`, then time one warm-up and `runs` calls of `tool` with `args`,
+    /// each with its reply encoded as the wire carries it.
+    async fn measure_tool(&self, url: &str, tool: &str, args: Value, runs: usize) -> Result<(Duration, Value)> {
         self.api
             .dispatch("browser_navigate", self.args(json!({ "url": url })))
             .await
             .with_context(|| format!("loading {url}"))?;
         let mut times = Vec::with_capacity(runs);
-        let mut chars = 0;
+        let mut last = Value::Null;
         for round in 0..=runs {
             let t = Instant::now();
-            let out = self.api.dispatch("get_state", self.args(json!({ "screenshot": false }))).await?;
+            let out = self.api.dispatch(tool, self.args(args.clone())).await?;
             let text = serde_json::to_string(&out.value)?;
             let d = t.elapsed();
-            chars = text.len();
+            std::hint::black_box(text);
+            last = out.value;
             if round > 0 {
                 times.push(d);
             }
         }
-        Ok((median(times), chars))
+        Ok((median(times), last))
     }
 
     pub async fn close(self) {
