@@ -372,6 +372,13 @@ async fn run_mode(
     let max = sizes.iter().copied().max().unwrap_or(1);
     let before = memory_kb(grid_pid);
     let (base, stop, done) = start_server(source, max, warm).await?;
+    // What a pool by demand holds: nothing on a server that has started no session.
+    let by_demand = warm == Warm::Auto && side == LAUNCH;
+    if by_demand {
+        std::thread::sleep(Duration::from_secs(1));
+        let idle = memory_kb(grid_pid).saturating_sub(before);
+        eprintln!("  {side}: no session started yet, the server and its browser: {} MB", idle / 1024);
+    }
     let mut rows = Vec::new();
     for &n in sizes {
         // A pool by demand (launched browsers only) measures each size twice: the first
@@ -395,6 +402,14 @@ async fn run_mode(
             );
             rows.push(row);
         }
+    }
+    // ...and once the largest burst has ended, its size in warm contexts, until no
+    // session has started for the keep time.
+    if by_demand {
+        let (base, want) = (base.clone(), max.min(sightline_server::WARM_AUTO_MAX));
+        tokio::task::spawn_blocking(move || wait_warm(&base, want)).await?;
+        let held = memory_kb(grid_pid).saturating_sub(before);
+        eprintln!("  {side}: after the bursts, {want} warm contexts held: {} MB", held / 1024);
     }
     let _ = stop.send(());
     let _ = done.await;
