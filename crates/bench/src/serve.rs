@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
-use sightline_server::{BrowserSource, GridConfig, HubConfig, ServeConfig, DEFAULT_START_LIMIT};
+use sightline_server::{BrowserSource, GridConfig, HubConfig, ServeConfig};
 use sightline_testkit::LocalGrid;
 use sightline_testkit::Server;
 
@@ -36,7 +36,7 @@ use crate::{peers, serve_peer};
 
 mod floor;
 mod live;
-use floor::{start_floor, Floor};
+use floor::{print_floor, start_floor};
 use live::{live_rows, print_live};
 
 const FORM: &str = r#"<!doctype html><html><head><title>Bench form</title></head><body>
@@ -568,36 +568,6 @@ fn print_table(rows: &[Row]) {
          the server started (so it counts the shared browser and the server), over N; {}'s is PSS of all its N \
          servers' processes (node, Chromium and helpers), over N.",
         serve_peer::SIDE
-    );
-}
-
-/// The floor of a session start beside ours (launched, no warm pool asked for or not).
-fn print_floor(floors: &[Floor], rows: &[Row]) {
-    println!("\n| concurrent starts | Chromium alone (raw CDP): start p50 ms | slowest ms | sightline, launched: start p50 ms | ratio | next burst: start p50 ms | ratio |");
-    println!("|---|---|---|---|---|---|---|");
-    for f in floors {
-        let ours = |side: &str| match rows.iter().find(|r| r.side == side && r.sessions == f.sessions) {
-            Some(r) => format!(
-                "{:.0} | {:.2}x",
-                r.start_p50.as_secs_f64() * 1e3,
-                r.start_p50.as_secs_f64() / f.p50.as_secs_f64()
-            ),
-            None => "- | -".into(),
-        };
-        println!(
-            "| {} | {:.0} | {:.0} | {} | {} |",
-            f.sessions,
-            f.p50.as_secs_f64() * 1e3,
-            f.max.as_secs_f64() * 1e3,
-            ours(LAUNCH),
-            ours(LAUNCH_NEXT)
-        );
-    }
-    println!(
-        "Chromium alone: per start a browser context, a blank tab, Page.enable and Page.navigate to the same form page \
-         until its load event, over raw CDP on a browser launched with serve's flags, {DEFAULT_START_LIMIT} at a time \
-         as serve admits starts, timed from the moment all were asked for (median of {} rounds).",
-        floor::ROUNDS
     );
 }
 

@@ -19,6 +19,8 @@ use sightline_cdp::protocol::{page, target};
 use sightline_cdp::{Chromium, Client, EventFilter, LaunchOptions, Routed, SessionId};
 use sightline_server::DEFAULT_START_LIMIT;
 
+use super::{Row, LAUNCH, LAUNCH_NEXT};
+
 /// Rounds of N starts; the round with the median p50 is reported.
 pub(super) const ROUNDS: usize = 3;
 
@@ -97,4 +99,34 @@ async fn round(client: &Client, page: &str, n: usize) -> Result<Floor> {
     }
     took.sort();
     Ok(Floor { sessions: n, p50: took[took.len() / 2], max: took[took.len() - 1] })
+}
+
+/// The floor of a session start beside ours (launched: the first burst, and the next with a pool by demand).
+pub(super) fn print_floor(floors: &[Floor], rows: &[Row]) {
+    println!("\n| concurrent starts | Chromium alone (raw CDP): start p50 ms | slowest ms | sightline, launched: start p50 ms | ratio | next burst: start p50 ms | ratio |");
+    println!("|---|---|---|---|---|---|---|");
+    for f in floors {
+        let ours = |side: &str| match rows.iter().find(|r| r.side == side && r.sessions == f.sessions) {
+            Some(r) => format!(
+                "{:.0} | {:.2}x",
+                r.start_p50.as_secs_f64() * 1e3,
+                r.start_p50.as_secs_f64() / f.p50.as_secs_f64()
+            ),
+            None => "- | -".into(),
+        };
+        println!(
+            "| {} | {:.0} | {:.0} | {} | {} |",
+            f.sessions,
+            f.p50.as_secs_f64() * 1e3,
+            f.max.as_secs_f64() * 1e3,
+            ours(LAUNCH),
+            ours(LAUNCH_NEXT)
+        );
+    }
+    println!(
+        "Chromium alone: per start a browser context, a blank tab, Page.enable and Page.navigate to the same form page \
+         until its load event, over raw CDP on a browser launched with serve's flags, {DEFAULT_START_LIMIT} at a time \
+         as serve admits starts, timed from the moment all were asked for (median of {} rounds).",
+        ROUNDS
+    );
 }
