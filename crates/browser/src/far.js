@@ -113,14 +113,20 @@
   // children (as indices: directText reads them without the DOM), where its
   // first visible text child is, and what the candidate rules read from its
   // attributes. One walk over child nodes reads elements and text alike.
-  const els = [], par = [], tags = [], roles = [], htmlEl = [];
-  const ownText = [], semantic = [], label = [], evidence = [], inert = [], collapsed = [], skipped = [];
+  // The numbers and flags are typed arrays sized once by the document's
+  // element count, not arrays grown a push at a time (on 16,000 elements that
+  // was 300,000 pushes and the garbage their growth leaves).
+  const cap = doc.getElementsByTagName('*').length;
+  const ints = (fill) => new Int32Array(cap).fill(fill), flags = () => new Uint8Array(cap);
+  const els = [], tags = [], roles = [], par = ints(-1), htmlEl = flags();
+  const ownText = flags(), semantic = flags(), label = flags(), evidence = flags(), inert = flags();
+  const collapsed = flags(), skipped = flags();
   // textAt: how many element children come before the first child text node
   // with visible text (-1: none). firstKid/nextKid: element children.
-  const textAt = [], kids = [], firstKid = [], nextKid = [], lastKid = [], end = [];
+  const textAt = ints(-1), kids = ints(0), firstKid = ints(-1), nextKid = ints(-1), lastKid = ints(-1), end = ints(0);
   // seq: each element's place among the elements and text nodes in tree order
   // (what `laidOutInside` counts of a subtree).
-  const seq = [];
+  const seq = ints(0);
   let nodesSeen = 0;
   // Labels without `for`: whether they label something is read once their
   // subtree is known (a query per label cost more).
@@ -138,11 +144,13 @@
   for (let el = doc.documentElement, p = -1; ; ) {
     if (el.shadowRoot) return null;
     const i = els.length;
+    // More elements than the count: the tree is not what was counted.
+    if (i >= cap) return null;
     const html = el.namespaceURI === HTML && el.prefix === null;
     const tag = html ? el.localName : el.nodeName.toLowerCase();
     if (FRAMES.has(tag)) return null;
-    els.push(el); par.push(p); tags.push(tag); htmlEl.push(html); seq.push(nodesSeen++);
-    textAt.push(-1); kids.push(0); firstKid.push(-1); nextKid.push(-1); lastKid.push(-1); end.push(i);
+    els.push(el); tags.push(tag);
+    par[i] = p; htmlEl[i] = html ? 1 : 0; seq[i] = nodesSeen++; end[i] = i;
     if (p >= 0) {
       if (lastKid[p] < 0) firstKid[p] = i; else nextKid[lastKid[p]] = i;
       lastKid[p] = i;
@@ -168,14 +176,13 @@
       if (tag === 'label') sem = lab = labelable(doc.getElementById(el.getAttribute('for')));
       if (!sem && attrs) sem = editableAttr(el);
     }
-    semantic.push(sem); label.push(lab);
-    inert.push((attrs && el.hasAttribute('inert')) || (up && inert[p]));
+    semantic[i] = sem ? 1 : 0; label[i] = lab ? 1 : 0;
+    inert[i] = (attrs && el.hasAttribute('inert')) || (up && inert[p]) ? 1 : 0;
     // Closed <details>: Chromium lays out its content but does not render it.
     const pe = up ? els[p] : null;
-    collapsed.push(up && (collapsed[p] || (tags[p] === 'details' && !pe.hasAttribute('open') &&
-      !(tag === 'summary' && pe.querySelector(':scope > summary') === el))));
-    skipped.push((up && skipped[p]) || SKIP.has(tag));
-    evidence.push(false);
+    collapsed[i] = up && (collapsed[p] || (tags[p] === 'details' && !pe.hasAttribute('open') &&
+      !(tag === 'summary' && pe.querySelector(':scope > summary') === el))) ? 1 : 0;
+    skipped[i] = (up && skipped[p]) || SKIP.has(tag) ? 1 : 0;
     // What the UA sheet may not render, or gives a display other than its
     // tag's (a presentational `align` floats it): its computed style decides.
     if (UA_NONE.has(tag) || !html || hiddenInput || tag === 'dialog' ||
@@ -199,7 +206,8 @@
     el = c; p = at;
   }
   const n = els.length;
-  for (let i = 0; i < n; i++) ownText.push(textAt[i] >= 0 || S.content.has(els[i]));
+  if (n !== cap) return null;
+  for (let i = 0; i < n; i++) ownText[i] = textAt[i] >= 0 || S.content.has(els[i]) ? 1 : 0;
   // Whether a descendant matches the labelable selector (`querySelector`'s
   // answer, in document order): the tag decides which to ask.
   const LABELABLE_SEL = T.labelable.join(',');
@@ -370,25 +378,30 @@
     }
     return false;
   };
+  // One loop, not one nested in another: the engine compiles a long inner
+  // loop on the stack (OSR) and throws that code away on every exit from it.
   const directText = (i) => {
     if (generated(i)) return true;
     const todo = [i];
-    while (todo.length) {
-      const e = todo.pop(), at = textAt[e];
-      // Its child nodes in order: the first with visible text comes after `at` element children.
-      for (let k = firstKid[e], seen = 0; ; k = nextKid[k], seen++) {
-        if (seen === at && rendered(e) && visible(e)) return true;
-        if (k < 0) break;
-        // A target's display is not read: it is no text of this one either way.
-        if (reason(k) || label[k] || SKIP.has(tags[k])) continue;
-        const d = hasLayout(k) ? fullDisplay(k) : 'inline';
-        if (d === 'inline' || d === 'contents') {
-          if (generated(k)) return true;
-          if (textBelow[k]) todo.push(k);
-        }
+    // The element whose child nodes are read, its next element child, how
+    // many came before, and after how many its first visible text comes.
+    for (let e = -1, k = -1, seen = 0, at = -1; ; ) {
+      if (e < 0) {
+        if (todo.length === 0) return false;
+        e = todo.pop(); k = firstKid[e]; seen = 0; at = textAt[e];
+      }
+      if (seen === at && rendered(e) && visible(e)) return true;
+      if (k < 0) { e = -1; continue; }
+      const c = k;
+      k = nextKid[k]; seen++;
+      // A target's display is not read: it is no text of this one either way.
+      if (reason(c) || label[c] || SKIP.has(tags[c])) continue;
+      const d = hasLayout(c) ? fullDisplay(c) : 'inline';
+      if (d === 'inline' || d === 'contents') {
+        if (generated(c)) return true;
+        if (textBelow[c]) todo.push(c);
       }
     }
-    return false;
   };
   const isBlock = (i) => hasLayout(i) && !['inline', 'contents', ''].includes(fullDisplay(i));
 

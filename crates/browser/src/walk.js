@@ -139,6 +139,7 @@
   const nodes = [], parent = [], flag = [], pruned = [];
   const IN_VIEW = 1, NO_BOX = 2;
   const stack = [doc, -1];
+  let shadows = false;
   while (stack.length) {
     const p = stack.pop(), node = stack.pop();
     const i = nodes.length;
@@ -163,7 +164,7 @@
       const c = kids[k], ct = c.nodeType;
       if (ct === ELEMENT || ct === TEXT) stack.push(c, i);
     }
-    if (t === ELEMENT && node.shadowRoot) stack.push(node.shadowRoot, i);
+    if (t === ELEMENT && node.shadowRoot) { stack.push(node.shadowRoot, i); shadows = true; }
   }
   const n = nodes.length;
   TM.pass1 = performance.now() - T0; TM.visited = n; TM.pruned = pruned.length;
@@ -206,6 +207,16 @@
     if (!keep[i] && flag[i] === NO_BOX && keep[parent[i]]) whole(i);
   }
   // What kept elements refer to by id, whole; and the labels of kept controls.
+  // Without shadow roots, every label's control is looked up once (`el.labels`
+  // searches the whole document for each control asked).
+  let labelsOf = null;
+  if (!shadows) {
+    labelsOf = new Map();
+    for (const l of doc.getElementsByTagName('label')) {
+      const c = l.control;
+      if (c) { const ls = labelsOf.get(c); if (ls) ls.push(l); else labelsOf.set(c, [l]); }
+    }
+  }
   const refd = [];
   for (let i = 0; i < n; i++) {
     if (!keep[i] || nodes[i].nodeType !== ELEMENT) continue;
@@ -220,7 +231,8 @@
         if (target) refd.push(target);
       }
     }
-    if (el.labels) for (const l of el.labels) refd.push(l);
+    const ls = labelsOf ? labelsOf.get(el) : el.labels;
+    if (ls) for (const l of ls) refd.push(l);
   }
   if (refd.length) {
     for (let i = 0; i < n; i++) index.set(nodes[i], i);
@@ -297,6 +309,32 @@
     return li;
   };
   let syntheticId = -2;
+  // The elements that could have `::before` or `::after` content: those a rule
+  // setting a pseudo-element's `content` (under any media) could match, and
+  // <q> (the UA sheet's quotes). null where a sheet cannot be read, a rule is
+  // nested, or there are shadow roots (`:host::before`): every element is asked.
+  const pseudoHolders = (() => {
+    if (shadows) return null;
+    const sels = ['q'];
+    const scan = (rules) => {
+      for (const r of rules) {
+        if (r.selectorText !== undefined && r.style && /::?(before|after)\b/i.test(r.selectorText)) {
+          // A nested rule's selector is relative to its parent's; @scope's `:scope` is not the document's.
+          if (r.parentRule && (r.parentRule.selectorText !== undefined || r.parentRule.constructor.name === 'CSSScopeRule')) return false;
+          const st = r.style;
+          if (st.getPropertyValue('content') !== '' || st.getPropertyValue('all') !== '') sels.push(elementOf(r.selectorText));
+        }
+        if (r.cssRules && scan(r.cssRules) === false) return false;
+        if (r.styleSheet && scan(r.styleSheet.cssRules) === false) return false;
+      }
+      return true;
+    };
+    try {
+      for (const sheet of doc.styleSheets) if (scan(sheet.cssRules) === false) return null;
+      for (const sheet of doc.adoptedStyleSheets || []) if (scan(sheet.cssRules) === false) return null;
+      return new Set(doc.querySelectorAll(sels.join(',')));
+    } catch (e) { return null; }
+  })();
   const textTransformOf = new Map();
 
   for (let i = 0; i < n && !bail; i++) {
@@ -365,7 +403,8 @@
     textTransformOf.set(i, cs.textTransform);
     addLayout(k, box(el.getBoundingClientRect()), styles, name === 'BR' ? S('\n') : -1);
     layerInfo.push({ i, k, cs, el, parentLayer: null, children: [], order: -1 });
-    // Generated content before and after.
+    // Generated content before and after, where a rule could give it.
+    if (pseudoHolders !== null && !pseudoHolders.has(el)) continue;
     for (const which of ['before', 'after']) {
       const ps = getComputedStyle(el, '::' + which);
       const content = ps.content;
