@@ -516,6 +516,24 @@ fn outline_text_joins_inline_boxes_as_rendered() {
     })
 }
 
+/// Loose text in `<body>` is a line of its own, as in Chromium's tree, not a
+/// text node holding the whole page.
+#[test]
+fn loose_body_text_does_not_hold_the_page() {
+    run(async {
+        let api = api();
+        let b = bind(&api, "body-text", "/fidelity/body-text.html").await;
+        let s = semantic(&api, &b, json!({})).await;
+        let outline = s["outline"].as_str().unwrap();
+        let lines: Vec<&str> = outline.lines().collect();
+        assert!(lines.first().is_some_and(|l| l.starts_with("- text \"Disk usage: 80%\"")), "{outline}");
+        for top in ["- heading \"Storage\"", "- button \"Clean up\"", "- paragraph \"Last run today\""] {
+            assert!(lines.iter().any(|l| l.starts_with(top)), "{top:?} is not at the top level:\n{outline}");
+        }
+        api.shutdown().await;
+    })
+}
+
 /// A list item or cell whose text all belongs to the links and nested lists in
 /// it shows no name of its own (the mdBook and Django pattern); one with its own
 /// text keeps it. Names leave out `aria-hidden` parts.

@@ -372,6 +372,11 @@ fn visit(ctx: &Ctx, arena: &mut Arena, tree: &mut SemanticTree, v: Visit) -> Ste
             tree.hints.insert(index, h);
         }
     }
+    // Loose text in <body> (or <html>) is a line of its own, as in Chromium's
+    // tree: the rest of the page is not inside a text node.
+    if kind == Kind::Text && matches!(arena.node(id).tag.as_str(), "body" | "html") {
+        return Step::Through { hidden: false, in_action: v.in_action };
+    }
     let holds_items = is_composite(&tree.nodes[index].role);
     Step::Node { index, in_action: v.in_action || (is_action && !holds_items) }
 }
