@@ -353,6 +353,80 @@ fn warm_grid_browsers_serve_new_sessions_are_refilled_and_given_back() {
     assert_eq!(busy(&g.url), 0, "nothing left holding a slot");
 }
 
+/// The pool by demand (`serve`'s default) over a Grid: after a burst of two,
+/// two Grid browsers are held for the next burst, and one is given back as
+/// soon as another client's request waits in the Grid's queue. The Grid drops
+/// a request after 15 s in its queue, and the pool keeps its demand 10 minutes:
+/// without the give-back, that client is refused.
+#[test]
+fn a_pool_by_demand_holds_grid_browsers_for_the_next_burst_and_yields_them_to_a_queued_request() {
+    let g = local_grid();
+    let _turn = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    world();
+    until_counts(&g.url, "an idle Grid", |c| c == (0, 0));
+    let hub = HubConfig { warm_auto: Some(Duration::from_secs(600)), max_sessions: 2, ..grid_hub(&g.url) };
+    let mut srv = InProcServer::start(hub, None);
+    let warm_ready = |srv: &InProcServer| {
+        let text = ureq::get(&srv.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
+        let line = text.lines().find_map(|l| l.strip_prefix("sightline_warm_ready ")).expect("the warm gauge");
+        line.trim().parse::<usize>().unwrap()
+    };
+    // A server that has started no session holds no Grid browser.
+    assert_eq!((grid_counts(&g.url), warm_ready(&srv)), ((0, 0), 0));
+    // A burst of two, then both ended: the pool takes two Grid browsers for the next burst.
+    let burst: Vec<_> = (0..2)
+        .map(|_| {
+            let u = srv.url("/v1/sessions");
+            std::thread::spawn(move || post(&u, json!({ "url": url("/signin.html"), "screenshot": false })))
+        })
+        .collect();
+    let ids: Vec<String> = burst
+        .into_iter()
+        .map(|t| {
+            let (status, v) = t.join().unwrap();
+            assert_eq!(status, 201, "{v}");
+            v["session_id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    for id in &ids {
+        assert_eq!(http("DELETE", &srv.url(&format!("/v1/sessions/{id}")), None, &[]).0, 204);
+    }
+    until_counts(&g.url, "two warm Grid browsers", |c| c == (2, 0));
+    let until = std::time::Instant::now() + Duration::from_secs(120);
+    while warm_ready(&srv) < 2 {
+        assert!(std::time::Instant::now() < until, "the pool did not reach two: {}", warm_ready(&srv));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Another client asks the full Grid for a browser: it waits in the queue
+    // until the pool gives one back, and is served.
+    let BrowserSource::Grid(cfg) = grid_hub(&g.url).source else { unreachable!() };
+    let body = grid::new_session_body(&cfg, "another client");
+    let grid_url = g.url.clone();
+    let other = std::thread::spawn(move || {
+        // `send_json` says the charset, which the Grid insists on.
+        let mut r = ureq::post(&format!("{grid_url}/session")).send_json(body).expect("the other client was served");
+        serde_json::from_str::<Value>(&r.body_mut().read_to_string().unwrap()).unwrap()
+    });
+    let v = other.join().unwrap();
+    let theirs = v["value"]["sessionId"].as_str().expect("a session id").to_string();
+    assert!(grid_session_ids(&g.url).contains(&theirs));
+    assert_eq!(warm_ready(&srv), 1, "one warm browser given back, one kept");
+    // While their browser holds a slot and nobody queues, the pool takes no other.
+    assert_eq!(grid_counts(&g.url), (2, 0));
+    // Their browser given back, the pool takes the freed slot again.
+    assert_eq!(http("DELETE", &format!("{}/session/{theirs}", g.url), None, &[]).0, 200);
+    while warm_ready(&srv) < 2 {
+        assert!(std::time::Instant::now() < until + Duration::from_secs(60), "the pool did not refill");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The next burst takes the warm browsers; shutdown gives every one back.
+    let (status, a) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
+    assert_eq!(status, 201, "{a}");
+    assert!(grid_session_ids(&g.url).contains(&a["grid_session"].as_str().unwrap().to_string()), "{a}");
+    srv.stop();
+    assert_eq!(busy(&g.url), 0, "nothing left holding a slot");
+}
+
 /// Issue 37: more clients than the Grid has slots, against the binary. Two
 /// sessions are open at once; the other clients wait in the Grid's queue and
 /// each either gets the slot a delete frees or `grid_full` at the bound. A

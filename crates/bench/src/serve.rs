@@ -114,6 +114,8 @@ impl std::fmt::Display for Warm {
     }
 }
 const GRID: &str = "sightline, Grid";
+/// The Grid's size again, once the pool by demand holds the first burst's Grid browsers.
+const GRID_NEXT: &str = "sightline, Grid, next burst";
 
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
@@ -373,7 +375,7 @@ async fn run_mode(
     let before = memory_kb(grid_pid);
     let (base, stop, done) = start_server(source, max, warm).await?;
     // What a pool by demand holds: nothing on a server that has started no session.
-    let by_demand = warm == Warm::Auto && side == LAUNCH;
+    let by_demand = warm == Warm::Auto;
     if by_demand {
         std::thread::sleep(Duration::from_secs(1));
         let idle = memory_kb(grid_pid).saturating_sub(before);
@@ -381,12 +383,13 @@ async fn run_mode(
     }
     let mut rows = Vec::new();
     for &n in sizes {
-        // A pool by demand (launched browsers only) measures each size twice: the first
-        // burst finds what the sizes before left; the next finds this burst's size.
+        // A pool by demand measures each size twice: the first burst finds what the
+        // sizes before left; the next finds this burst's size.
+        let next = if side == GRID { GRID_NEXT } else { LAUNCH_NEXT };
+        let by_demand_bursts = [(side, 0), (next, n.min(sightline_server::WARM_AUTO_MAX))];
         let bursts: &[(&'static str, usize)] = match warm {
             Warm::Fixed(w) => &[(side, w.min(n))],
-            Warm::Auto if side == LAUNCH => &[(LAUNCH, 0), (LAUNCH_NEXT, n.min(sightline_server::WARM_AUTO_MAX))],
-            Warm::Auto => &[(side, 0)],
+            Warm::Auto => &by_demand_bursts,
         };
         for &(side, want) in bursts {
             let (base, site) = (base.clone(), site.to_string());
@@ -409,7 +412,8 @@ async fn run_mode(
         let (base, want) = (base.clone(), max.min(sightline_server::WARM_AUTO_MAX));
         tokio::task::spawn_blocking(move || wait_warm(&base, want)).await?;
         let held = memory_kb(grid_pid).saturating_sub(before);
-        eprintln!("  {side}: after the bursts, {want} warm contexts held: {} MB", held / 1024);
+        let what = if side == GRID { "Grid browsers" } else { "contexts" };
+        eprintln!("  {side}: after the bursts, {want} warm {what} held: {} MB", held / 1024);
     }
     let _ = stop.send(());
     let _ = done.await;

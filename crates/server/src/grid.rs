@@ -407,3 +407,47 @@ pub async fn busy_slots(url: &str) -> Option<usize> {
     .ok()
     .flatten()
 }
+
+/// What a Grid has room for now (its GraphQL `grid` counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Load {
+    /// Slots no session holds: a new-session request now is served at once.
+    pub free: usize,
+    /// New-session requests waiting in the Grid's queue, anyone's.
+    pub queued: usize,
+}
+
+/// The Grid's [`Load`], or None when it cannot be read.
+pub async fn load(url: &str) -> Option<Load> {
+    let url = format!("{}/graphql", base(url));
+    tokio::task::spawn_blocking(move || {
+        let query = json!({ "query": "{ grid { totalSlots maxSession sessionCount sessionQueueSize } }" });
+        let mut r = agent(Duration::from_secs(10)).post(&url).send_json(query).ok()?;
+        let v: Value = serde_json::from_str(&r.body_mut().read_to_string().ok()?).ok()?;
+        load_of(&v["data"]["grid"])
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
+/// A [`Load`] from the Grid's counts: sessions run in slots, at most `maxSession` of them.
+fn load_of(g: &Value) -> Option<Load> {
+    let n = |k: &str| g[k].as_u64().map(|n| n as usize);
+    let room = n("totalSlots")?.min(n("maxSession")?);
+    Some(Load { free: room.saturating_sub(n("sessionCount")?), queued: n("sessionQueueSize")? })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_counts_free_slots_under_the_session_cap_and_the_queue() {
+        let g = json!({ "totalSlots": 4, "maxSession": 2, "sessionCount": 1, "sessionQueueSize": 3 });
+        assert_eq!(load_of(&g), Some(Load { free: 1, queued: 3 }));
+        let full = json!({ "totalSlots": 2, "maxSession": 2, "sessionCount": 2, "sessionQueueSize": 0 });
+        assert_eq!(load_of(&full), Some(Load { free: 0, queued: 0 }));
+        assert_eq!(load_of(&json!({ "totalSlots": 2 })), None);
+    }
+}

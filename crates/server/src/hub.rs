@@ -74,8 +74,8 @@ pub struct HubConfig {
     /// With `warm` 0: size the pool by demand (`serve --warm auto`, the default): as
     /// many contexts as the largest burst of session starts lately, kept this long
     /// after the last start, then closed; none on a server that has not started a
-    /// session for that long. Launched or connected browsers only (a Grid slot is
-    /// not ours to hold on a guess).
+    /// session for that long. Over a Grid, warm browsers are held only while no
+    /// request waits in the Grid's queue: one is given back for each that does.
     pub warm_auto: Option<Duration>,
 }
 

@@ -16,7 +16,9 @@
 //! hub was last without starts for the keep time, less the sessions open: after a
 //! burst of 25 has ended, the next 25 find their contexts open; once no session
 //! has started for the keep time, the pool is closed and the hub holds nothing
-//! ahead of demand.
+//! ahead of demand. Over a Grid, a pool by demand holds slots only while nobody
+//! waits for one ([`GridShare`]): it gives a warm browser back for each request
+//! in the Grid's queue, and takes one only from a free slot.
 //!
 //! With a Grid, each warm entry is a Grid browser holding a slot. The Grid
 //! ends a session that has had no WebDriver command for its session timeout
@@ -249,7 +251,7 @@ impl Hub {
         match self.cfg.warm_auto {
             // Contexts for the next burst as big as the largest, counting the sessions
             // open now: a pool by demand never holds more than the burst itself did.
-            Some(keep) if !matches!(self.cfg.source, BrowserSource::Grid(_)) => {
+            Some(keep) => {
                 let peak = self.pool.demand.lock().unwrap().size(Instant::now(), keep).min(super::WARM_AUTO_MAX);
                 peak.saturating_sub(self.open_count())
             }
@@ -263,10 +265,22 @@ impl Hub {
         if self.cfg.warm == 0 && self.cfg.warm_auto.is_none() {
             return;
         }
+        let mut grid = GridShare::default();
         while !self.closing.load(Ordering::SeqCst) {
-            let target = self.warm_target();
+            let demand = self.warm_target();
+            let (mut target, mut room) = (demand, true);
+            let held = self.pool.len();
+            if let Some(url) = self.grid_by_demand() {
+                (target, room) = grid.share(url, demand, held).await;
+                if target < demand.min(held) {
+                    let given_back = demand.min(held) - target;
+                    tracing::info!(given_back, "warm Grid browsers given back to requests in the Grid's queue");
+                    grid.yielded = Some(Instant::now());
+                }
+            }
             self.shrink_pool(target).await;
-            let wanted = self.pool.len() < target && self.open_count() + self.pool.len() < self.cfg.max_sessions;
+            let wanted =
+                room && self.pool.len() < target && self.open_count() + self.pool.len() < self.cfg.max_sessions;
             if !wanted {
                 if self.cfg.warm > 0 {
                     self.pool.kick.notified().await;
@@ -284,6 +298,15 @@ impl Hub {
                 tracing::warn!(error = %e, "opening a warm browser context failed");
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
+        }
+    }
+
+    /// The Grid's URL when the pool is by demand over a Grid: it holds slots
+    /// only while nobody waits for one ([`GridShare`]).
+    fn grid_by_demand(&self) -> Option<&str> {
+        match &self.cfg.source {
+            BrowserSource::Grid(g) if self.cfg.warm == 0 && self.cfg.warm_auto.is_some() => Some(&g.url),
+            _ => None,
         }
     }
 
@@ -388,6 +411,55 @@ async fn discard(w: Opened) {
     let _ = tokio::time::timeout(Duration::from_secs(10), w.api.shutdown()).await;
     if let Some(c) = w.claim {
         grid::delete_session(c.take()).await;
+    }
+}
+
+/// A pool by demand over a Grid shares it: a warm browser is given back for
+/// each new-session request waiting in the Grid's queue (anyone's: another
+/// client's, or one of ours the pool cannot serve), and one is taken only from
+/// a slot free with nobody queued, never by queueing for it. The Grid's load is
+/// read at most every [`GRID_LOOK`]; after a give-back, nothing is taken for
+/// [`GRID_YIELD_HOLD`] (the request served may still be starting its browser,
+/// its slot not yet counted as held).
+#[derive(Default)]
+struct GridShare {
+    looked: Option<(Instant, Option<grid::Load>)>,
+    yielded: Option<Instant>,
+}
+
+/// How often a pool by demand over a Grid reads the Grid's load.
+const GRID_LOOK: Duration = Duration::from_millis(500);
+
+/// How long after giving back a warm Grid browser the pool takes none.
+const GRID_YIELD_HOLD: Duration = Duration::from_secs(10);
+
+impl GridShare {
+    /// The pool's size and whether it may take a browser now, given its size by
+    /// demand (`target`) and what it holds (`held`).
+    async fn share(&mut self, url: &str, target: usize, held: usize) -> (usize, bool) {
+        if target == 0 && held == 0 {
+            return (0, false);
+        }
+        let load = match self.looked {
+            Some((at, load)) if at.elapsed() < GRID_LOOK => load,
+            _ => {
+                let load = grid::load(url).await;
+                self.looked = Some((Instant::now(), load));
+                load
+            }
+        };
+        let holding = self.yielded.is_some_and(|t| t.elapsed() < GRID_YIELD_HOLD);
+        match load {
+            Some(l) if l.queued > 0 => {
+                // Given back now: until the next look, the Grid has had no time to
+                // hand those browsers to the queued requests; they are not counted again.
+                self.looked = Some((Instant::now(), Some(grid::Load { free: 0, queued: 0 })));
+                (target.min(held.saturating_sub(l.queued)), false)
+            }
+            Some(l) => (target, l.free > 0 && !holding),
+            // A Grid that cannot be read: keep what is held, take nothing.
+            None => (target.min(held), false),
+        }
     }
 }
 
