@@ -12,9 +12,11 @@
 //
 // Called from the walk (same isolated world) with the kept nodes, the tables of
 // roles and tags from Rust, and the elements the page's own world saw get
-// click or pointer listeners, and the walk's `elementOf` (what element a
-// selector's pseudo-elements belong to).
-(function (kept, T, listeners, elementOf) {
+// click or pointer listeners, the walk's `elementOf` (what element a
+// selector's pseudo-elements belong to) and `eachRule` (every style rule).
+// Returns the counts and the selectors of the rules that could give
+// `::before`/`::after` content (the walk asks those elements for it).
+(function (kept, T, listeners, elementOf, eachRule) {
   'use strict';
   const doc = document;
   const SKIP = new Set(T.skip), NATIVE = new Set(T.native), LABELABLE = new Set(T.labelable);
@@ -31,32 +33,23 @@
   // absolute position (which make an element a block), for `fullDisplay`.
   const sels = { cursor: [], display: [], visibility: [], opacity: [], content: ['q'], layout: [] };
   const KEYWORD = /var\(|inherit|unset|revert|initial/;
-  const scan = (rules) => {
-    for (const r of rules) {
-      if (r.selectorText !== undefined && r.style) {
-        // A nested rule's selector is relative to its parent's.
-        // Within @scope, `:scope` and the scoping root are not what the document's query sees.
-        if (r.parentRule && (r.parentRule.selectorText !== undefined || r.parentRule.constructor.name === 'CSSScopeRule')) return false;
-        const st = r.style, sel = elementOf(r.selectorText), all = st.getPropertyValue('all') !== '';
-        const cur = st.getPropertyValue('cursor'), dis = st.getPropertyValue('display');
-        const vis = st.getPropertyValue('visibility'), op = st.getPropertyValue('opacity');
-        if (all || cur.includes('pointer') || KEYWORD.test(cur)) sels.cursor.push(sel);
-        if (all || /none|contents/.test(dis) || KEYWORD.test(dis)) sels.display.push(sel);
-        if (all || (vis !== '' && vis !== 'visible')) sels.visibility.push(sel);
-        if (all || (op !== '' && !(parseFloat(op) >= 0.01))) sels.opacity.push(sel);
-        const fl = st.getPropertyValue('float'), pos = st.getPropertyValue('position');
-        if (all || dis !== '' || (fl !== '' && fl !== 'none') || /absolute|fixed/.test(pos) || KEYWORD.test(fl) || KEYWORD.test(pos)) sels.layout.push(sel);
-        if (/::?(before|after)\b/i.test(r.selectorText) && st.getPropertyValue('content') !== '') sels.content.push(sel);
-      }
-      if (r.cssRules && scan(r.cssRules) === false) return false;
-      if (r.styleSheet && scan(r.styleSheet.cssRules) === false) return false;
-    }
-    return true;
-  };
-  try {
-    for (const sheet of doc.styleSheets) if (scan(sheet.cssRules) === false) return null;
-    for (const sheet of doc.adoptedStyleSheets || []) if (scan(sheet.cssRules) === false) return null;
-  } catch (e) { return null; }
+  const read = eachRule((r, sel, relative) => {
+    // A nested rule's selector is relative to its parent's.
+    // Within @scope, `:scope` and the scoping root are not what the document's query sees.
+    if (relative) return false;
+    const st = r.style, s = elementOf(sel), all = st.getPropertyValue('all') !== '';
+    const cur = st.getPropertyValue('cursor'), dis = st.getPropertyValue('display');
+    const vis = st.getPropertyValue('visibility'), op = st.getPropertyValue('opacity');
+    if (all || cur.includes('pointer') || KEYWORD.test(cur)) sels.cursor.push(s);
+    if (all || /none|contents/.test(dis) || KEYWORD.test(dis)) sels.display.push(s);
+    if (all || (vis !== '' && vis !== 'visible')) sels.visibility.push(s);
+    if (all || (op !== '' && !(parseFloat(op) >= 0.01))) sels.opacity.push(s);
+    const fl = st.getPropertyValue('float'), pos = st.getPropertyValue('position');
+    if (all || dis !== '' || (fl !== '' && fl !== 'none') || /absolute|fixed/.test(pos) || KEYWORD.test(fl) || KEYWORD.test(pos)) sels.layout.push(s);
+    // The walk's own test, as it reuses this list (a rule that sets `all` sets `content` too).
+    if (/::?(before|after)\b/i.test(sel) && (st.getPropertyValue('content') !== '' || all)) sels.content.push(s);
+  });
+  if (!read) return null;
   // Elements whose style attribute could set one of `props` (or `all`).
   const styled = [...doc.querySelectorAll('[style]')];
   const matching = (list, props) => {
@@ -557,5 +550,5 @@
     }
     if (yes) counts.offscreen++; else counts.no_layout++;
   }
-  return counts;
+  return { counts, content: sels.content };
 })

@@ -85,6 +85,34 @@
     return [start === 0 ? 0 : els[start - 1] + 1, below >= els.length ? kids.length : els[below]];
   }
 
+  // Every style rule of the document's style sheets and adopted ones, in
+  // order, through @import and grouping rules: `visit(rule, selectorText,
+  // relative)` (the selector read once: each read serializes it anew), where
+  // `relative` is 'nested' for a rule nested in a style rule (its selector is
+  // relative to its parent's), 'scope' for one right inside @scope (its
+  // `:scope` and scoping root are not what the document's query sees), else ''.
+  // A visit returns false to give up. Returns false where one gave up or a
+  // sheet cannot be read (another origin's), else true.
+  const eachRule = (visit) => {
+    // `relative` is the rules' parent's: a list's rules have the rule holding it as their parentRule.
+    const scan = (rules, relative) => {
+      for (const r of rules) {
+        const sel = r.selectorText;
+        if (sel !== undefined && r.style && visit(r, sel, relative) === false) return false;
+        const inner = r.cssRules;
+        if (inner && inner.length &&
+          !scan(inner, sel !== undefined ? 'nested' : r.constructor.name === 'CSSScopeRule' ? 'scope' : '')) return false;
+        if (r.styleSheet && !scan(r.styleSheet.cssRules, '')) return false;
+      }
+      return true;
+    };
+    try {
+      for (const sheet of doc.styleSheets) if (!scan(sheet.cssRules, '')) return false;
+      for (const sheet of doc.adoptedStyleSheets || []) if (!scan(sheet.cssRules, '')) return false;
+    } catch (e) { return false; }
+    return true;
+  };
+
   // A fixed box is not where its place in a run says: a fixed bar inside the
   // first of a thousand rows is in view wherever the page is scrolled. The
   // selectors of the rules that could fix an element, from every style sheet;
@@ -94,26 +122,15 @@
   // in a shadow root, is not looked for.)
   function fixedSelectors() {
     const sels = [];
-    const scan = (rules) => {
-      for (const r of rules) {
-        if (r.selectorText !== undefined && r.style) {
-          const pos = r.style.getPropertyValue('position');
-          if (pos === 'fixed' || pos.includes('var(')) {
-            // A nested rule's selector is relative to its parent's; a pseudo-element is no element.
-            if (r.parentRule && r.parentRule.selectorText !== undefined) return false;
-            sels.push(elementOf(r.selectorText));
-          }
-        }
-        if (r.cssRules && scan(r.cssRules) === false) return false;
-        if (r.styleSheet && scan(r.styleSheet.cssRules) === false) return false;
+    const read = eachRule((r, sel, relative) => {
+      const pos = r.style.getPropertyValue('position');
+      if (pos === 'fixed' || pos.includes('var(')) {
+        // A nested rule's selector is relative to its parent's; a pseudo-element is no element.
+        if (relative === 'nested') return false;
+        sels.push(elementOf(sel));
       }
-      return true;
-    };
-    try {
-      for (const sheet of doc.styleSheets) if (scan(sheet.cssRules) === false) return null;
-      for (const sheet of doc.adoptedStyleSheets || []) if (scan(sheet.cssRules) === false) return null;
-    } catch (e) { return null; }
-    return sels;
+    });
+    return read ? sels : null;
   }
   // The elements those rules, style attributes or the UA sheet (dialogs,
   // popovers) could fix: a superset, whatever overrides the rules.
@@ -263,7 +280,7 @@
   TM.keep = performance.now() - T0;
   if (kept > MAX_KEPT) return null;
   // semantic_v2 counts what the walk left out (far.js).
-  let farCounts = null;
+  let farCounts = null, farContent = null;
   if (semantic) {
     const keptSet = new Set();
     for (let i = 0; i < n; i++) if (keep[i]) keptSet.add(nodes[i]);
@@ -271,9 +288,10 @@
     if (all.length !== ords[0]) return null;
     const listeners = new Set();
     for (let k = 1; k < ords.length; k++) listeners.add(all[ords[k]]);
-    farCounts = far(keptSet, semantic.tables, listeners, elementOf);
+    const got = far(keptSet, semantic.tables, listeners, elementOf, eachRule);
     TM.far = performance.now() - T0;
-    if (!farCounts) return null;
+    if (!got) return null;
+    farCounts = got.counts; farContent = got.content;
   }
 
   // The snapshot.
@@ -311,29 +329,25 @@
   let syntheticId = -2;
   // The elements that could have `::before` or `::after` content: those a rule
   // setting a pseudo-element's `content` (under any media) could match, and
-  // <q> (the UA sheet's quotes). null where a sheet cannot be read, a rule is
-  // nested, or there are shadow roots (`:host::before`): every element is asked.
+  // <q> (the UA sheet's quotes). null where a sheet cannot be read, such a rule
+  // is nested or in @scope, or there are shadow roots (`:host::before`): every
+  // element is asked. far.js, where it counted, read the same selectors (it
+  // gives up on every nested or scoped rule, so its list is this one).
+  const contentSelectors = () => {
+    const sels = ['q'];
+    const read = eachRule((r, sel, relative) => {
+      if (!/::?(before|after)\b/i.test(sel)) return;
+      if (relative) return false;
+      const st = r.style;
+      if (st.getPropertyValue('content') !== '' || st.getPropertyValue('all') !== '') sels.push(elementOf(sel));
+    });
+    return read ? sels : null;
+  };
   const pseudoHolders = (() => {
     if (shadows) return null;
-    const sels = ['q'];
-    const scan = (rules) => {
-      for (const r of rules) {
-        if (r.selectorText !== undefined && r.style && /::?(before|after)\b/i.test(r.selectorText)) {
-          // A nested rule's selector is relative to its parent's; @scope's `:scope` is not the document's.
-          if (r.parentRule && (r.parentRule.selectorText !== undefined || r.parentRule.constructor.name === 'CSSScopeRule')) return false;
-          const st = r.style;
-          if (st.getPropertyValue('content') !== '' || st.getPropertyValue('all') !== '') sels.push(elementOf(r.selectorText));
-        }
-        if (r.cssRules && scan(r.cssRules) === false) return false;
-        if (r.styleSheet && scan(r.styleSheet.cssRules) === false) return false;
-      }
-      return true;
-    };
-    try {
-      for (const sheet of doc.styleSheets) if (scan(sheet.cssRules) === false) return null;
-      for (const sheet of doc.adoptedStyleSheets || []) if (scan(sheet.cssRules) === false) return null;
-      return new Set(doc.querySelectorAll(sels.join(',')));
-    } catch (e) { return null; }
+    const sels = farContent || contentSelectors();
+    if (sels === null) return null;
+    try { return new Set(doc.querySelectorAll(sels.join(','))); } catch (e) { return null; }
   })();
   const textTransformOf = new Map();
 
