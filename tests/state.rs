@@ -294,6 +294,77 @@ fn a_small_page_sends_its_size_check_with_the_snapshot_and_a_grown_one_is_walked
     })
 }
 
+/// Every element of a capture by its backend id: (tag, its `data-k`, which
+/// [`NUMBER`] gives each element).
+fn by_backend(c: &sightline_browser::Captured) -> std::collections::HashMap<i64, (String, String)> {
+    (0..c.view.node_count())
+        .filter_map(|i| c.view.node(i as _))
+        .filter(|n| n.backend_id() > 0 && !n.tag().is_empty())
+        .map(|n| (n.backend_id(), (n.tag().to_string(), n.attr("data-k").unwrap_or_default().to_string())))
+        .collect()
+}
+
+/// Each element numbered in its `data-k`.
+const NUMBER: &str = "document.querySelectorAll('*').forEach((e, i) => e.dataset.k = i)";
+
+/// Backend ids are described once per element: a walk of an unchanged page
+/// is handed the last walk's ids and describes nothing, and after the page
+/// changes (elements added in view, one moved) the ids are asked again. Every
+/// walk's ids name the nodes the full snapshot gives them.
+#[test]
+fn the_walk_describes_each_element_once_and_its_ids_are_the_full_snapshots() {
+    run(async {
+        let env = env("/form.html").await;
+        let tab = env.tab();
+        eval(&env, GROW).await;
+        eval(&env, NUMBER).await;
+        let walk = || tab.capture_with(sightline_browser::CaptureOptions::default());
+        let full = || tab.capture_with(sightline_browser::CaptureOptions { all_rects: true, ..Default::default() });
+        let check = |walked: &sightline_browser::Captured, full: &sightline_browser::Captured, when: &str| {
+            assert!(walked.walked && !full.walked, "{when}: a walk and a full snapshot");
+            let (w, f) = (by_backend(walked), by_backend(full));
+            assert!(w.len() > 20, "{when}: {} elements walked", w.len());
+            for (id, node) in &w {
+                assert_eq!(f.get(id), Some(node), "{when}: backend id {id}");
+            }
+        };
+        let known = tab.walks_with_ids_known();
+        let first = walk().await.unwrap();
+        check(&first, &full().await.unwrap(), "first walk");
+        let second = walk().await.unwrap();
+        assert_eq!(tab.walks_with_ids_known(), known + 1, "the second walk knew every id");
+        let (a, b) = (by_backend(&first), by_backend(&second));
+        let differ = a.iter().filter(|(id, n)| b.get(id) != Some(n)).count();
+        assert!(differ == 0 && a.len() == b.len(), "{differ} of {} elements differ on the second walk", a.len());
+        check(&second, &full().await.unwrap(), "second walk");
+        // New elements in view, one moved: their ids are asked for, then known.
+        eval(
+            &env,
+            "document.body.prepend(Object.assign(document.createElement('button'), { textContent: 'New one', id: 'new' })); \
+             document.body.prepend(document.querySelectorAll('button')[40])",
+        )
+        .await;
+        let changed = walk().await.unwrap();
+        assert_eq!(tab.walks_with_ids_known(), known + 1, "a new element's id is described");
+        check(&changed, &full().await.unwrap(), "after the change");
+        let new = (0..changed.view.node_count())
+            .filter_map(|i| changed.view.node(i as _))
+            .find(|n| n.attr("id") == Some("new"));
+        assert!(new.is_some_and(|n| n.backend_id() > 0), "the new button was walked");
+        let again = walk().await.unwrap();
+        assert_eq!(tab.walks_with_ids_known(), known + 2);
+        check(&again, &full().await.unwrap(), "after the change, ids known");
+        // A new document starts over.
+        tab.navigate(&url("/form.html?again")).await.unwrap();
+        eval(&env, GROW).await;
+        eval(&env, NUMBER).await;
+        let fresh = walk().await.unwrap();
+        assert_eq!(tab.walks_with_ids_known(), known + 2, "a new document's ids are described");
+        check(&fresh, &full().await.unwrap(), "a new document");
+        env.close().await;
+    })
+}
+
 /// The State Object of one capture (screenshot left out), as the agent gets it.
 async fn state_of(tab: &sightline_browser::Tab, all_rects: bool) -> String {
     state_walked(tab, all_rects).await.0

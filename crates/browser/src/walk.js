@@ -6,11 +6,22 @@
 // elements (options, <head>), the text in view, and what kept elements refer to
 // by id (labels, aria-labelledby…). Paint order is computed from the CSS stacking
 // rules. It returns `[json, ...roots]` (the elements to describe for the kept
-// elements' backend ids, see `describe`), or null where it could not give what the full snapshot
+// elements' backend ids, see `describe`), or the JSON alone when it knows every
+// kept element's id (see `learned`), or null where it could not give what the full snapshot
 // gives (a frame in view, generated content it cannot read, too many nodes): the
 // caller then takes the full snapshot.
-(function (frameId, styleNames, semantic, far) {
+(function (frameId, styleNames, semantic, far, learned) {
   'use strict';
+  // Backend ids: the caller hands back the ids it was given or described for
+  // the last call's kept elements (`learned`: that call's `gen`, the ids in its
+  // `kept` order). They are remembered per element: a node's backend id never
+  // changes while it lives, and the map lets go of an element that is gone.
+  const ID = globalThis.__sightlineIds ||
+    (globalThis.__sightlineIds = { gen: Math.floor(Math.random() * 2 ** 30), last: null, of: new WeakMap() });
+  if (learned && ID.last && learned.gen === ID.gen && learned.ids.length === ID.last.length) {
+    for (let i = 0; i < ID.last.length; i++) ID.of.set(ID.last[i], learned.ids[i]);
+  }
+  ID.last = null;
   const doc = document;
   const T0 = performance.now(), TM = {};
   const VW = innerWidth, VH = innerHeight, SX = scrollX, SY = scrollY;
@@ -446,13 +457,15 @@
   if (bail) return null;
   TM.emit = performance.now() - T0;
 
-  // What the caller describes for backend ids: a kept element whose small
-  // subtree is mostly kept goes whole (one `DOM.describeNode` of depth -1,
-  // its elements in tree order), any other kept element on its own. Each
-  // entry pairs an element's position in its subtree (0: the root) with its
-  // position in `kept`.
+  // What the caller describes for backend ids, unless every kept element's is
+  // known: a kept element whose small subtree is mostly kept goes whole (one
+  // `DOM.describeNode` of depth -1, its elements in tree order), any other kept
+  // element on its own. Each entry pairs an element's position in its subtree
+  // (0: the root) with its position in `kept`.
+  const known = keptElements.map((el) => ID.of.get(el));
+  const allKnown = known.every((id) => id !== undefined);
   const describe = [], describeRoots = [];
-  {
+  if (!allKnown) {
     const GROUP_MAX = 300;
     const keptPos = new Map();
     keptElements.forEach((el, p) => keptPos.set(el, p));
@@ -559,7 +572,9 @@
 
   TM.paint = performance.now() - T0;
   const se = doc.scrollingElement || doc.documentElement;
-  return [JSON.stringify({
+  ID.gen++;
+  ID.last = keptElements;
+  const json = JSON.stringify({
     documents: [{
       documentURL: S(doc.URL), title: S(doc.title), baseURL: S(doc.baseURI), frameId: S(frameId),
       nodes: N, layout: L, textBoxes: T, scrollOffsetX: SX, scrollOffsetY: SY,
@@ -568,7 +583,10 @@
     strings,
     kept: keptIndices,
     describe,
+    gen: ID.gen,
+    ids: allKnown ? known : null,
     far: farCounts,
     timing: TM,
-  }), ...describeRoots];
+  });
+  return allKnown ? json : [json, ...describeRoots];
 })

@@ -7,7 +7,11 @@
 //! the document once reading boxes, and returns a snapshot of the same shape
 //! holding what the viewport shows and its context, so the same pure page model
 //! reads it. Backend ids are asked for its elements alone (`DOM.describeNode`;
-//! a small subtree kept whole or nearly is one call of depth -1),
+//! a small subtree kept whole or nearly is one call of depth -1), and only
+//! once per element: the next walk is handed the ids of the last one's kept
+//! elements ([`Learned`]), which the walk remembers per element (a backend id
+//! never changes while its node lives); when it knows every kept element's, it
+//! returns them with the JSON and nothing is described,
 //! click listeners come from the probe (the snapshot reports them, a script in
 //! another world cannot see them). The walk gives up (`None`) on what it cannot
 //! read as the full snapshot would — a frame in view, generated content other
@@ -54,11 +58,28 @@ struct Walked {
     /// position in that element's subtree, tree order, 0 for itself; its
     /// position in `kept`). More than one pair: describe the whole subtree.
     describe: Vec<Vec<(usize, usize)>>,
+    /// Which call of the walk in this document this was ([`Learned::gen`]).
+    #[serde(default)]
+    gen: u64,
+    /// Every kept element's backend id, in `kept` order, when the walk knew
+    /// them all (then nothing is returned to describe).
+    #[serde(default)]
+    ids: Option<Vec<i64>>,
     /// semantic_v2's count of what the walk left out (`far.js`), when asked.
     #[serde(default)]
     far: Option<FarCounts>,
     #[serde(default)]
     timing: serde_json::Value,
+}
+
+/// The backend ids of one walk's kept elements, in its `kept` order, handed
+/// to the next walk in the same session: the walk keeps the elements of its
+/// last call under `gen` (a number its document's walk counts from a random
+/// start), and takes the ids only when `gen` is still that call's.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct Learned {
+    gen: u64,
+    ids: Vec<i64>,
 }
 
 /// The walked document's node name of node `k`.
@@ -92,6 +113,12 @@ impl Tab {
     pub(crate) fn note_size(&self, elements: u64) {
         let mut st = self.state.lock().unwrap();
         st.loading.small_document = (elements < SMALL_DOCUMENT).then_some(st.loading.navigations);
+    }
+
+    /// How many walks knew every kept element's backend id from the walks
+    /// before (nothing was described).
+    pub fn walks_with_ids_known(&self) -> u64 {
+        self.walks_ids_known.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The viewport snapshot of one target, or `None` where only the full
@@ -134,14 +161,16 @@ impl Tab {
             }
             None => serde_json::Value::Null,
         };
+        let learned = self.walked.lock().unwrap().remove(session);
         let args = serde_json::to_string(&(frame.0.as_str(), COMPUTED_STYLES, mode))
             .map_err(|e| BrowserError::Unexpected(e.to_string()))?;
+        let learned = serde_json::to_string(&learned).map_err(|e| BrowserError::Unexpected(e.to_string()))?;
         // The walk and the count are installed once per document in the isolated
         // world and called from then on: the same function objects keep what the
         // JavaScript engine learned and compiled on earlier calls (a fresh copy
         // per call runs its loops cold, a third slower on a big page).
         let far = if semantic { INSTALLED_FAR } else { "null" };
-        let call = format!("{INSTALLED_WALK} ? {INSTALLED_WALK}(...{args}, {far}) : 'install'");
+        let call = format!("{INSTALLED_WALK} ? {INSTALLED_WALK}(...{args}, {far}, {learned}) : 'install'");
         // One call for the snapshot and the kept elements: the array's first item
         // is the JSON, the others the elements, released with their group.
         const GROUP: &str = "sightline-walk";
@@ -152,9 +181,13 @@ impl Tab {
             reply =
                 self.eval_isolated(session, Evaluate { context_id, ..Evaluate::new(&install).in_group(GROUP) }).await?;
         }
-        let array = match (reply.exception_details, reply.result.object_id) {
-            (None, Some(array)) => array,
-            (ex, _) => {
+        let array = match (reply.exception_details, reply.result.object_id, reply.result.value) {
+            // Every kept element's id known: the JSON alone, nothing to describe.
+            (None, None, Some(serde_json::Value::String(json))) => {
+                return self.walked_whole(session, &json, clicks, semantic);
+            }
+            (None, Some(array), _) => array,
+            (ex, _, _) => {
                 tracing::debug!(?ex, "no walk (it gave up or threw); taking the full snapshot");
                 self.release(session, GROUP);
                 return Ok(None);
@@ -208,18 +241,48 @@ impl Tab {
         let read = read.await;
         self.release(session, GROUP);
         let Some((walked, ids)) = read? else { return Ok(None) };
+        tracing::debug!(clicks = ?t_clicks, walk_and_ids = ?t0.elapsed(), kept = walked.kept.len(), timing = %walked.timing, "walked");
+        let Some(ids) = ids.into_iter().collect::<Option<Vec<i64>>>() else { return Ok(None) };
+        self.take_walked(session, walked, ids, clicks, semantic)
+    }
+
+    /// A walk that knew every kept element's backend id: its JSON alone.
+    fn walked_whole(
+        &self,
+        session: &SessionId,
+        json: &str,
+        clicks: std::collections::HashSet<i64>,
+        semantic: bool,
+    ) -> Result<Option<(Snapshot, Option<FarCounts>)>, BrowserError> {
+        let mut walked: Walked =
+            serde_json::from_str(json).map_err(|e| BrowserError::Unexpected(format!("walk: {e}")))?;
+        let Some(ids) = walked.ids.take() else { return Ok(None) };
+        self.walks_ids_known.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::debug!(kept = walked.kept.len(), timing = %walked.timing, "walked, every id known");
+        self.take_walked(session, walked, ids, clicks, semantic)
+    }
+
+    /// The snapshot of a walk whose kept elements' backend ids are `ids`; the
+    /// ids are kept for the session's next walk.
+    fn take_walked(
+        &self,
+        session: &SessionId,
+        walked: Walked,
+        ids: Vec<i64>,
+        clicks: std::collections::HashSet<i64>,
+        semantic: bool,
+    ) -> Result<Option<(Snapshot, Option<FarCounts>)>, BrowserError> {
         if semantic && walked.far.is_none() {
             return Ok(None);
         }
-        let far = walked.far;
-        let mut snap = Snapshot { documents: walked.documents, strings: walked.strings };
-        tracing::debug!(clicks = ?t_clicks, walk_and_ids = ?t0.elapsed(), kept = walked.kept.len(), timing = %walked.timing, "walked");
-        let Some(doc) = snap.documents.first_mut() else { return Ok(None) };
         if ids.len() != walked.kept.len() {
             return Ok(None);
         }
+        self.walked.lock().unwrap().insert(session.clone(), Learned { gen: walked.gen, ids: ids.clone() });
+        let far = walked.far;
+        let mut snap = Snapshot { documents: walked.documents, strings: walked.strings };
+        let Some(doc) = snap.documents.first_mut() else { return Ok(None) };
         for (&k, id) in walked.kept.iter().zip(ids) {
-            let Some(id) = id else { return Ok(None) };
             if let Some(slot) = doc.nodes.backend_node_id.get_mut(k) {
                 *slot = id;
             }

@@ -77,6 +77,11 @@ pub struct TabInner {
     pub(crate) session: SessionId,
     pub(crate) opts: TabOptions,
     pub(crate) state: Arc<Mutex<Tracker>>,
+    /// Per session, the backend ids of the last walk's kept elements, handed
+    /// to the next walk (`walk.rs`).
+    pub(crate) walked: Mutex<std::collections::HashMap<SessionId, crate::walk::Learned>>,
+    /// Walks that knew every kept element's backend id (nothing described).
+    pub(crate) walks_ids_known: std::sync::atomic::AtomicU64,
     /// Set by the first [`Tab::close`].
     closing: AtomicBool,
     events: tokio::task::JoinHandle<()>,
@@ -164,6 +169,8 @@ impl Tab {
                 session,
                 opts,
                 state,
+                walked: Default::default(),
+                walks_ids_known: Default::default(),
                 closing: AtomicBool::new(false),
                 events,
             }),
