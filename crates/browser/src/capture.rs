@@ -21,6 +21,7 @@ use sightline_page::{
     COMPUTED_STYLES,
 };
 
+use crate::world::WorldCell;
 use crate::{BrowserError, Tab};
 
 /// What a capture includes besides the DOM snapshot.
@@ -134,10 +135,12 @@ impl Tab {
         session: &SessionId,
         all_rects: bool,
         walk: Option<WalkMode>,
+        world: &WorldCell,
     ) -> Result<(Snapshot, bool, Option<sightline_page::semantic::FarCounts>), BrowserError> {
         let walk = walk.filter(|_| !all_rects);
         let walk_bounded = |mode: WalkMode| async move {
-            match tokio::time::timeout(WALK_LIMIT, self.walk(session, mode.small_pages_too, mode.semantic)).await {
+            match tokio::time::timeout(WALK_LIMIT, self.walk(session, mode.small_pages_too, mode.semantic, world)).await
+            {
                 Ok(Ok(s)) => s,
                 Ok(Err(e)) => {
                     tracing::debug!(error = %e, "viewport walk failed; taking the full snapshot");
@@ -157,7 +160,7 @@ impl Tab {
         let (walked, full) = match (walk, pipelined) {
             (_, Some(mode)) => {
                 self.state.lock().unwrap().loading.pipelined += 1;
-                let (walked, full) = tokio::join!(walk_bounded(mode), self.full_snapshot(session, all_rects));
+                let (walked, full) = tokio::join!(walk_bounded(mode), self.full_snapshot(session, all_rects, world));
                 match walked {
                     Some(w) => (Some(w), None),
                     None => (None, Some(full?)),
@@ -171,43 +174,36 @@ impl Tab {
             Some((s, far)) => (Some(s), far),
             None => (None, None),
         };
-        let mut world = None;
         let mut snap = match (walked, full) {
             (Some(s), _) => s,
-            (None, Some((s, w))) => {
-                world = w;
-                s
-            }
-            (None, None) => {
-                let (s, w) = self.full_snapshot(session, all_rects).await?;
-                world = w;
-                s
-            }
+            (None, Some(s)) => s,
+            (None, None) => self.full_snapshot(session, all_rects, world).await?,
         };
         if !all_rects {
             let needed = snap.rects_needed();
             if needed.len() > RECTS_ONE_BY_ONE {
                 // A page of many scroll boxes: one snapshot with every rect is cheaper.
                 tracing::debug!(needed = needed.len(), "rects for many elements: one snapshot with every rect");
-                return Box::pin(self.snapshot(session, true, None)).await;
+                return Box::pin(self.snapshot(session, true, None, world)).await;
             }
             if !needed.is_empty() {
-                let found = self.dom_rects(session, &needed, world).await?;
+                let found = self.dom_rects(session, &needed, self.world_once(session, world).await).await?;
                 snap.fill_rects(&found);
             }
         }
         Ok((snap, walked_it, far))
     }
 
-    /// `DOMSnapshot.captureSnapshot` of one target, parsed, and (unless
-    /// `all_rects`) the isolated world the few rects are read in, asked for
-    /// meanwhile (one round trip less after the snapshot). The main document's
-    /// size is noted for its next capture ([`Tab::known_small`]).
+    /// `DOMSnapshot.captureSnapshot` of one target, parsed; unless `all_rects`,
+    /// the isolated world the few rects are read in is asked for meanwhile (one
+    /// round trip less after the snapshot). The main document's size is noted
+    /// for its next capture ([`Tab::known_small`]).
     async fn full_snapshot(
         &self,
         session: &SessionId,
         all_rects: bool,
-    ) -> Result<(Snapshot, Option<sightline_cdp::ExecutionContextId>), BrowserError> {
+        world: &WorldCell,
+    ) -> Result<Snapshot, BrowserError> {
         let snapshot = CaptureSnapshot {
             computed_styles: COMPUTED_STYLES,
             include_paint_order: true,
@@ -215,11 +211,9 @@ impl Tab {
         };
         // Kept raw by the client, parsed once here.
         let t = Instant::now();
-        let (raw, world) = tokio::join!(self.cdp_within(session, &snapshot, CAPTURE_LIMIT), async {
-            if all_rects {
-                None
-            } else {
-                self.world(session).await.ok()
+        let (raw, _) = tokio::join!(self.cdp_within(session, &snapshot, CAPTURE_LIMIT), async {
+            if !all_rects {
+                self.world_once(session, world).await;
             }
         });
         let raw = raw?;
@@ -232,7 +226,7 @@ impl Tab {
                 self.note_size(main.nodes.node_type.iter().filter(|t| **t == 1).count() as u64);
             }
         }
-        Ok((snap, world))
+        Ok(snap)
     }
 
     /// The DOM rects of a few elements, read in an isolated world (page scripts
@@ -374,11 +368,13 @@ impl Tab {
             };
             // The semantic count is the main document's: a frame's document is captured whole.
             let walk = walk.filter(|w| !w.semantic || *s == self.session);
+            // One isolated world per session for this capture's reads.
+            let world = WorldCell::new();
             let (snap, pointer, ax, focused) = tokio::join!(
-                self.snapshot(s, opts.all_rects, walk),
+                self.snapshot(s, opts.all_rects, walk, &world),
                 self.pointer_listeners(s, pointer_limit),
                 ax,
-                self.focused_element(s)
+                self.focused_element(s, &world)
             );
             snap.map(|snap| (snap, pointer, ax, focused))
         }));
@@ -557,12 +553,13 @@ impl Tab {
 
     /// The backend id of the element with keyboard focus in this target (through
     /// open shadow roots), or `None` when focus is on the document itself.
-    async fn focused_element(&self, session: &SessionId) -> Option<i64> {
+    async fn focused_element(&self, session: &SessionId, world: &WorldCell) -> Option<i64> {
         const FOCUSED: &str = "(() => { let a = document.activeElement; \
             while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; \
             return a && a !== document.body && a !== document.documentElement ? a : null })()";
         const GROUP: &str = "sightline-focus";
-        let v = self.eval_isolated(session, Evaluate::new(FOCUSED).in_group(GROUP)).await.ok()?;
+        let context_id = Some(self.world_once(session, world).await?);
+        let v = self.cdp(session, &Evaluate { context_id, ..Evaluate::new(FOCUSED).in_group(GROUP) }).await.ok()?;
         let object = v.result.object_id?;
         let d = self.cdp(session, &DescribeNode::object(&object)).await;
         self.release(session, GROUP);

@@ -26,6 +26,7 @@ use sightline_cdp::SessionId;
 use sightline_page::semantic::{count_tables, FarCounts, SemanticOptions};
 use sightline_page::{DocumentSnapshot, Snapshot, COMPUTED_STYLES};
 
+use crate::world::WorldCell;
 use crate::{BrowserError, Tab};
 
 const WALK: &str = include_str!("walk.js");
@@ -82,6 +83,9 @@ pub(crate) struct Learned {
     ids: Vec<i64>,
 }
 
+/// The most sessions of one tab whose last walk's ids are kept.
+const LEARNED_SESSIONS: usize = 16;
+
 /// The walked document's node name of node `k`.
 fn node_name(walked: &Walked, k: usize) -> Option<&str> {
     let doc = walked.documents.first()?;
@@ -132,6 +136,7 @@ impl Tab {
         session: &SessionId,
         small_pages_too: bool,
         semantic: bool,
+        world: &WorldCell,
     ) -> Result<Option<(Snapshot, Option<FarCounts>)>, BrowserError> {
         let Some(frame) = self.frame_of_session(session) else { return Ok(None) };
         let t0 = std::time::Instant::now();
@@ -149,11 +154,15 @@ impl Tab {
             }
         };
         // Click listeners first: too many in view and the walk is not worth it.
-        let (clicks, ords, world) =
-            tokio::join!(self.click_listeners(session, small_pages_too, margin), ordinals, self.world(session));
+        let (clicks, ords, world) = tokio::join!(
+            self.click_listeners(session, small_pages_too, margin),
+            ordinals,
+            self.world_once(session, world)
+        );
         let Some(clicks) = clicks else { return Ok(None) };
         let t_clicks = t0.elapsed();
-        let context_id = Some(world?);
+        let Some(world) = world else { return Ok(None) };
+        let context_id = Some(world);
         let mode = match ords {
             Some(ords) => {
                 let Some(ords) = ords?.result.value.filter(|v| v.is_array()) else { return Ok(None) };
@@ -278,7 +287,14 @@ impl Tab {
         if ids.len() != walked.kept.len() {
             return Ok(None);
         }
-        self.walked.lock().unwrap().insert(session.clone(), Learned { gen: walked.gen, ids: ids.clone() });
+        {
+            let mut learned = self.walked.lock().unwrap();
+            // Sessions of frames gone since leave theirs behind: a bound, not a leak.
+            if learned.len() >= LEARNED_SESSIONS {
+                learned.clear();
+            }
+            learned.insert(session.clone(), Learned { gen: walked.gen, ids: ids.clone() });
+        }
         let far = walked.far;
         let mut snap = Snapshot { documents: walked.documents, strings: walked.strings };
         let Some(doc) = snap.documents.first_mut() else { return Ok(None) };

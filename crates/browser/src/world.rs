@@ -20,6 +20,9 @@ use sightline_cdp::{BackendNodeId, ExecutionContextId, FrameId, SessionId};
 
 use crate::{BrowserError, Tab};
 
+/// One capture's isolated world of one session ([`Tab::world_once`]).
+pub(crate) type WorldCell = tokio::sync::OnceCell<Option<ExecutionContextId>>;
+
 /// The name of Sightline's isolated world in every frame.
 pub(crate) const WORLD: &str = "sightline";
 
@@ -36,6 +39,13 @@ impl Tab {
     /// The execution context of Sightline's isolated world in a session's frame.
     pub(crate) async fn world(&self, session: &SessionId) -> Result<ExecutionContextId, BrowserError> {
         self.world_in(session, None).await
+    }
+
+    /// The isolated world of a session's frame, asked for once per `cell`: the
+    /// reads of one capture share it (several asked for at once are one
+    /// round trip). None when it cannot be had.
+    pub(crate) async fn world_once(&self, session: &SessionId, cell: &WorldCell) -> Option<ExecutionContextId> {
+        *cell.get_or_init(|| async { self.world(session).await.ok() }).await
     }
 
     /// The isolated world of one frame of a session: `frame`, else the
