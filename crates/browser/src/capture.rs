@@ -559,7 +559,10 @@ impl Tab {
             return a && a !== document.body && a !== document.documentElement ? a : null })()";
         const GROUP: &str = "sightline-focus";
         let context_id = Some(self.world_once(session, world).await?);
-        let v = self.cdp(session, &Evaluate { context_id, ..Evaluate::new(FOCUSED).in_group(GROUP) }).await.ok()?;
+        let v = self
+            .eval_isolated(session, Evaluate { context_id, ..Evaluate::new(FOCUSED).in_group(GROUP) })
+            .await
+            .ok()?;
         let object = v.result.object_id?;
         let d = self.cdp(session, &DescribeNode::object(&object)).await;
         self.release(session, GROUP);
