@@ -419,6 +419,25 @@ fn a_pool_by_demand_holds_grid_browsers_for_the_next_burst_and_yields_them_to_a_
         assert!(std::time::Instant::now() < until + Duration::from_secs(60), "the pool did not refill");
         std::thread::sleep(Duration::from_millis(100));
     }
+    // A request no slot can serve (a platform the Grid lacks) waits in the queue
+    // until the Grid drops it: one browser is given back for it, not the whole pool.
+    let mut body = grid::new_session_body(&cfg, "nowhere");
+    body["capabilities"]["alwaysMatch"]["platformName"] = json!("windows");
+    let grid_url = g.url.clone();
+    let nowhere = std::thread::spawn(move || {
+        ureq::post(&format!("{grid_url}/session")).config().http_status_as_error(false).build().send_json(body).is_ok()
+    });
+    let mut least = usize::MAX;
+    while !nowhere.is_finished() {
+        least = least.min(warm_ready(&srv));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(nowhere.join().unwrap(), "the Grid answered the unservable request");
+    assert_eq!(least, 1, "one warm browser given back for one queued request, no more");
+    while warm_ready(&srv) < 2 {
+        assert!(std::time::Instant::now() < until + Duration::from_secs(120), "the pool did not refill");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     // The next burst takes the warm browsers; shutdown gives every one back.
     let (status, a) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
     assert_eq!(status, 201, "{a}");

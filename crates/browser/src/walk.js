@@ -16,12 +16,21 @@
   // the last call's kept elements (`learned`: that call's `gen`, the ids in its
   // `kept` order). They are remembered per element: a node's backend id never
   // changes while it lives, and the map lets go of an element that is gone.
-  const ID = globalThis.__sightlineIds ||
-    (globalThis.__sightlineIds = { gen: Math.floor(Math.random() * 2 ** 30), last: null, of: new WeakMap() });
-  if (learned && ID.last && learned.gen === ID.gen && learned.ids.length === ID.last.length) {
+  // A subtree described whole is read back by position: if elements were added,
+  // removed or moved in one since the walk returned it (`ID.moved`, watched from
+  // then on), positions may have shifted, and nothing of that call is learned.
+  const ID = globalThis.__sightlineIds || (globalThis.__sightlineIds =
+    { gen: Math.floor(Math.random() * 2 ** 52), last: null, of: new WeakMap(), watch: null, moved: false });
+  if (ID.watch) {
+    if (ID.watch.takeRecords().length) ID.moved = true;
+    ID.watch.disconnect();
+    ID.watch = null;
+  }
+  if (learned && ID.last && !ID.moved && learned.gen === ID.gen && learned.ids.length === ID.last.length) {
     for (let i = 0; i < ID.last.length; i++) ID.of.set(ID.last[i], learned.ids[i]);
   }
   ID.last = null;
+  ID.moved = false;
   const doc = document;
   const T0 = performance.now(), TM = {};
   const VW = innerWidth, VH = innerHeight, SX = scrollX, SY = scrollY;
@@ -574,6 +583,13 @@
   const se = doc.scrollingElement || doc.documentElement;
   ID.gen++;
   ID.last = keptElements;
+  const grouped = describe.filter((pairs) => pairs.length > 1);
+  if (grouped.length) {
+    ID.watch = new MutationObserver(() => { ID.moved = true; });
+    describe.forEach((pairs, j) => {
+      if (pairs.length > 1) ID.watch.observe(describeRoots[j], { childList: true, subtree: true });
+    });
+  }
   const json = JSON.stringify({
     documents: [{
       documentURL: S(doc.URL), title: S(doc.title), baseURL: S(doc.baseURI), frameId: S(frameId),

@@ -21,7 +21,7 @@ use sightline_cdp::{BackendNodeId, ExecutionContextId, FrameId, SessionId};
 use crate::{BrowserError, Tab};
 
 /// One capture's isolated world of one session ([`Tab::world_once`]).
-pub(crate) type WorldCell = tokio::sync::OnceCell<Option<ExecutionContextId>>;
+pub(crate) type WorldCell = tokio::sync::OnceCell<ExecutionContextId>;
 
 /// The name of Sightline's isolated world in every frame.
 pub(crate) const WORLD: &str = "sightline";
@@ -42,10 +42,11 @@ impl Tab {
     }
 
     /// The isolated world of a session's frame, asked for once per `cell`: the
-    /// reads of one capture share it (several asked for at once are one
-    /// round trip). None when it cannot be had.
+    /// reads of one capture share it (several asked for at once are one round
+    /// trip; a lookup that failed is asked again by the next). None when it
+    /// cannot be had.
     pub(crate) async fn world_once(&self, session: &SessionId, cell: &WorldCell) -> Option<ExecutionContextId> {
-        *cell.get_or_init(|| async { self.world(session).await.ok() }).await
+        cell.get_or_try_init(|| self.world(session)).await.ok().copied()
     }
 
     /// The isolated world of one frame of a session: `frame`, else the

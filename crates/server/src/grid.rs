@@ -222,7 +222,13 @@ impl Drop for Claim {
 /// the caller stops waiting (or is dropped): the Grid cannot take a queued
 /// request back, so whatever browser it hands out late is given back by the
 /// request's own thread.
-pub async fn new_session(cfg: &GridConfig, outstanding: &Outstanding, by: Instant) -> Result<Claim, GridError> {
+/// A warm pool's own request (`warm`) carries a [`WARM_TAG`] tag.
+pub async fn new_session(
+    cfg: &GridConfig,
+    outstanding: &Outstanding,
+    by: Instant,
+    warm: bool,
+) -> Result<Claim, GridError> {
     let left = by.saturating_duration_since(Instant::now());
     if left.is_zero() {
         return Err(GridError::Full { waited: cfg.wait, retry_after: cfg.retry_after() });
@@ -231,7 +237,7 @@ pub async fn new_session(cfg: &GridConfig, outstanding: &Outstanding, by: Instan
     let (detached, counted) = (cfg.clone(), outstanding.clone());
     let ticket = outstanding.enter();
     tokio::task::spawn_blocking(move || {
-        let answer = request_blocking(&detached, &counted).map(|s| Claim(Some(s)));
+        let answer = request_blocking(&detached, &counted, warm).map(|s| Claim(Some(s)));
         // A send to a dropped receiver hands the value back: nobody waits for this browser.
         if let Err(Ok(claim)) = tx.send(answer) {
             claim.give_back_here();
@@ -245,10 +251,10 @@ pub async fn new_session(cfg: &GridConfig, outstanding: &Outstanding, by: Instan
     }
 }
 
-fn request_blocking(cfg: &GridConfig, outstanding: &Outstanding) -> Result<GridSession, GridError> {
+fn request_blocking(cfg: &GridConfig, outstanding: &Outstanding, warm: bool) -> Result<GridSession, GridError> {
     let url = format!("{}/session", base(&cfg.url));
     let unreachable = |detail: String| GridError::Unreachable { url: cfg.url.clone(), detail };
-    let tag = new_tag();
+    let tag = if warm { format!("{WARM_TAG}{}", new_tag()) } else { new_tag() };
     let sent = agent(cfg.timeout.max(cfg.wait)).post(&url).send_json(new_session_body(cfg, &tag));
     let mut resp = match sent {
         Ok(r) => r,
@@ -408,34 +414,78 @@ pub async fn busy_slots(url: &str) -> Option<usize> {
     .flatten()
 }
 
-/// What a Grid has room for now (its GraphQL `grid` counts).
+/// What a Grid has room for now, for Chromium (its GraphQL nodes and queue).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Load {
-    /// Slots no session holds: a new-session request now is served at once.
+    /// Chrome slots no session holds, on nodes that are up, under each node's
+    /// session cap: a new-session request now is served at once.
     pub free: usize,
-    /// New-session requests waiting in the Grid's queue, anyone's.
+    /// New-session requests waiting in the Grid's queue that a Chrome slot could
+    /// serve, anyone's but a warm pool's own ([`WARM_TAG`]).
     pub queued: usize,
 }
+
+/// The prefix of the [`TAG`] a warm pool's own new-session requests carry.
+pub const WARM_TAG: &str = "warm-";
+
+const LOAD_QUERY: &str =
+    "{ nodesInfo { nodes { status maxSession sessionCount stereotypes sessions { capabilities } } } \
+     sessionsInfo { sessionQueueRequests } }";
 
 /// The Grid's [`Load`], or None when it cannot be read.
 pub async fn load(url: &str) -> Option<Load> {
     let url = format!("{}/graphql", base(url));
     tokio::task::spawn_blocking(move || {
-        let query = json!({ "query": "{ grid { totalSlots maxSession sessionCount sessionQueueSize } }" });
-        let mut r = agent(Duration::from_secs(10)).post(&url).send_json(query).ok()?;
+        let mut r = agent(Duration::from_secs(10)).post(&url).send_json(json!({ "query": LOAD_QUERY })).ok()?;
         let v: Value = serde_json::from_str(&r.body_mut().read_to_string().ok()?).ok()?;
-        load_of(&v["data"]["grid"])
+        load_of(&v["data"])
     })
     .await
     .ok()
     .flatten()
 }
 
-/// A [`Load`] from the Grid's counts: sessions run in slots, at most `maxSession` of them.
-fn load_of(g: &Value) -> Option<Load> {
-    let n = |k: &str| g[k].as_u64().map(|n| n as usize);
-    let room = n("totalSlots")?.min(n("maxSession")?);
-    Some(Load { free: room.saturating_sub(n("sessionCount")?), queued: n("sessionQueueSize")? })
+/// Capabilities the Grid gives as JSON text.
+fn caps(v: &Value) -> Value {
+    v.as_str().and_then(|t| serde_json::from_str(t).ok()).unwrap_or(Value::Null)
+}
+
+/// Whether capabilities ask for (or describe) Chrome: `browserName` chrome, or none.
+fn chrome(c: &Value) -> bool {
+    c["browserName"].as_str().is_none_or(|b| b.eq_ignore_ascii_case("chrome"))
+}
+
+/// A [`Load`] from the GraphQL answer's `data`.
+fn load_of(data: &Value) -> Option<Load> {
+    let mut free = 0;
+    for node in data["nodesInfo"]["nodes"].as_array()? {
+        if node["status"] != "UP" {
+            continue;
+        }
+        let n = |k: &str| node[k].as_u64().map(|n| n as usize);
+        let cap = n("maxSession")?.saturating_sub(n("sessionCount")?);
+        let slots: usize = caps(&node["stereotypes"])
+            .as_array()
+            .map(|st| {
+                st.iter()
+                    .filter(|s| {
+                        s["stereotype"]["browserName"].as_str().is_some_and(|b| b.eq_ignore_ascii_case("chrome"))
+                    })
+                    .filter_map(|s| s["slots"].as_u64())
+                    .sum::<u64>() as usize
+            })
+            .unwrap_or(0);
+        let busy =
+            node["sessions"].as_array().map_or(0, |ss| ss.iter().filter(|s| chrome(&caps(&s["capabilities"]))).count());
+        free += cap.min(slots.saturating_sub(busy));
+    }
+    let queued = data["sessionsInfo"]["sessionQueueRequests"]
+        .as_array()?
+        .iter()
+        .map(caps)
+        .filter(|c| chrome(c) && !c[TAG].as_str().is_some_and(|t| t.starts_with(WARM_TAG)))
+        .count();
+    Some(Load { free, queued })
 }
 
 #[cfg(test)]
@@ -443,11 +493,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn load_counts_free_slots_under_the_session_cap_and_the_queue() {
-        let g = json!({ "totalSlots": 4, "maxSession": 2, "sessionCount": 1, "sessionQueueSize": 3 });
-        assert_eq!(load_of(&g), Some(Load { free: 1, queued: 3 }));
-        let full = json!({ "totalSlots": 2, "maxSession": 2, "sessionCount": 2, "sessionQueueSize": 0 });
-        assert_eq!(load_of(&full), Some(Load { free: 0, queued: 0 }));
-        assert_eq!(load_of(&json!({ "totalSlots": 2 })), None);
+    fn load_counts_free_chrome_slots_under_each_nodes_cap_and_others_queued_chrome_requests() {
+        let st = |chrome: u64, firefox: u64| {
+            json!([
+                { "slots": chrome, "stereotype": { "browserName": "chrome" } },
+                { "slots": firefox, "stereotype": { "browserName": "firefox" } },
+            ])
+            .to_string()
+        };
+        let session = |b: &str| json!({ "capabilities": json!({ "browserName": b }).to_string() });
+        let request = |c: Value| Value::String(c.to_string());
+        let data = json!({
+            "nodesInfo": { "nodes": [
+                // Two Chrome slots, one held; the cap leaves one.
+                { "status": "UP", "maxSession": 3, "sessionCount": 2, "stereotypes": st(2, 2),
+                  "sessions": [session("chrome"), session("firefox")] },
+                // Free Firefox slots only: no room for Chrome.
+                { "status": "UP", "maxSession": 2, "sessionCount": 0, "stereotypes": st(0, 2), "sessions": [] },
+                // A node that is down counts for nothing.
+                { "status": "DOWN", "maxSession": 4, "sessionCount": 0, "stereotypes": st(4, 0), "sessions": [] },
+                // Chrome slots free, but the node's cap is reached.
+                { "status": "UP", "maxSession": 1, "sessionCount": 1, "stereotypes": st(2, 1),
+                  "sessions": [session("firefox")] },
+            ] },
+            "sessionsInfo": { "sessionQueueRequests": [
+                request(json!({ "browserName": "chrome", TAG: "abc" })),
+                request(json!({ "browserName": "firefox" })),
+                request(json!({ "browserName": "chrome", TAG: "warm-abc" })),
+                request(json!({ "platformName": "linux" })),
+            ] },
+        });
+        assert_eq!(load_of(&data), Some(Load { free: 1, queued: 2 }));
+        assert_eq!(load_of(&json!({ "nodesInfo": {} })), None);
     }
 }

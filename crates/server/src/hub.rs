@@ -335,7 +335,7 @@ impl Hub {
             None => {
                 // The Grid wait counts from the request's arrival, its wait for a start turn included.
                 let by = self.grid_deadline(asked);
-                self.open(self.new_id(), req.viewport, req.storage_state, req.screenshot, by).await?
+                self.open(self.new_id(), req.viewport, req.storage_state, req.screenshot, by, false).await?
             }
         };
         let opened_at = Instant::now();

@@ -89,7 +89,7 @@ impl Hub {
     /// state as asked), its first State Object taken (screenshot as asked).
     /// A shared browser found dead on the way (it crashed an instant before
     /// the hub noticed) is started again and the session opened on the new one.
-    /// A Grid browser is waited for until `grid_by`.
+    /// A Grid browser is waited for until `grid_by`; `warm`: for the pool.
     pub(super) async fn open(
         &self,
         id: String,
@@ -97,11 +97,12 @@ impl Hub {
         storage_state: Option<Arc<StorageState>>,
         screenshot: bool,
         grid_by: Instant,
+        warm: bool,
     ) -> Result<Opened, ServerError> {
-        match self.open_once(id.clone(), viewport, storage_state.clone(), screenshot, grid_by).await {
+        match self.open_once(id.clone(), viewport, storage_state.clone(), screenshot, grid_by, warm).await {
             Err(e) if self.shared_browser_died(&e).await => {
                 tracing::warn!(error = %e, "the browser died while a session opened; opening it on a new one");
-                self.open_once(id, viewport, storage_state, screenshot, grid_by).await
+                self.open_once(id, viewport, storage_state, screenshot, grid_by, warm).await
             }
             r => r,
         }
@@ -135,12 +136,13 @@ impl Hub {
         storage_state: Option<Arc<StorageState>>,
         screenshot: bool,
         grid_by: Instant,
+        warm: bool,
     ) -> Result<Opened, ServerError> {
         // A Grid browser stays in its claim (given back if this future is
         // dropped: the client hung up) until the session holds it.
         let (endpoint, watch, claim) = match &self.cfg.source {
             BrowserSource::Grid(g) => {
-                let claim = grid::new_session(g, &self.grid_work, grid_by).await?;
+                let claim = grid::new_session(g, &self.grid_work, grid_by, warm).await?;
                 let cdp = claim.session().cdp.clone();
                 let watch =
                     Browser::start(&BrowserOptions { launch: LaunchOptions::default(), connect: Some(cdp.clone()) })
@@ -267,15 +269,18 @@ impl Hub {
         }
         let mut grid = GridShare::default();
         while !self.closing.load(Ordering::SeqCst) {
-            let demand = self.warm_target();
-            let (mut target, mut room) = (demand, true);
-            let held = self.pool.len();
+            let target = self.warm_target();
+            let mut room = true;
             if let Some(url) = self.grid_by_demand() {
-                (target, room) = grid.share(url, demand, held).await;
-                if target < demand.min(held) {
-                    let given_back = demand.min(held) - target;
+                let give_back;
+                (give_back, room) = grid.share(url, target > 0 || self.pool.len() > 0).await;
+                if self.closing.load(Ordering::SeqCst) {
+                    break;
+                }
+                if give_back > 0 {
+                    let given_back = self.shrink_pool(self.pool.len().saturating_sub(give_back)).await;
                     tracing::info!(given_back, "warm Grid browsers given back to requests in the Grid's queue");
-                    grid.yielded = Some(Instant::now());
+                    grid.gave(given_back);
                 }
             }
             self.shrink_pool(target).await;
@@ -298,6 +303,8 @@ impl Hub {
                 tracing::warn!(error = %e, "opening a warm browser context failed");
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
+            // The slot it took: the Grid's load is read afresh.
+            grid.looked = None;
         }
     }
 
@@ -319,10 +326,13 @@ impl Hub {
                 Err(_) => return Ok(()),
             },
         };
+        if self.closing.load(Ordering::SeqCst) {
+            return Ok(());
+        }
         // A Grid browser being opened now is counted: shutdown waits until
         // this filler has given it back (it sees the hub closing).
         let _counted = matches!(self.cfg.source, BrowserSource::Grid(_)).then(|| self.grid_work.enter());
-        let w = self.open(self.new_id(), None, None, false, self.grid_deadline(Instant::now())).await?;
+        let w = self.open(self.new_id(), None, None, false, self.grid_deadline(Instant::now()), true).await?;
         if self.closing.load(Ordering::SeqCst) {
             discard(w).await;
             return Ok(());
@@ -339,17 +349,19 @@ impl Hub {
         filled.into_iter().collect()
     }
 
-    /// Close the warm contexts past `target`, oldest first.
-    async fn shrink_pool(&self, target: usize) {
+    /// Close the warm contexts past `target`, oldest first; how many were closed.
+    async fn shrink_pool(&self, target: usize) -> usize {
         let extra: Vec<Opened> = {
             let mut ready = self.pool.ready.lock().unwrap();
             let n = ready.len().saturating_sub(target);
             ready.drain(..n).collect()
         };
-        if !extra.is_empty() {
-            tracing::debug!(closed = extra.len(), target, "the warm pool shrank");
+        let closed = extra.len();
+        if closed > 0 {
+            tracing::debug!(closed, target, "the warm pool shrank");
         }
         futures_util::future::join_all(extra.into_iter().map(discard)).await;
+        closed
     }
 
     /// Forget the warm contexts whose browser is gone (it crashed, or its connection did).
@@ -415,51 +427,70 @@ async fn discard(w: Opened) {
 }
 
 /// A pool by demand over a Grid shares it: a warm browser is given back for
-/// each new-session request waiting in the Grid's queue (anyone's: another
-/// client's, or one of ours the pool cannot serve), and one is taken only from
-/// a slot free with nobody queued, never by queueing for it. The Grid's load is
-/// read at most every [`GRID_LOOK`]; after a give-back, nothing is taken for
-/// [`GRID_YIELD_HOLD`] (the request served may still be starting its browser,
-/// its slot not yet counted as held).
+/// each Chrome new-session request waiting in the Grid's queue that a free slot
+/// or a browser given back lately does not already answer (anyone's: another
+/// client's, or one of ours the pool cannot serve; not the pool's own), and one
+/// is taken only from a free Chrome slot with nobody queued, never by queueing
+/// for it. The Grid's load is read at most every [`GRID_LOOK`] ([`GRID_UNREAD`]
+/// when it cannot be read: then nothing is taken). After a give-back nothing is
+/// taken for [`GRID_YIELD_HOLD`] (the request served may still be starting its
+/// browser, its slot not yet counted as held).
 #[derive(Default)]
 struct GridShare {
     looked: Option<(Instant, Option<grid::Load>)>,
-    yielded: Option<Instant>,
+    /// When each browser given back lately was.
+    given: VecDeque<Instant>,
+    /// Whether an unreadable Grid was reported.
+    unread_said: bool,
 }
 
 /// How often a pool by demand over a Grid reads the Grid's load.
 const GRID_LOOK: Duration = Duration::from_millis(500);
 
-/// How long after giving back a warm Grid browser the pool takes none.
+/// How long a Grid whose load cannot be read is left before it is asked again.
+const GRID_UNREAD: Duration = Duration::from_secs(30);
+
+/// How long a browser given back counts as answering a queued request, and the
+/// pool takes none.
 const GRID_YIELD_HOLD: Duration = Duration::from_secs(10);
 
 impl GridShare {
-    /// The pool's size and whether it may take a browser now, given its size by
-    /// demand (`target`) and what it holds (`held`).
-    async fn share(&mut self, url: &str, target: usize, held: usize) -> (usize, bool) {
-        if target == 0 && held == 0 {
+    /// How many warm browsers to give back now, and whether the pool may take
+    /// one; `wanted`: whether it holds or wants any.
+    async fn share(&mut self, url: &str, wanted: bool) -> (usize, bool) {
+        if !wanted {
             return (0, false);
         }
         let load = match self.looked {
-            Some((at, load)) if at.elapsed() < GRID_LOOK => load,
+            Some((at, Some(load))) if at.elapsed() < GRID_LOOK => Some(load),
+            Some((at, None)) if at.elapsed() < GRID_UNREAD => None,
             _ => {
                 let load = grid::load(url).await;
                 self.looked = Some((Instant::now(), load));
                 load
             }
         };
-        let holding = self.yielded.is_some_and(|t| t.elapsed() < GRID_YIELD_HOLD);
-        match load {
-            Some(l) if l.queued > 0 => {
-                // Given back now: until the next look, the Grid has had no time to
-                // hand those browsers to the queued requests; they are not counted again.
-                self.looked = Some((Instant::now(), Some(grid::Load { free: 0, queued: 0 })));
-                (target.min(held.saturating_sub(l.queued)), false)
-            }
-            Some(l) => (target, l.free > 0 && !holding),
-            // A Grid that cannot be read: keep what is held, take nothing.
-            None => (target.min(held), false),
+        while self.given.front().is_some_and(|t| t.elapsed() >= GRID_YIELD_HOLD) {
+            self.given.pop_front();
         }
+        let recent = self.given.len();
+        match load {
+            Some(l) => (l.queued.saturating_sub(l.free + recent), l.free > 0 && l.queued == 0 && recent == 0),
+            None => {
+                if !std::mem::replace(&mut self.unread_said, true) {
+                    tracing::warn!(
+                        url,
+                        "the Grid's load cannot be read (GraphQL): the warm pool takes no Grid browser"
+                    );
+                }
+                (0, false)
+            }
+        }
+    }
+
+    /// `n` browsers were given back now.
+    fn gave(&mut self, n: usize) {
+        self.given.extend(std::iter::repeat_n(Instant::now(), n));
     }
 }
 
