@@ -190,8 +190,9 @@ memory of an idle tab. With --grid, N Grid browsers are kept, each holding a Gri
 at shutdown). A session asking for another viewport or a storage state is opened as usual.
 --warm auto (the default): none at first; after a burst of session starts (asked for within 5 s
 of each other), as many as the largest burst, refilled the same way, all closed once no session
-has started for 10 minutes. With --grid, a warm browser is given back whenever a request (anyone's)
-waits in the Grid's queue, and none is taken unless a slot is free. --warm 0: no pool.
+has started for 10 minutes. With --grid, a warm browser is given back for each request (anyone's)
+waiting in the Grid's queue that no free slot answers, and none is taken unless a slot is free.
+--warm 0: no pool.
 ", files_help!(), "
 Examples:
     sightline serve
