@@ -319,14 +319,10 @@ fn warm_grid_browsers_serve_new_sessions_are_refilled_and_given_back() {
     world();
     until_counts(&g.url, "an idle Grid", |c| c == (0, 0));
     let mut srv = InProcServer::start(HubConfig { warm: 1, max_sessions: 2, ..grid_hub(&g.url) }, None);
-    let warm_ready = |srv: &InProcServer| {
-        let text = ureq::get(&srv.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
-        text.lines().find_map(|l| l.strip_prefix("sightline_warm_ready ")).map(|v| v.trim().to_string())
-    };
     // The pool is full before the server listens: one Grid browser, held.
     let held = grid_session_ids(&g.url);
     assert_eq!(held.len(), 1, "one warm Grid browser: {held:?}");
-    assert_eq!(warm_ready(&srv).as_deref(), Some("1"));
+    assert_eq!(srv.warm_ready(), 1);
     // A new session takes that browser and loads its page in it.
     let (status, a) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
     assert_eq!(status, 201, "{a}");
@@ -366,13 +362,8 @@ fn a_pool_by_demand_holds_grid_browsers_for_the_next_burst_and_yields_them_to_a_
     until_counts(&g.url, "an idle Grid", |c| c == (0, 0));
     let hub = HubConfig { warm_auto: Some(Duration::from_secs(600)), max_sessions: 2, ..grid_hub(&g.url) };
     let mut srv = InProcServer::start(hub, None);
-    let warm_ready = |srv: &InProcServer| {
-        let text = ureq::get(&srv.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
-        let line = text.lines().find_map(|l| l.strip_prefix("sightline_warm_ready ")).expect("the warm gauge");
-        line.trim().parse::<usize>().unwrap()
-    };
     // A server that has started no session holds no Grid browser.
-    assert_eq!((grid_counts(&g.url), warm_ready(&srv)), ((0, 0), 0));
+    assert_eq!((grid_counts(&g.url), srv.warm_ready()), ((0, 0), 0));
     // A burst of two, then both ended: the pool takes two Grid browsers for the next burst.
     let burst: Vec<_> = (0..2)
         .map(|_| {
@@ -392,11 +383,7 @@ fn a_pool_by_demand_holds_grid_browsers_for_the_next_burst_and_yields_them_to_a_
         assert_eq!(http("DELETE", &srv.url(&format!("/v1/sessions/{id}")), None, &[]).0, 204);
     }
     until_counts(&g.url, "two warm Grid browsers", |c| c == (2, 0));
-    let until = std::time::Instant::now() + Duration::from_secs(120);
-    while warm_ready(&srv) < 2 {
-        assert!(std::time::Instant::now() < until, "the pool did not reach two: {}", warm_ready(&srv));
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    srv.until_warm(2, "two warm Grid browsers after the burst");
     // Another client asks the full Grid for a browser: it waits in the queue
     // until the pool gives one back, and is served.
     let BrowserSource::Grid(cfg) = grid_hub(&g.url).source else { unreachable!() };
@@ -410,15 +397,12 @@ fn a_pool_by_demand_holds_grid_browsers_for_the_next_burst_and_yields_them_to_a_
     let v = other.join().unwrap();
     let theirs = v["value"]["sessionId"].as_str().expect("a session id").to_string();
     assert!(grid_session_ids(&g.url).contains(&theirs));
-    assert_eq!(warm_ready(&srv), 1, "one warm browser given back, one kept");
+    assert_eq!(srv.warm_ready(), 1, "one warm browser given back, one kept");
     // While their browser holds a slot and nobody queues, the pool takes no other.
     assert_eq!(grid_counts(&g.url), (2, 0));
     // Their browser given back, the pool takes the freed slot again.
     assert_eq!(http("DELETE", &format!("{}/session/{theirs}", g.url), None, &[]).0, 200);
-    while warm_ready(&srv) < 2 {
-        assert!(std::time::Instant::now() < until + Duration::from_secs(60), "the pool did not refill");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    srv.until_warm(2, "the pool refilled after the other client");
     // A request no slot can serve (a platform the Grid lacks) waits in the queue
     // until the Grid drops it: one browser is given back for it, not the whole pool.
     let mut body = grid::new_session_body(&cfg, "nowhere");
@@ -429,15 +413,12 @@ fn a_pool_by_demand_holds_grid_browsers_for_the_next_burst_and_yields_them_to_a_
     });
     let mut least = usize::MAX;
     while !nowhere.is_finished() {
-        least = least.min(warm_ready(&srv));
+        least = least.min(srv.warm_ready());
         std::thread::sleep(Duration::from_millis(100));
     }
     assert!(nowhere.join().unwrap(), "the Grid answered the unservable request");
     assert_eq!(least, 1, "one warm browser given back for one queued request, no more");
-    while warm_ready(&srv) < 2 {
-        assert!(std::time::Instant::now() < until + Duration::from_secs(120), "the pool did not refill");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    srv.until_warm(2, "the pool refilled after the unservable request");
     // The next burst takes the warm browsers; shutdown gives every one back.
     let (status, a) = post(&srv.url("/v1/sessions"), json!({ "url": url("/signin.html"), "screenshot": false }));
     assert_eq!(status, 201, "{a}");

@@ -138,11 +138,6 @@ fn a_pool_by_demand_holds_the_last_burst_for_the_next_and_nothing_once_idle() {
         ..HubConfig::default()
     };
     let mut srv = InProcServer::start(hub, None);
-    let warm_ready = || {
-        let text = ureq::get(&srv.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
-        let line = text.lines().find_map(|l| l.strip_prefix("sightline_warm_ready ")).expect("the warm gauge");
-        line.trim().parse::<usize>().unwrap()
-    };
     assert_eq!(context_count(&b), before, "a server that has started no session holds nothing");
     let burst = |srv: &InProcServer| -> Vec<String> {
         std::thread::scope(|s| {
@@ -163,11 +158,7 @@ fn a_pool_by_demand_holds_the_last_burst_for_the_next_and_nothing_once_idle() {
     std::thread::sleep(Duration::from_millis(800));
     assert_eq!(context_count(&b), before + 3, "the burst's own contexts only");
     end(&first);
-    let until = Instant::now() + Duration::from_secs(30);
-    while warm_ready() < 3 {
-        assert!(Instant::now() < until, "the pool did not reach three: {}", warm_ready());
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    srv.until_warm(3, "three warm contexts after the burst");
     wait_contexts(&b, before + 3, "three warm contexts for the next burst of three, no more");
     let second = burst(&srv);
     // The three took the warm contexts: no context was opened beside them.
@@ -178,7 +169,7 @@ fn a_pool_by_demand_holds_the_last_burst_for_the_next_and_nothing_once_idle() {
     wait_contexts(&b, before + 3, "refilled after the second burst");
     // No start for the keep time: the pool is closed.
     wait_contexts(&b, before, "nothing held once no session started for the keep time");
-    assert_eq!(warm_ready(), 0);
+    assert_eq!(srv.warm_ready(), 0);
     srv.stop();
     run(b.shutdown());
 }

@@ -538,6 +538,22 @@ impl InProcServer {
         })
     }
 
+    /// Warm contexts (or Grid browsers) its pool holds now (`sightline_warm_ready`).
+    pub fn warm_ready(&self) -> usize {
+        let text = ureq::get(&self.url("/metrics")).call().unwrap().body_mut().read_to_string().unwrap();
+        let line = text.lines().find_map(|l| l.strip_prefix("sightline_warm_ready ")).expect("the warm gauge");
+        line.trim().parse().unwrap()
+    }
+
+    /// Poll until its pool holds at least `n` (a hang guard, not a time limit).
+    pub fn until_warm(&self, n: usize, what: &str) {
+        let guard = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        while self.warm_ready() < n {
+            assert!(std::time::Instant::now() < guard, "hung waiting for {what}: {} warm", self.warm_ready());
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
