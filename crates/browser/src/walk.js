@@ -12,10 +12,11 @@
 // caller then takes the full snapshot.
 (function (frameId, styleNames, semantic, far, learned) {
   'use strict';
-  // Backend ids: the caller hands back the ids it was given or described for
-  // the last call's kept elements (`learned`: that call's `gen`, the ids in its
-  // `kept` order). They are remembered per element: a node's backend id never
-  // changes while it lives, and the map lets go of an element that is gone.
+  // Backend ids: the caller hands back the ids it described for the last
+  // call's kept elements when that call did not know them all (`learned`: that
+  // call's `gen`, the ids in its `kept` order). They are remembered per element:
+  // a node's backend id never changes while it lives, and the map lets go of an
+  // element that is gone.
   // A subtree described whole is read back by position: if elements were added,
   // removed or moved in one since the walk returned it (`ID.moved`, watched from
   // then on), positions may have shifted, and nothing of that call is learned.

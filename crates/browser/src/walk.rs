@@ -252,7 +252,7 @@ impl Tab {
         let Some((walked, ids)) = read? else { return Ok(None) };
         tracing::debug!(clicks = ?t_clicks, walk_and_ids = ?t0.elapsed(), kept = walked.kept.len(), timing = %walked.timing, "walked");
         let Some(ids) = ids.into_iter().collect::<Option<Vec<i64>>>() else { return Ok(None) };
-        self.take_walked(session, walked, ids, clicks, semantic)
+        self.take_walked(session, walked, ids, clicks, semantic, true)
     }
 
     /// A walk that knew every kept element's backend id: its JSON alone.
@@ -268,11 +268,12 @@ impl Tab {
         let Some(ids) = walked.ids.take() else { return Ok(None) };
         self.walks_ids_known.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::debug!(kept = walked.kept.len(), timing = %walked.timing, "walked, every id known");
-        self.take_walked(session, walked, ids, clicks, semantic)
+        self.take_walked(session, walked, ids, clicks, semantic, false)
     }
 
-    /// The snapshot of a walk whose kept elements' backend ids are `ids`; the
-    /// ids are kept for the session's next walk.
+    /// The snapshot of a walk whose kept elements' backend ids are `ids`; with
+    /// `described` (the walk did not know them all), the ids are kept for the
+    /// session's next walk to learn.
     fn take_walked(
         &self,
         session: &SessionId,
@@ -280,6 +281,7 @@ impl Tab {
         ids: Vec<i64>,
         clicks: std::collections::HashSet<i64>,
         semantic: bool,
+        described: bool,
     ) -> Result<Option<(Snapshot, Option<FarCounts>)>, BrowserError> {
         if semantic && walked.far.is_none() {
             return Ok(None);
@@ -287,7 +289,7 @@ impl Tab {
         if ids.len() != walked.kept.len() {
             return Ok(None);
         }
-        {
+        if described {
             let mut learned = self.walked.lock().unwrap();
             // Sessions of frames gone since leave theirs behind: a bound, not a leak.
             if learned.len() >= LEARNED_SESSIONS {
