@@ -11,7 +11,7 @@
 // more than the probe itself would record.
 (() => {
   if (window.__sightline) return;
-  const P = Promise, WR = WeakRef, raf = window.requestAnimationFrame, apply = Reflect.apply;
+  const P = Promise, WR = WeakRef, raf = window.requestAnimationFrame, apply = Reflect.apply, ownKeys = Object.keys;
   const perfNow = Performance.prototype.now, perf = performance;
   const now = () => apply(perfNow, perf, []);
   let lastMutation = -1, markedAt = 0, inTimer = 0;
@@ -74,10 +74,17 @@
   let delegated = false, reactKey = null, reactTargets = [];
   const REACT_HANDLERS = ['onClick', 'onDoubleClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp',
     'onTouchStart', 'onTouchEnd', 'onContextMenu'];
+  // The key is an own property of each element React renders: only those are
+  // read (a `for…in` also lists the few hundred an element inherits, and on a
+  // page with a delegating listener but no React this ran on every capture).
   const findReactKey = () => {
     const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_ELEMENT);
     for (let n = walker.currentNode, i = 0; n && i < 200; n = walker.nextNode(), i++) {
-      for (const k in n) if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) return k;
+      const keys = ownKeys(n);
+      for (let j = 0; j < keys.length; j++) {
+        const k = keys[j];
+        if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) return k;
+      }
     }
     return null;
   };
