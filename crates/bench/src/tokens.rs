@@ -18,7 +18,9 @@
 //! Per page, in the same run: Sightline's element-index State Object
 //! (`get_state`, no screenshot: its `page_content`, and the whole JSON),
 //! semantic_v2 at the default budget (`get_browser_state`, the whole reply as
-//! JSON, and its outline alone), Playwright MCP's `browser_snapshot` and
+//! JSON, its outline alone, and its envelope: the reply with an empty outline,
+//! `refs` and `content_refs`, which is what the semantic_v2 contract makes every
+//! reply carry whatever the page), Playwright MCP's `browser_snapshot` and
 //! chrome-devtools-mcp's `take_snapshot` (the text of the tool result; one
 //! server per peer for the whole corpus, each page loaded with its navigate
 //! tool) ([`read`]). Tokens are counted with OpenAI's `o200k_base` vocabulary
@@ -47,11 +49,12 @@ pub struct Count {
 }
 
 /// The readers, in the table's order.
-pub const READERS: [&str; 6] = [
+pub const READERS: [&str; 7] = [
     "element-index page_content",
     "State Object JSON (no screenshot)",
     "semantic_v2 reply JSON",
     "semantic_v2 outline",
+    "semantic_v2 envelope",
     "Playwright MCP browser_snapshot",
     "chrome-devtools-mcp take_snapshot",
 ];
@@ -73,14 +76,14 @@ pub struct Page {
     pub url: String,
     /// A text every reader waits for before it reads (an app that draws after it loads).
     pub wait: Option<&'static str>,
-    pub counts: [Option<Count>; 6],
+    pub counts: [Option<Count>; 7],
     /// Sightline's page_content (the mid-task states are compared with the first ones).
     pub text: Option<String>,
 }
 
 impl Page {
     pub fn new(part: usize, label: String, url: String, wait: Option<&'static str>) -> Page {
-        Page { part, label, url, wait, counts: [None; 6], text: None }
+        Page { part, label, url, wait, counts: [None; 7], text: None }
     }
 }
 

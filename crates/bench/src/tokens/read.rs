@@ -40,7 +40,7 @@ pub async fn read_corpus(a: &Opts, bpe: &CoreBPE, pages: &mut [Page]) -> Result<
         })
     })();
     for (k, peer) in PEERS.iter().enumerate() {
-        let col = 4 + k;
+        let col = 5 + k;
         let (version, setup) = match (peer.installed(), &setup) {
             (Ok(v), Ok(s)) => (v, s),
             (Err(e), _) => {
@@ -87,8 +87,8 @@ fn progress(who: &str, k: usize, started: Instant) {
     }
 }
 
-/// Sightline's element-index state (page_content and the whole JSON) and semantic_v2 (the reply
-/// and its outline) of one page. With a text to wait for, the state is read again every half
+/// Sightline's element-index state (page_content and the whole JSON) and semantic_v2 (the reply,
+/// its outline and its envelope) of one page. With a text to wait for, the state is read again every half
 /// second until its page_content shows it (at most [`WAIT_LIMIT`]).
 async fn ours(tool: &ToolState, bpe: &CoreBPE, p: &mut Page, notes: &mut Vec<String>) -> Result<()> {
     tool.api().dispatch("browser_navigate", tool.args(json!({ "url": p.url }))).await?;
@@ -117,6 +117,13 @@ async fn ours(tool: &ToolState, bpe: &CoreBPE, p: &mut Page, notes: &mut Vec<Str
         tool.api().dispatch("get_browser_state", tool.args(json!({ "snapshot_format": "semantic_v2" }))).await?.value;
     p.counts[2] = Some(count(bpe, &serde_json::to_string(&sem)?));
     p.counts[3] = Some(count(bpe, sem["outline"].as_str().unwrap_or_default()));
+    // What the contract makes every reply carry whatever the page shows: the snapshot's
+    // header, page, omission counts and frames, with no outline, refs or content refs.
+    let mut envelope = sem;
+    envelope["outline"] = json!("");
+    envelope["refs"] = json!([]);
+    envelope["content_refs"] = json!([]);
+    p.counts[4] = Some(count(bpe, &serde_json::to_string(&envelope)?));
     Ok(())
 }
 

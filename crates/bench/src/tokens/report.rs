@@ -3,6 +3,9 @@
 
 use super::{median, Count, Page, PARTS, READERS};
 
+/// Playwright MCP's column in [`READERS`] (chrome-devtools-mcp's is the next).
+const PLAYWRIGHT: usize = 5;
+
 /// A part's page rows and its summary.
 pub fn part(title: &str, pages: &[&Page]) {
     println!("\nTokens a model reads per state (o200k_base, tiktoken-rs), {title}; tokens / chars:\n");
@@ -52,14 +55,14 @@ pub fn whole(pages: &[&Page]) -> String {
         "tokens per page (median): sightline {}, semantic_v2 {}, playwright-mcp {}, chrome-devtools-mcp {}",
         m(0),
         m(2),
-        m(4),
-        m(5)
+        m(PLAYWRIGHT),
+        m(PLAYWRIGHT + 1)
     )
 }
 
 /// Medians and totals over the pages every reader that ran read, so that each column sums the
 /// same pages. Returns the medians of tokens.
-fn summary(title: &str, pages: &[&Page]) -> [Option<usize>; 6] {
+fn summary(title: &str, pages: &[&Page]) -> [Option<usize>; 7] {
     let ran: Vec<bool> = (0..READERS.len()).map(|i| pages.iter().any(|p| p.counts[i].is_some())).collect();
     let full: Vec<&&Page> =
         pages.iter().filter(|p| p.counts.iter().zip(&ran).all(|(c, ran)| c.is_some() || !ran)).collect();
@@ -67,20 +70,28 @@ fn summary(title: &str, pages: &[&Page]) -> [Option<usize>; 6] {
         full.iter().filter_map(|p| p.counts[i].as_ref().map(f)).collect()
     };
     println!("\nSummary, {title}, over the {} pages (of {}) that every reader read:\n", full.len(), pages.len());
-    println!("| reader | median tokens | total tokens | median chars | total chars | chars per token |");
-    println!("|---|---|---|---|---|---|");
-    let mut med = [None; 6];
+    println!(
+        "| reader | median tokens | x Playwright MCP | total tokens | median chars | total chars | chars per token |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let mut med = [None; 7];
+    for (i, m) in med.iter_mut().enumerate() {
+        *m = if ran[i] { median(column(i, |c| c.tokens)) } else { None };
+    }
     for (i, name) in READERS.iter().enumerate() {
         if !ran[i] {
-            println!("| {name} | - | - | - | - | - |");
+            println!("| {name} | - | - | - | - | - | - |");
             continue;
         }
         let tokens = column(i, |c| c.tokens);
         let chars = column(i, |c| c.chars);
         let (tt, tc): (usize, usize) = (tokens.iter().sum(), chars.iter().sum());
-        med[i] = median(tokens);
+        let versus = match (med[i], med[PLAYWRIGHT]) {
+            (Some(m), Some(p)) if p > 0 => format!("{:.2}x", m as f64 / p as f64),
+            _ => "-".to_string(),
+        };
         println!(
-            "| {name} | {} | {tt} | {} | {tc} | {:.2} |",
+            "| {name} | {} | {versus} | {tt} | {} | {tc} | {:.2} |",
             med[i].unwrap_or(0),
             median(chars).unwrap_or(0),
             tc as f64 / tt.max(1) as f64
