@@ -59,6 +59,10 @@ pub const READERS: [&str; 7] = [
     "chrome-devtools-mcp take_snapshot",
 ];
 
+/// The first peer's column in [`READERS`] (Playwright MCP; chrome-devtools-mcp's is the next),
+/// in the order of `peers::PEERS`.
+pub const FIRST_PEER: usize = 5;
+
 /// The corpus's parts, in the order printed.
 pub const PARTS: [&str; 4] = [
     "MiniWoB++, the episode's first state (START clicked at load)",

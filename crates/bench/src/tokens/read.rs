@@ -40,7 +40,7 @@ pub async fn read_corpus(a: &Opts, bpe: &CoreBPE, pages: &mut [Page]) -> Result<
         })
     })();
     for (k, peer) in PEERS.iter().enumerate() {
-        let col = 5 + k;
+        let col = super::FIRST_PEER + k;
         let (version, setup) = match (peer.installed(), &setup) {
             (Ok(v), Ok(s)) => (v, s),
             (Err(e), _) => {

@@ -1,10 +1,7 @@
 //! The tables of `bench tokens`: a row per page and a summary per corpus part,
 //! then the summary over the whole page corpus and its last line.
 
-use super::{median, Count, Page, PARTS, READERS};
-
-/// Playwright MCP's column in [`READERS`] (chrome-devtools-mcp's is the next).
-const PLAYWRIGHT: usize = 5;
+use super::{median, Count, Page, FIRST_PEER as PLAYWRIGHT, PARTS, READERS};
 
 /// A part's page rows and its summary.
 pub fn part(title: &str, pages: &[&Page]) {
