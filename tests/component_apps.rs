@@ -50,6 +50,20 @@ async fn until_shown(env: &mut Env, role: &str, name: &str) -> StateObject {
     }
 }
 
+/// The state once a `role` element shows on a line of page_content that reads `anchor` (at most
+/// 30 s), looking again every half second as [`until_shown`] does.
+async fn until_on_line(env: &mut Env, anchor: &str, role: &str) -> StateObject {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let shown = tokens(env.state()).iter().any(|t| t.role == role && t.line_text.contains(anchor));
+        if shown || Instant::now() > deadline {
+            return env.state().clone();
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        act(env, json!({"action": "scroll", "direction": "up"})).await;
+    }
+}
+
 // =============================================================================================
 // NiceGUI: a booking form of Quasar components
 
@@ -586,7 +600,10 @@ fn jupyter_new_folder_named_in_the_file_browser() {
         let app = AppServer::start(&JUPYTER);
         let mut env = env(&app.url("/lab")).await;
         let s = until_shown(&mut env, "button", "New Folder").await;
-        let s = click(&mut env, find(&s, "button", "New Folder")).await;
+        click(&mut env, find(&s, "button", "New Folder")).await;
+        // The rename field is drawn once the server has made the folder: on a loaded machine
+        // that answer can come after the click's state, and an agent looks again.
+        let s = until_on_line(&mut env, "value=\"Untitled Folder\"", "textbox").await;
         let field = find_on_line(&s, "value=\"Untitled Folder\"", "textbox", "");
         act(&mut env, json!({"action": "input_text", "element_index": field, "text": "reports\n", "overwrite": true}))
             .await;
