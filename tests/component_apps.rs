@@ -40,23 +40,21 @@ fn this_month() -> String {
 /// machine. The protocol has no "wait", so the model does what it can: an action that changes
 /// nothing (a scroll up, at the top of the page) every half second, reading each new state.
 async fn until_shown(env: &mut Env, role: &str, name: &str) -> StateObject {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if has(env.state(), role, name) || Instant::now() > deadline {
-            return env.state().clone();
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        act(env, json!({"action": "scroll", "direction": "up"})).await;
-    }
+    until(env, |s| has(s, role, name)).await
 }
 
-/// The state once a `role` element shows on a line of page_content that reads `anchor` (at most
-/// 30 s), looking again every half second as [`until_shown`] does.
+/// The state once a `role` element shows on a line of page_content that reads `anchor`, looking
+/// again as [`until_shown`] does.
 async fn until_on_line(env: &mut Env, anchor: &str, role: &str) -> StateObject {
+    until(env, |s| tokens(s).iter().any(|t| t.role == role && t.line_text.contains(anchor))).await
+}
+
+/// The first state `shown` holds for (at most 30 s), an action that changes nothing every half
+/// second between reads.
+async fn until(env: &mut Env, shown: impl Fn(&StateObject) -> bool) -> StateObject {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let shown = tokens(env.state()).iter().any(|t| t.role == role && t.line_text.contains(anchor));
-        if shown || Instant::now() > deadline {
+        if shown(env.state()) || Instant::now() > deadline {
             return env.state().clone();
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
